@@ -1,0 +1,247 @@
+import swagger from '@fastify/swagger';
+import swaggerUi from '@fastify/swagger-ui';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { Ajv } from 'ajv';
+import addFormats from 'ajv-formats';
+import Fastify, {
+  LogController,
+  type FastifyBaseLogger,
+  type FastifyInstance,
+  type FastifyPluginAsync,
+  type RawServerDefault,
+  type RouteOptions,
+} from 'fastify';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import FindMyWay from 'find-my-way';
+import { sql } from 'kysely';
+import type { AppContext } from './context.js';
+import { errors } from './errors/errors.js';
+import { authHook } from './http/auth-hook.js';
+import { errorHandler } from './http/error-handler.js';
+import './http/route-config.js';
+import { ErrorEnvelope } from './http/schemas/common.js';
+import { subsystem } from './logger.js';
+import { catalogueRoutes } from './modules/catalogue/catalogue.routes.js';
+import { eventsRoutes } from './modules/events/events.routes.js';
+import { profileRoutes } from './modules/profile/profile.routes.js';
+
+export type StratusApp = FastifyInstance<
+  RawServerDefault,
+  IncomingMessage,
+  ServerResponse,
+  FastifyBaseLogger,
+  TypeBoxTypeProvider
+>;
+
+export const SPEC_VERSION = '4.174.0';
+const API_PREFIXES = ['/v4', '/v4beta'] as const;
+const METHODS = ['GET', 'POST', 'PUT', 'DELETE'] as const;
+
+/** Every API area, registered explicitly. Later areas add a line here. */
+function areas(ctx: AppContext): FastifyPluginAsync[] {
+  return [catalogueRoutes(ctx), eventsRoutes(ctx), profileRoutes(ctx)] as FastifyPluginAsync[];
+}
+
+function makeAjv(coerce: false | 'array') {
+  const ajv = new Ajv({
+    allErrors: true,
+    removeAdditional: 'all',
+    useDefaults: true,
+    coerceTypes: coerce,
+    verbose: true,
+    strict: false,
+  });
+  addFormats.default(ajv);
+  // A schema may carry the real service's wording for its own failure.
+  ajv.addKeyword({ keyword: 'errorMessage', schemaType: 'string' });
+  return ajv;
+}
+
+/** Builds the Fastify application (no listen). */
+export async function buildApp(ctx: AppContext): Promise<StratusApp> {
+  const httpLog = subsystem(ctx.log, 'http');
+  const app = Fastify({
+    loggerInstance: httpLog as FastifyBaseLogger,
+    // One log line per request is written in onResponse, with the operationId.
+    logController: new LogController({ disableRequestLogging: true }),
+    bodyLimit: ctx.config.bodyLimit,
+    requestIdHeader: 'x-request-id',
+    routerOptions: { ignoreTrailingSlash: true, ignoreDuplicateSlashes: true },
+    ajv: { customOptions: {} },
+  }).withTypeProvider<TypeBoxTypeProvider>();
+
+  // Bodies are validated strictly; query strings and params are coerced from text.
+  const bodyAjv = makeAjv(false);
+  const queryAjv = makeAjv('array');
+  app.setValidatorCompiler(({ schema, httpPart }) =>
+    httpPart === 'body' ? bodyAjv.compile(schema) : queryAjv.compile(schema),
+  );
+
+  // JSON bodies; an empty body counts as no body (clients send actions without one).
+  const jsonParser = app.getDefaultJsonParser('error', 'error');
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (req, body, done) => {
+    if (body === '' || (typeof body === 'string' && body.trim() === ''))
+      return done(null, undefined);
+    jsonParser(req, body as string, done);
+  });
+
+  // A router of every API path, to tell 405 (known path, other method) from 404.
+  const known = FindMyWay({
+    ignoreTrailingSlash: true,
+    ignoreDuplicateSlashes: true,
+    defaultRoute: () => {},
+  });
+  const seen = new Set<string>();
+  app.addHook('onRoute', (route: RouteOptions) => {
+    const cfg = route.config ?? {};
+    if (cfg.operationId) {
+      route.schema ??= {};
+      const schema = route.schema as Record<string, unknown>;
+      schema.operationId ??= cfg.operationId;
+      schema.response ??= {};
+      const response = schema.response as Record<string, unknown>;
+      response.default ??= ErrorEnvelope;
+      if (cfg.auth !== 'public') {
+        schema.security = [
+          { personalAccessToken: [] },
+          { oauth: cfg.auth === 'token' ? [] : (cfg.scopes ?? []) },
+        ];
+      }
+      if (route.url.startsWith('/v4beta')) schema.hide = true;
+    }
+    for (const m of [route.method].flat()) {
+      const key = `${m} ${route.url}`;
+      if ((METHODS as readonly string[]).includes(m) && !seen.has(key)) {
+        seen.add(key);
+        known.on(m as (typeof METHODS)[number], route.url, () => {});
+      }
+    }
+  });
+
+  await app.register(swagger, {
+    openapi: {
+      openapi: '3.0.3',
+      info: {
+        title: 'Stratus: compute cloud API',
+        version: SPEC_VERSION,
+        description:
+          'The API served by this Stratus instance. See docs/fidelity.md for deviations.',
+      },
+      servers: [{ url: '/v4' }, { url: '/v4beta' }],
+      components: {
+        securitySchemes: {
+          personalAccessToken: { type: 'http', scheme: 'bearer' },
+          oauth: {
+            type: 'oauth2',
+            flows: {
+              authorizationCode: {
+                authorizationUrl: '/oauth/authorize',
+                tokenUrl: '/oauth/token',
+                scopes: {},
+              },
+            },
+          },
+        },
+      },
+    },
+    transform: ({ schema, url }) => {
+      const s = (schema ?? {}) as Record<string, unknown>;
+      const hidden = !url.startsWith('/v4/') || url === '/v4/openapi.json';
+      return {
+        schema: (hidden ? { ...s, hide: true } : s) as never,
+        url: url.replace(/^\/v4/, ''),
+      };
+    },
+  });
+  await app.register(swaggerUi, { routePrefix: '/_stratus/docs' });
+
+  app.setErrorHandler(errorHandler);
+  app.setNotFoundHandler((req, reply) => {
+    const path = req.url.split('?')[0] ?? '/';
+    const allowed = METHODS.filter((m) => known.find(m, path) !== null);
+    if (req.method === 'OPTIONS' && allowed.length > 0) return reply.status(204).send();
+    const err = allowed.length > 0 ? errors.methodNotAllowed(allowed) : errors.notFound();
+    return errorHandler(err, req, reply);
+  });
+
+  app.addHook('onRequest', async (req, reply) => {
+    reply.header('Access-Control-Allow-Origin', '*');
+    reply.header('Access-Control-Allow-Credentials', 'true');
+    reply.header(
+      'Access-Control-Allow-Headers',
+      'Authorization, Origin, X-Requested-With, Content-Type, Accept, X-Filter',
+    );
+    reply.header('Access-Control-Allow-Methods', 'HEAD, GET, OPTIONS, POST, PUT, DELETE');
+    reply.header(
+      'Access-Control-Expose-Headers',
+      'X-OAuth-Scopes, X-Accepted-OAuth-Scopes, X-Status',
+    );
+    reply.header('Cache-Control', 'max-age=0, no-cache, no-store');
+    reply.header('Vary', 'Authorization, X-Filter');
+    reply.header('X-Spec-Version', SPEC_VERSION);
+    reply.header('X-Request-Id', req.id);
+  });
+  app.addHook('onRequest', authHook(ctx));
+  // Routes with a body schema see {} when no body was sent, so required fields are named.
+  app.addHook('preValidation', async (req) => {
+    if (req.body === undefined && req.routeOptions.schema?.body) req.body = {};
+  });
+  app.addHook('onResponse', async (req, reply) => {
+    const op =
+      req.routeOptions.config?.operationId ?? (reply.statusCode === 404 ? 'not_found' : 'internal');
+    const seconds = reply.elapsedTime / 1000;
+    ctx.metrics.observe(op, req.method, reply.statusCode, seconds);
+    req.log.info(
+      {
+        reqId: req.id,
+        operationId: op,
+        method: req.method,
+        status: reply.statusCode,
+        ms: Math.round(reply.elapsedTime * 10) / 10,
+      },
+      'request',
+    );
+  });
+
+  for (const prefix of API_PREFIXES) {
+    for (const area of areas(ctx)) await app.register(area, { prefix });
+  }
+
+  app.get('/v4/openapi.json', { schema: { hide: true } }, async () => app.swagger());
+  registerInternal(app, ctx);
+  return app;
+}
+
+/** `/_stratus/*`: liveness, readiness and metrics. */
+function registerInternal(app: StratusApp, ctx: AppContext): void {
+  app.get('/_stratus/health', { schema: { hide: true } }, async () => ({ status: 'ok' }));
+  app.get('/_stratus/ready', { schema: { hide: true } }, async (_req, reply) => {
+    try {
+      await sql`select 1`.execute(ctx.db.db);
+      return { status: 'ready', database: ctx.db.dialect };
+    } catch {
+      return reply.status(503).send({ status: 'unavailable', database: ctx.db.dialect });
+    }
+  });
+  app.get('/_stratus/metrics', { schema: { hide: true } }, async (_req, reply) => {
+    const rows = await ctx.db.db
+      .selectFrom('jobs')
+      .select(['status', (eb) => eb.fn.countAll<number>().as('n')])
+      .groupBy('status')
+      .execute();
+    const oldest = await ctx.db.db
+      .selectFrom('jobs')
+      .select((eb) => eb.fn.min('run_at').as('due'))
+      .where('status', '=', 'queued')
+      .where('run_at', '<=', ctx.clock.nowMs())
+      .executeTakeFirst();
+    const due = oldest?.due === null || oldest?.due === undefined ? undefined : Number(oldest.due);
+    const text = ctx.metrics.render({
+      byStatus: Object.fromEntries(rows.map((r) => [r.status, Number(r.n)])),
+      lagSeconds: due === undefined ? 0 : Math.max(0, (ctx.clock.nowMs() - due) / 1000),
+      runner: ctx.runner.stats,
+    });
+    return reply.type('text/plain; version=0.0.4').send(text);
+  });
+}

@@ -1,0 +1,68 @@
+import { parseArgs } from 'node:util';
+import { ConfigError, envToConfig } from './config/config.js';
+import { readEnv } from './config/env.js';
+import { Database } from './db/database.js';
+import { migrateToLatest } from './db/migrator.js';
+import { serve, untilSignal, work } from './main.js';
+import { adminCommand } from './modules/identity/admin-cli.js';
+
+const USAGE = `Usage: stratus <command>
+
+Commands:
+  serve                 start the API server (and the in-process job worker)
+  worker                run only the job worker
+  migrate               apply pending database migrations
+  admin bootstrap --email E --username U [--token T]
+  admin token --username U [--scopes S] [--expiry ISO] [--label L]
+  admin users [--euuid E]
+
+Configuration comes from environment variables; see README.md.`;
+
+/** Runs the CLI; returns the exit code. */
+export async function main(argv: string[]): Promise<number> {
+  const [command, ...rest] = argv;
+  try {
+    const config = envToConfig(readEnv());
+    switch (command) {
+      case 'serve': {
+        const running = await serve(config);
+        await untilSignal(running.close);
+        return 0;
+      }
+      case 'worker': {
+        const running = await work(config);
+        await untilSignal(running.close);
+        return 0;
+      }
+      case 'migrate': {
+        const db = Database.connect(config.databaseUrl);
+        try {
+          const applied = await migrateToLatest(db.db, db.dialect);
+          console.log(JSON.stringify({ applied }));
+        } finally {
+          await db.close();
+        }
+        return 0;
+      }
+      case 'admin':
+        return await adminCommand(config, rest);
+      case undefined:
+      case 'help':
+      case '--help':
+        console.log(USAGE);
+        return command === undefined ? 1 : 0;
+      default:
+        console.error(`Unknown command "${command}".\n\n${USAGE}`);
+        return 2;
+    }
+  } catch (err) {
+    if (err instanceof ConfigError) {
+      console.error(`Configuration error: ${err.message}`);
+      return 78;
+    }
+    console.error(err instanceof Error ? err.message : String(err));
+    return 1;
+  }
+}
+
+export { parseArgs };

@@ -1,0 +1,133 @@
+import path from 'node:path';
+import type { RawEnv } from './env.js';
+
+export type TimingProfile = 'instant' | 'fast' | 'realistic';
+export type Dialect = 'sqlite' | 'postgres';
+export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+
+export interface Config {
+  readonly host: string;
+  readonly port: number;
+  readonly databaseUrl: string;
+  readonly dialect: Dialect;
+  readonly dataDir: string;
+  readonly timing: TimingProfile;
+  readonly adminToken: string | undefined;
+  readonly rateLimits: boolean;
+  /** Run the job worker inside the API process. */
+  readonly inProcessWorker: boolean;
+  readonly bodyLimit: number;
+  readonly logLevel: LogLevel;
+}
+
+/** A bad environment value: the start stops with a message naming the variable. */
+export class ConfigError extends Error {
+  override name = 'ConfigError';
+  constructor(
+    readonly variable: string,
+    message: string,
+  ) {
+    super(`${variable}: ${message}`);
+  }
+}
+
+const TIMINGS: readonly TimingProfile[] = ['instant', 'fast', 'realistic'];
+const LOG_LEVELS: readonly LogLevel[] = [
+  'fatal',
+  'error',
+  'warn',
+  'info',
+  'debug',
+  'trace',
+  'silent',
+];
+const ADMIN_TOKEN_RE = /^[A-Za-z0-9_\-.]{16,128}$/;
+
+function oneOf<T extends string>(
+  name: string,
+  value: string | undefined,
+  allowed: readonly T[],
+  fallback: T,
+): T {
+  if (value === undefined || value === '') return fallback;
+  if ((allowed as readonly string[]).includes(value)) return value as T;
+  throw new ConfigError(name, `must be one of ${allowed.join(', ')} (got "${value}")`);
+}
+
+function onOff(name: string, value: string | undefined, fallback: boolean): boolean {
+  if (value === undefined || value === '') return fallback;
+  const v = value.toLowerCase();
+  if (['on', 'true', '1', 'yes'].includes(v)) return true;
+  if (['off', 'false', '0', 'no'].includes(v)) return false;
+  throw new ConfigError(name, `must be "on" or "off" (got "${value}")`);
+}
+
+function integer(
+  name: string,
+  value: string | undefined,
+  fallback: number,
+  min: number,
+  max: number,
+): number {
+  if (value === undefined || value === '') return fallback;
+  if (!/^\d+$/.test(value)) throw new ConfigError(name, `must be an integer (got "${value}")`);
+  const n = Number(value);
+  if (n < min || n > max)
+    throw new ConfigError(name, `must be between ${min} and ${max} (got ${n})`);
+  return n;
+}
+
+/** Applies defaults and validates; returns a frozen Config. */
+export function envToConfig(env: RawEnv): Config {
+  const host = env.HOST && env.HOST.trim() !== '' ? env.HOST.trim() : '127.0.0.1';
+  const port = integer('PORT', env.PORT, 8080, 0, 65535);
+  const dataDir = path.resolve(
+    env.STRATUS_DATA_DIR && env.STRATUS_DATA_DIR !== '' ? env.STRATUS_DATA_DIR : './data',
+  );
+  let databaseUrl = env.DATABASE_URL ?? '';
+  let dialect: Dialect;
+  if (databaseUrl === '') {
+    databaseUrl = `sqlite:${path.join(dataDir, 'stratus.db')}`;
+    dialect = 'sqlite';
+  } else if (/^postgres(ql)?:\/\//.test(databaseUrl)) {
+    try {
+      new URL(databaseUrl);
+    } catch {
+      throw new ConfigError('DATABASE_URL', 'is not a valid postgres:// URL');
+    }
+    dialect = 'postgres';
+  } else if (databaseUrl.startsWith('sqlite:')) {
+    if (databaseUrl.length <= 'sqlite:'.length)
+      throw new ConfigError('DATABASE_URL', 'sqlite: needs a file path or :memory:');
+    dialect = 'sqlite';
+  } else {
+    throw new ConfigError('DATABASE_URL', 'must start with postgres://, postgresql:// or sqlite:');
+  }
+  const adminToken =
+    env.STRATUS_ADMIN_TOKEN && env.STRATUS_ADMIN_TOKEN !== '' ? env.STRATUS_ADMIN_TOKEN : undefined;
+  if (adminToken !== undefined && !ADMIN_TOKEN_RE.test(adminToken)) {
+    throw new ConfigError(
+      'STRATUS_ADMIN_TOKEN',
+      'must be 16 to 128 characters of letters, digits, "_", "-" or "."',
+    );
+  }
+  return Object.freeze({
+    host,
+    port,
+    databaseUrl,
+    dialect,
+    dataDir,
+    timing: oneOf('STRATUS_TIMING', env.STRATUS_TIMING, TIMINGS, 'fast'),
+    adminToken,
+    rateLimits: onOff('STRATUS_RATE_LIMITS', env.STRATUS_RATE_LIMITS, true),
+    inProcessWorker: onOff('STRATUS_WORKER', env.STRATUS_WORKER, true),
+    bodyLimit: integer(
+      'STRATUS_BODY_LIMIT',
+      env.STRATUS_BODY_LIMIT,
+      1024 * 1024,
+      1024,
+      64 * 1024 * 1024,
+    ),
+    logLevel: oneOf('LOG_LEVEL', env.LOG_LEVEL, LOG_LEVELS, 'info'),
+  });
+}

@@ -1,0 +1,28 @@
+/** The only reader of process.env: raw strings, no defaults, no validation. */
+export interface RawEnv {
+  HOST?: string;
+  PORT?: string;
+  DATABASE_URL?: string;
+  STRATUS_DATA_DIR?: string;
+  STRATUS_TIMING?: string;
+  STRATUS_ADMIN_TOKEN?: string;
+  STRATUS_RATE_LIMITS?: string;
+  STRATUS_WORKER?: string;
+  STRATUS_BODY_LIMIT?: string;
+  LOG_LEVEL?: string;
+}
+
+export function readEnv(source: NodeJS.ProcessEnv = process.env): RawEnv {
+  return {
+    HOST: source.HOST,
+    PORT: source.PORT,
+    DATABASE_URL: source.DATABASE_URL,
+    STRATUS_DATA_DIR: source.STRATUS_DATA_DIR,
+    STRATUS_TIMING: source.STRATUS_TIMING,
+    STRATUS_ADMIN_TOKEN: source.STRATUS_ADMIN_TOKEN,
+    STRATUS_RATE_LIMITS: source.STRATUS_RATE_LIMITS,
+    STRATUS_WORKER: source.STRATUS_WORKER,
+    STRATUS_BODY_LIMIT: source.STRATUS_BODY_LIMIT,
+    LOG_LEVEL: source.LOG_LEVEL,
+  };
+}

@@ -1,0 +1,103 @@
+import {
+  type ColumnType,
+  type Generated,
+  Kysely,
+  type SelectQueryBuilder,
+  type Transaction,
+} from 'kysely';
+import type { Dialect } from '../config/config.js';
+import { isRetryableTxError } from '../errors/db-errors.js';
+import { createDialect } from './dialect.js';
+import type { DatabaseSchema } from './schema.js';
+
+export type { ColumnType, Generated };
+
+type CommitHook = () => void | Promise<void>;
+
+interface TxState {
+  hooks: CommitHook[];
+}
+
+/**
+ * A small wrapper over Kysely: the dialect, transactions with on-commit hooks, and the row-lock
+ * helper. Repository functions take a Database, so they work inside or outside a transaction.
+ */
+export class Database {
+  private constructor(
+    readonly db: Kysely<DatabaseSchema>,
+    readonly dialect: Dialect,
+    private readonly tx: TxState | undefined,
+  ) {}
+
+  static connect(url: string, opts: { poolSize?: number } = {}): Database {
+    const handle = createDialect(url, opts);
+    return new Database(
+      new Kysely<DatabaseSchema>({ dialect: handle.kysely }),
+      handle.dialect,
+      undefined,
+    );
+  }
+
+  get isTransaction(): boolean {
+    return this.tx !== undefined;
+  }
+
+  assertTransaction(): void {
+    if (!this.tx) throw new Error('expected to run inside a transaction');
+  }
+
+  /**
+   * Runs fn in a transaction (joining the current one if there is one). Serialization failures
+   * and deadlocks are retried; hooks registered with onCommit run after the commit.
+   */
+  async transaction<T>(fn: (tx: Database) => Promise<T>): Promise<T> {
+    if (this.tx) return fn(this);
+    for (let attempt = 1; ; attempt++) {
+      const state: TxState = { hooks: [] };
+      try {
+        const result = await this.db
+          .transaction()
+          .execute((trx: Transaction<DatabaseSchema>) =>
+            fn(new Database(trx, this.dialect, state)),
+          );
+        for (const hook of state.hooks) await hook();
+        return result;
+      } catch (err) {
+        if (attempt < 5 && isRetryableTxError(err)) {
+          await new Promise((r) => setTimeout(r, 5 * attempt + Math.random() * 20));
+          continue;
+        }
+        throw err;
+      }
+    }
+  }
+
+  /** Runs fn after the transaction commits (at once when there is none). */
+  onCommit(fn: CommitHook): void {
+    if (this.tx) this.tx.hooks.push(fn);
+    else void Promise.resolve().then(fn);
+  }
+
+  /**
+   * Locks the selected rows until the transaction ends (PostgreSQL). SQLite needs no lock:
+   * a write transaction there already excludes every other writer.
+   */
+  forUpdate<DB, TB extends keyof DB, O>(
+    qb: SelectQueryBuilder<DB, TB, O>,
+  ): SelectQueryBuilder<DB, TB, O> {
+    return this.dialect === 'postgres' && this.tx ? qb.forUpdate() : qb;
+  }
+
+  async close(): Promise<void> {
+    await this.db.destroy();
+  }
+}
+
+/** Booleans are stored as 0/1 integers on both engines. */
+export const toBool = (v: number | boolean | null | undefined): boolean => v === 1 || v === true;
+export const fromBool = (b: boolean): number => (b ? 1 : 0);
+
+export function parseJson<T>(text: string | null | undefined, fallback: T): T {
+  if (text === null || text === undefined || text === '') return fallback;
+  return JSON.parse(text) as T;
+}

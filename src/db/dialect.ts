@@ -1,0 +1,38 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import SQLite from 'better-sqlite3';
+import { type Dialect as KyselyDialect, PostgresDialect, SqliteDialect } from 'kysely';
+import pg from 'pg';
+import type { Dialect } from '../config/config.js';
+
+// bigint (int8) and numeric come back as strings by default; every such value we store fits a double.
+pg.types.setTypeParser(20, (v) => Number(v));
+pg.types.setTypeParser(1700, (v) => Number(v));
+
+export interface DialectHandle {
+  dialect: Dialect;
+  kysely: KyselyDialect;
+}
+
+export function sqliteFileOf(url: string): string {
+  return url.slice('sqlite:'.length);
+}
+
+/** Builds the Kysely dialect for a database URL (sqlite:<file>|:memory: or postgres://). */
+export function createDialect(url: string, opts: { poolSize?: number } = {}): DialectHandle {
+  if (url.startsWith('sqlite:')) {
+    const file = sqliteFileOf(url);
+    if (file !== ':memory:') fs.mkdirSync(path.dirname(path.resolve(file)), { recursive: true });
+    const db = new SQLite(file);
+    db.pragma('journal_mode = WAL');
+    db.pragma('synchronous = NORMAL');
+    db.pragma('foreign_keys = ON');
+    // Another process (the admin CLI, a worker) may hold the write lock for a moment.
+    db.pragma('busy_timeout = 5000');
+    return { dialect: 'sqlite', kysely: new SqliteDialect({ database: db }) };
+  }
+  const pool = new pg.Pool({ connectionString: url, max: opts.poolSize ?? 10 });
+  // An idle client's error (server restart) must not crash the process.
+  pool.on('error', () => {});
+  return { dialect: 'postgres', kysely: new PostgresDialect({ pool }) };
+}

@@ -1,0 +1,57 @@
+import { type Kysely, type Migration, type MigrationProvider, Migrator } from 'kysely';
+import type { Dialect } from '../config/config.js';
+import * as m0001 from './migrations/0001-platform.js';
+import type { MigrationContext } from './migrations/helpers.js';
+
+interface MigrationModule {
+  up(ctx: MigrationContext): Promise<void>;
+  down(ctx: MigrationContext): Promise<void>;
+}
+
+/** Every migration, in order. Add new ones here. */
+const MIGRATIONS: Record<string, MigrationModule> = {
+  '0001-platform': m0001,
+};
+
+class StratusMigrationProvider implements MigrationProvider {
+  constructor(private readonly dialect: Dialect) {}
+  async getMigrations(): Promise<Record<string, Migration>> {
+    const out: Record<string, Migration> = {};
+    for (const [name, mod] of Object.entries(MIGRATIONS)) {
+      out[name] = {
+        up: (db: Kysely<unknown>) => mod.up({ db, dialect: this.dialect }),
+        down: (db: Kysely<unknown>) => mod.down({ db, dialect: this.dialect }),
+      };
+    }
+    return out;
+  }
+}
+
+function migratorFor(db: Kysely<unknown>, dialect: Dialect): Migrator {
+  return new Migrator({
+    db,
+    provider: new StratusMigrationProvider(dialect),
+    migrationTableName: 'stratus_migrations',
+    migrationLockTableName: 'stratus_migrations_lock',
+  });
+}
+
+/** Applies every pending migration; returns the names applied. */
+export async function migrateToLatest<T>(db: Kysely<T>, dialect: Dialect): Promise<string[]> {
+  const { error, results } = await migratorFor(
+    db as unknown as Kysely<unknown>,
+    dialect,
+  ).migrateToLatest();
+  if (error) throw error instanceof Error ? error : new Error(String(error));
+  return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
+}
+
+/** Reverts every migration (used by the up/down check). */
+export async function migrateDownAll<T>(db: Kysely<T>, dialect: Dialect): Promise<void> {
+  const m = migratorFor(db as unknown as Kysely<unknown>, dialect);
+  for (;;) {
+    const { error, results } = await m.migrateDown();
+    if (error) throw error instanceof Error ? error : new Error(String(error));
+    if (!results || results.length === 0) return;
+  }
+}

@@ -1,0 +1,7 @@
+import type { JobTables } from '../jobs/jobs.table.js';
+import type { CatalogueTables } from '../modules/catalogue/catalogue.table.js';
+import type { EventTables } from '../modules/events/events.table.js';
+import type { IdentityTables } from '../modules/identity/identity.table.js';
+
+/** Every table of the database: the intersection of each area's tables. */
+export type DatabaseSchema = IdentityTables & EventTables & JobTables & CatalogueTables;

@@ -1,0 +1,57 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { principalFromToken } from '../auth/tokens.js';
+import type { AppContext } from '../context.js';
+import { errors } from '../errors/errors.js';
+import { isoSeconds } from '../lib/time.js';
+import { grantsScope } from '../auth/scopes.js';
+import { checkRateLimit } from './rate-limit.js';
+
+function bearer(req: FastifyRequest): string | undefined {
+  const h = req.headers.authorization;
+  if (!h) return undefined;
+  const m = /^Bearer\s+(\S+)\s*$/i.exec(h);
+  return m?.[1] ?? '';
+}
+
+/**
+ * onRequest: resolves the bearer token, enforces the route's declared scopes, counts rate
+ * limits and sets the scope headers. Routes without an operationId (internal, unknown) skip it.
+ */
+export function authHook(ctx: AppContext) {
+  return async (req: FastifyRequest, reply: FastifyReply): Promise<void> => {
+    const cfg = req.routeOptions.config;
+    const operationId = cfg?.operationId;
+    if (!operationId) return;
+    const mode = cfg.auth ?? 'scopes';
+    const required = cfg.scopes ?? [];
+    if (required.length > 0) reply.header('X-Accepted-OAuth-Scopes', required.join(' '));
+
+    const token = bearer(req);
+    if (token !== undefined && token !== '') {
+      req.principal = await principalFromToken(ctx.db, token, isoSeconds(ctx.clock.nowMs()));
+    }
+    if (mode !== 'public') {
+      if (!req.principal) throw errors.invalidToken();
+      reply.header('X-OAuth-Scopes', req.principal.scopesText);
+      reply.header('X-Customer-UUID', req.principal.accountEuuid);
+      if (
+        mode === 'scopes' &&
+        !required.every((s) =>
+          grantsScope(req.principal?.scopes ?? { all: false, areas: new Map() }, s),
+        )
+      ) {
+        throw errors.missingScope();
+      }
+    }
+
+    if (ctx.config.rateLimits) {
+      const who = req.principal ? `t:${req.principal.tokenId}` : `ip:${req.ip}`;
+      const opClass = cfg.rateLimit ?? (cfg.paged && req.method === 'GET' ? 'paged' : 'operation');
+      const d = checkRateLimit(ctx.rateLimits, who, operationId, opClass, ctx.clock.nowMs());
+      reply.header('X-RateLimit-Limit', String(d.limit));
+      reply.header('X-RateLimit-Remaining', String(d.remaining));
+      reply.header('X-RateLimit-Reset', String(Math.ceil(d.resetMs / 1000)));
+      if (d.retryAfterSeconds !== undefined) throw errors.tooManyRequests(d.retryAfterSeconds);
+    }
+  };
+}

@@ -1,0 +1,30 @@
+import type { Principal } from '../auth/principal.js';
+
+/** Rate-limit classes beyond the general ones (reference §5). */
+export type RateLimitClass =
+  | 'compute_create'
+  | 'volume_create'
+  | 'images_list'
+  | 'stats'
+  | 'object_storage'
+  | 'ticket_create'
+  | 'transfer_accept';
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** The reference's operationId: logs, metrics, docs, coverage. */
+    operationId?: string;
+    /**
+     * `public`: no token needed (a valid one is still recognised); `token`: any valid token
+     * (the reference's empty scope list); otherwise the scopes listed in `scopes`, all required.
+     */
+    auth?: 'public' | 'token' | 'scopes';
+    scopes?: string[];
+    /** The collection is paged (200/min class) unless a special class applies. */
+    paged?: boolean;
+    rateLimit?: RateLimitClass;
+  }
+  interface FastifyRequest {
+    principal?: Principal;
+  }
+}

@@ -1,0 +1,44 @@
+import type { TSchema } from '@sinclair/typebox';
+import type { Logger } from 'pino';
+import type { Database } from '../db/database.js';
+import type { Clock } from '../lib/clock.js';
+import type { EventWriter } from '../modules/events/events.writer.js';
+import type { JobQueue } from './queue.js';
+import type { Timing } from './timing.js';
+
+/** What a job step sees. `db` is the step's transaction. */
+export interface JobContext {
+  db: Database;
+  clock: Clock;
+  timing: Timing;
+  events: EventWriter;
+  queue: JobQueue;
+  log: Logger;
+  jobId: number;
+  attempt: number;
+}
+
+/**
+ * A step either ends the job (return nothing) or schedules the next step of the same job with a
+ * new payload after a delay. Each step runs in its own transaction with the job's bookkeeping.
+ */
+export type StepResult<P> = undefined | { next: P; delayMs: number };
+
+export interface JobDefinition<P> {
+  name: string;
+  version: number;
+  payload: TSchema;
+  maxAttempts: number;
+  /** Back-off before retry number `attempt` (1-based). */
+  backoffMs?: (attempt: number) => number;
+  handle(ctx: JobContext, payload: P): Promise<StepResult<P>>;
+  /** Runs (in its own transaction) when the job has failed for good: write the failed event, release the entity. */
+  onFailure?(ctx: JobContext, payload: P, error: Error): Promise<void>;
+}
+
+export function defineJob<P>(def: JobDefinition<P>): JobDefinition<P> {
+  return def;
+}
+
+export const defaultBackoff = (attempt: number): number =>
+  Math.min(60_000, 500 * 2 ** (attempt - 1));

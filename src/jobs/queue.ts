@@ -1,0 +1,75 @@
+import { sql } from 'kysely';
+import type { Database } from '../db/database.js';
+import { errors } from '../errors/errors.js';
+import type { Clock } from '../lib/clock.js';
+import { isoSeconds } from '../lib/time.js';
+import type { JobDefinition } from './job.js';
+
+export interface EnqueueOptions {
+  delayMs?: number;
+  accountId?: number | null;
+  /** The entity the job works on: it is busy until the job ends. */
+  entity?: { type: string; id: number } | null;
+}
+
+/** Enqueues jobs inside the caller's transaction and answers "is this entity busy?". */
+export class JobQueue {
+  /** Called after a transaction that enqueued a job commits (wakes the in-process runner). */
+  onEnqueue: (() => void) | undefined;
+
+  constructor(private readonly clock: Clock) {}
+
+  async enqueue<P>(
+    db: Database,
+    def: JobDefinition<P>,
+    payload: P,
+    opts: EnqueueOptions = {},
+  ): Promise<number> {
+    const now = this.clock.nowMs();
+    const row = await db.db
+      .insertInto('jobs')
+      .values({
+        name: def.name,
+        payload: JSON.stringify({ $version: def.version, ...(payload as object) }),
+        status: 'queued',
+        run_at: now + (opts.delayMs ?? 0),
+        attempts: 0,
+        max_attempts: def.maxAttempts,
+        locked_by: null,
+        locked_until: null,
+        last_error: null,
+        account_id: opts.accountId ?? null,
+        entity_type: opts.entity?.type ?? null,
+        entity_id: opts.entity?.id ?? null,
+        created: isoSeconds(now),
+        updated: isoSeconds(now),
+      })
+      .returning('id')
+      .executeTakeFirstOrThrow();
+    db.onCommit(() => this.onEnqueue?.());
+    return row.id;
+  }
+
+  /** Whether the entity has a queued or running job. */
+  async hasActive(db: Database, entityType: string, entityId: number): Promise<boolean> {
+    const row = await db.db
+      .selectFrom('jobs')
+      .select(sql<number>`1`.as('one'))
+      .where('entity_type', '=', entityType)
+      .where('entity_id', '=', entityId)
+      .where('status', 'in', ['queued', 'running'])
+      .limit(1)
+      .executeTakeFirst();
+    return row !== undefined;
+  }
+
+  /** Throws 400 `<Label> busy.` while the entity has work under way. */
+  async assertIdle(
+    db: Database,
+    entityType: string,
+    entityId: number,
+    label: string,
+  ): Promise<void> {
+    if (await this.hasActive(db, entityType, entityId)) throw errors.busy(label);
+  }
+}

@@ -1,0 +1,261 @@
+import { randomUUID } from 'node:crypto';
+import { sql } from 'kysely';
+import type { Logger } from 'pino';
+import type { Database } from '../db/database.js';
+import type { Clock } from '../lib/clock.js';
+import { isoSeconds } from '../lib/time.js';
+import type { EventWriter } from '../modules/events/events.writer.js';
+import { defaultBackoff, type JobContext, type JobDefinition } from './job.js';
+import type { JobQueue } from './queue.js';
+import type { Timing } from './timing.js';
+
+// biome-ignore lint/suspicious/noExplicitAny: the registry holds definitions of every payload type.
+export type AnyJobDefinition = JobDefinition<any>;
+
+export interface RunnerDeps {
+  db: Database;
+  clock: Clock;
+  timing: Timing;
+  events: EventWriter;
+  queue: JobQueue;
+  log: Logger;
+  definitions: readonly AnyJobDefinition[];
+  /** How long a claimed job stays locked to this worker. */
+  leaseMs?: number;
+  batchSize?: number;
+  pollMs?: number;
+}
+
+interface ClaimedJob {
+  id: number;
+  name: string;
+  payload: string;
+  attempts: number;
+  max_attempts: number;
+}
+
+export interface RunnerStats {
+  succeeded: number;
+  failed: number;
+  retried: number;
+  steps: number;
+}
+
+/**
+ * Claims due jobs and runs them step by step. Several runners (processes) may share one
+ * PostgreSQL: claims use FOR UPDATE SKIP LOCKED, and every step re-checks the lock in its own
+ * transaction, so no job runs twice.
+ */
+export class JobRunner {
+  readonly workerId = `w-${randomUUID().slice(0, 8)}`;
+  readonly stats: RunnerStats = { succeeded: 0, failed: 0, retried: 0, steps: 0 };
+  private readonly defs: Map<string, AnyJobDefinition>;
+  private readonly leaseMs: number;
+  private readonly batchSize: number;
+  private readonly pollMs: number;
+  private stopping = false;
+  private loop: Promise<void> | undefined;
+  private wakeUp: (() => void) | undefined;
+
+  constructor(private readonly deps: RunnerDeps) {
+    this.defs = new Map(deps.definitions.map((d) => [d.name, d]));
+    this.leaseMs = deps.leaseMs ?? 60_000;
+    this.batchSize = deps.batchSize ?? 10;
+    this.pollMs = deps.pollMs ?? 100;
+  }
+
+  /** Claims the jobs due now (up to a batch) and marks them running for this worker. */
+  private async claim(): Promise<ClaimedJob[]> {
+    const { db, clock } = this.deps;
+    const now = clock.nowMs();
+    const skipLocked = db.dialect === 'postgres' ? sql` for update skip locked` : sql``;
+    return db.transaction(async (tx) => {
+      // A job whose worker died keeps its lock only until the lease ends.
+      await tx.db
+        .updateTable('jobs')
+        .set({ status: 'queued', locked_by: null, locked_until: null })
+        .where('status', '=', 'running')
+        .where('locked_until', '<', now)
+        .execute();
+      const result = await sql<ClaimedJob>`
+        update jobs set status = 'running', locked_by = ${this.workerId},
+          locked_until = ${now + this.leaseMs}, updated = ${isoSeconds(now)}
+        where id in (
+          select id from jobs where status = 'queued' and run_at <= ${now}
+          order by run_at, id limit ${this.batchSize}${skipLocked}
+        )
+        returning id, name, payload, attempts, max_attempts`.execute(tx.db);
+      return [...result.rows].sort((a, b) => a.id - b.id);
+    });
+  }
+
+  private context(db: Database, job: ClaimedJob): JobContext {
+    const { clock, timing, events, queue, log } = this.deps;
+    return {
+      db,
+      clock,
+      timing,
+      events,
+      queue,
+      log: log.child({ jobId: job.id, job: job.name }),
+      jobId: job.id,
+      attempt: job.attempts + 1,
+    };
+  }
+
+  /** Runs one claimed job's current step. */
+  private async runStep(job: ClaimedJob): Promise<void> {
+    const { db, clock, log } = this.deps;
+    const def = this.defs.get(job.name);
+    const payload = JSON.parse(job.payload) as Record<string, unknown>;
+    this.stats.steps++;
+    try {
+      if (!def) throw new Error(`no job definition named ${job.name}`);
+      await db.transaction(async (tx) => {
+        const own = await tx
+          .forUpdate(
+            tx.db.selectFrom('jobs').select(['status', 'locked_by']).where('id', '=', job.id),
+          )
+          .executeTakeFirst();
+        if (own?.status !== 'running' || own.locked_by !== this.workerId) return;
+        const result = await def.handle(this.context(tx, job), payload);
+        if (result) {
+          const next = { ...(result.next as object), $version: def.version };
+          await tx.db
+            .updateTable('jobs')
+            .set({
+              status: 'queued',
+              payload: JSON.stringify(next),
+              run_at: clock.nowMs() + Math.max(0, result.delayMs),
+              locked_by: null,
+              locked_until: null,
+              updated: isoSeconds(clock.nowMs()),
+            })
+            .where('id', '=', job.id)
+            .execute();
+        } else {
+          await tx.db.deleteFrom('jobs').where('id', '=', job.id).execute();
+          this.stats.succeeded++;
+        }
+      });
+      log.debug({ jobId: job.id, job: job.name }, 'job step done');
+    } catch (err) {
+      const error = err instanceof Error ? err : new Error(String(err));
+      await this.fail(job, def, payload, error);
+    }
+  }
+
+  private async fail(
+    job: ClaimedJob,
+    def: AnyJobDefinition | undefined,
+    payload: Record<string, unknown>,
+    error: Error,
+  ): Promise<void> {
+    const { db, clock, log } = this.deps;
+    const attempts = job.attempts + 1;
+    const final = !def || attempts >= job.max_attempts;
+    log.warn(
+      { jobId: job.id, job: job.name, attempt: attempts, final, err: error.message },
+      'job step failed',
+    );
+    const now = clock.nowMs();
+    await db.transaction(async (tx) => {
+      await tx.db
+        .updateTable('jobs')
+        .set({
+          status: final ? 'failed' : 'queued',
+          attempts,
+          last_error: error.message.slice(0, 2000),
+          run_at: final ? now : now + (def?.backoffMs ?? defaultBackoff)(attempts),
+          locked_by: null,
+          locked_until: null,
+          updated: isoSeconds(now),
+        })
+        .where('id', '=', job.id)
+        .execute();
+      if (final && def?.onFailure) await def.onFailure(this.context(tx, job), payload, error);
+    });
+    if (final) this.stats.failed++;
+    else this.stats.retried++;
+  }
+
+  /** Claims and runs every job due now, once. Returns how many steps ran. */
+  async runDue(): Promise<number> {
+    let ran = 0;
+    for (;;) {
+      if (this.stopping && this.loop) break;
+      const claimed = await this.claim();
+      if (claimed.length === 0) break;
+      for (const [i, job] of claimed.entries()) {
+        if (this.stopping && this.loop) {
+          await this.release(claimed.slice(i).map((j) => j.id));
+          return ran;
+        }
+        await this.runStep(job);
+        ran++;
+      }
+    }
+    return ran;
+  }
+
+  /** Gives claimed jobs back to the queue (on shutdown). */
+  private async release(ids: number[]): Promise<void> {
+    if (ids.length === 0) return;
+    await this.deps.db.db
+      .updateTable('jobs')
+      .set({ status: 'queued', locked_by: null, locked_until: null })
+      .where('id', 'in', ids)
+      .where('locked_by', '=', this.workerId)
+      .execute();
+  }
+
+  /** Epoch ms of the earliest queued job, if any. */
+  async nextDueAt(): Promise<number | undefined> {
+    const row = await this.deps.db.db
+      .selectFrom('jobs')
+      .select((eb) => eb.fn.min('run_at').as('next'))
+      .where('status', '=', 'queued')
+      .executeTakeFirst();
+    return row?.next === null || row?.next === undefined ? undefined : Number(row.next);
+  }
+
+  /** Wakes the loop now (after an enqueue in this process). */
+  wake(): void {
+    this.wakeUp?.();
+  }
+
+  start(): void {
+    if (this.loop) return;
+    this.stopping = false;
+    this.loop = this.run();
+  }
+
+  private async run(): Promise<void> {
+    while (!this.stopping) {
+      let ran = 0;
+      try {
+        ran = await this.runDue();
+      } catch (err) {
+        this.deps.log.error({ err }, 'job runner loop error');
+      }
+      if (ran === 0 && !this.stopping) {
+        await new Promise<void>((resolve) => {
+          const t = setTimeout(resolve, this.pollMs);
+          this.wakeUp = () => {
+            clearTimeout(t);
+            resolve();
+          };
+        });
+        this.wakeUp = undefined;
+      }
+    }
+  }
+
+  /** Finishes the step under way, gives back what was claimed, and stops. */
+  async stop(): Promise<void> {
+    this.stopping = true;
+    this.wake();
+    await this.loop;
+    this.loop = undefined;
+  }
+}

@@ -1,0 +1,80 @@
+import type { Config } from './config/config.js';
+import { buildApp } from './app.js';
+import { createContext } from './context.js';
+import { ensureDefaultAccount } from './modules/identity/bootstrap.js';
+
+export interface Running {
+  url: string;
+  close: () => Promise<void>;
+}
+
+/**
+ * The API process: migrate, seed, create the default account on an empty database, listen, and
+ * run jobs in-process unless disabled. Closes gracefully on SIGTERM/SIGINT.
+ */
+export async function serve(
+  config: Config,
+  out: (line: string) => void = console.log,
+): Promise<Running> {
+  const ctx = await createContext(config);
+  const first = await ensureDefaultAccount(ctx.db, ctx.clock, config.adminToken);
+  const app = await buildApp(ctx);
+  await app.listen({ host: config.host, port: config.port });
+  const addr = app.server.address();
+  const port = typeof addr === 'object' && addr ? addr.port : config.port;
+  const url = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`;
+  if (config.inProcessWorker) ctx.runner.start();
+
+  out(`Stratus is listening on ${url}/v4 (database: ${ctx.db.dialect}, timing: ${config.timing})`);
+  out(`API reference: ${url}/_stratus/docs   OpenAPI: ${url}/v4/openapi.json`);
+  if (first) {
+    // Shown once, on stdout only: it is never logged and never shown again.
+    out(`Created the default account (user "admin"). Its personal access token (scope *):`);
+    out(`  ${config.adminToken ? '(the value of STRATUS_ADMIN_TOKEN)' : first.token}`);
+    out(`Try: curl -H "Authorization: Bearer <token>" ${url}/v4/profile`);
+  }
+
+  let closing: Promise<void> | undefined;
+  const close = () => {
+    closing ??= (async () => {
+      // Stop accepting and finish requests under way, then the job step under way, then the DB.
+      await app.close();
+      await ctx.runner.stop();
+      await ctx.db.close();
+    })();
+    return closing;
+  };
+  return { url, close };
+}
+
+/** A process that only runs jobs, for operators who separate API and workers. */
+export async function work(
+  config: Config,
+  out: (line: string) => void = console.log,
+): Promise<Running> {
+  const ctx = await createContext(config);
+  ctx.runner.start();
+  out(`Stratus worker ${ctx.runner.workerId} is running jobs (database: ${ctx.db.dialect})`);
+  let closing: Promise<void> | undefined;
+  const close = () => {
+    closing ??= (async () => {
+      await ctx.runner.stop();
+      await ctx.db.close();
+    })();
+    return closing;
+  };
+  return { url: '', close };
+}
+
+/** Resolves on SIGTERM or SIGINT, after `close` has run. */
+export function untilSignal(close: () => Promise<void>): Promise<void> {
+  return new Promise((resolve) => {
+    const onSignal = () => {
+      process.off('SIGTERM', onSignal);
+      process.off('SIGINT', onSignal);
+      void close().then(resolve);
+    };
+    process.on('SIGTERM', onSignal);
+    process.on('SIGINT', onSignal);
+  });
+}

@@ -1,0 +1,77 @@
+import { Type } from '@sinclair/typebox';
+import { DateTime, Nullable, PageOf } from '../../http/schemas/common.js';
+
+const Price = Type.Object({ hourly: Nullable(Type.Number()), monthly: Nullable(Type.Number()) });
+const RegionPrice = Type.Object({
+  id: Type.String(),
+  hourly: Type.Number(),
+  monthly: Type.Number(),
+});
+
+export const RegionSchema = Type.Object({
+  id: Type.String(),
+  label: Type.String(),
+  country: Type.String(),
+  capabilities: Type.Array(Type.String()),
+  status: Type.String({ enum: ['ok', 'outage'] }),
+  resolvers: Type.Object({ ipv4: Type.String(), ipv6: Type.String() }),
+});
+
+export const RegionAvailabilitySchema = Type.Object({
+  region: Type.String(),
+  plan: Type.String(),
+  available: Type.Boolean(),
+});
+
+export const TypeSchema = Type.Object({
+  id: Type.String(),
+  label: Type.String(),
+  class: Type.String({ enum: ['nanode', 'standard', 'dedicated', 'premium', 'gpu', 'highmem'] }),
+  disk: Type.Integer(),
+  memory: Type.Integer(),
+  vcpus: Type.Integer(),
+  gpus: Type.Integer(),
+  network_out: Type.Integer(),
+  transfer: Type.Integer(),
+  price: Price,
+  region_prices: Type.Array(RegionPrice),
+  addons: Type.Object({
+    backups: Type.Object({ price: Price, region_prices: Type.Array(RegionPrice) }),
+  }),
+  successor: Nullable(Type.String()),
+});
+
+export const KernelSchema = Type.Object({
+  id: Type.String(),
+  label: Type.String(),
+  version: Type.String(),
+  kvm: Type.Boolean(),
+  architecture: Type.String({ enum: ['x86_64', 'i386'] }),
+  pvops: Type.Boolean(),
+  deprecated: Type.Boolean(),
+  built: DateTime(),
+});
+
+export const ImageSchema = Type.Object({
+  id: Type.String(),
+  label: Type.String(),
+  description: Nullable(Type.String()),
+  created: DateTime(),
+  updated: DateTime(),
+  created_by: Nullable(Type.String()),
+  deprecated: Type.Boolean(),
+  is_public: Type.Boolean(),
+  size: Type.Integer(),
+  type: Type.String({ enum: ['manual', 'automatic'] }),
+  expiry: Nullable(DateTime()),
+  eol: Nullable(DateTime()),
+  vendor: Nullable(Type.String()),
+  status: Type.String({ enum: ['creating', 'pending_upload', 'available'] }),
+  capabilities: Type.Array(Type.String()),
+});
+
+export const RegionPage = PageOf(RegionSchema);
+export const RegionAvailabilityPage = PageOf(RegionAvailabilitySchema);
+export const TypePage = PageOf(TypeSchema);
+export const KernelPage = PageOf(KernelSchema);
+export const ImagePage = PageOf(ImageSchema);

@@ -1,0 +1,192 @@
+import type { Principal } from '../../auth/principal.js';
+import { grantsScope } from '../../auth/scopes.js';
+import type { Database } from '../../db/database.js';
+import { parseJson, toBool } from '../../db/database.js';
+import { errors } from '../../errors/errors.js';
+import { compileFilter } from '../../lib/filter.js';
+import { type Page, type PageParams, paginate } from '../../lib/pagination.js';
+import type {
+  CatalogueData,
+  Image,
+  ImageExtras,
+  InstanceType,
+  Kernel,
+  Region,
+  RegionExtras,
+} from './catalogue.data.js';
+import {
+  AVAILABILITY_FILTERS,
+  IMAGE_FILTERS,
+  KERNEL_FILTERS,
+  REGION_FILTERS,
+  TYPE_FILTERS,
+} from './catalogue.repository.js';
+
+type XFilter = string | string[] | undefined;
+const fromData = <T>(row: { data: string }): T => parseJson<T>(row.data, {} as T);
+
+/**
+ * Regions, instance types, kernels and images. Single records of the shipped catalogue are
+ * served from memory; every list is filtered and paged in SQL.
+ */
+export class CatalogueService {
+  private readonly regionsById: Map<string, Region>;
+  private readonly typesById: Map<string, InstanceType>;
+  private readonly kernelsById: Map<string, Kernel>;
+
+  constructor(
+    private readonly db: Database,
+    private readonly data: CatalogueData,
+  ) {
+    this.regionsById = new Map(data.regions.map((r) => [r.id, r]));
+    this.typesById = new Map(data.types.map((t) => [t.id, t]));
+    this.kernelsById = new Map(data.kernels.map((k) => [k.id, k]));
+  }
+
+  // ---- lookups for other areas ----
+  region(id: string): Region | undefined {
+    return this.regionsById.get(id);
+  }
+  regionExtras(id: string): RegionExtras | undefined {
+    return this.data.regionExtras[id];
+  }
+  regionHas(id: string, capability: string): boolean {
+    return this.regionsById.get(id)?.capabilities.includes(capability) ?? false;
+  }
+  type(id: string): InstanceType | undefined {
+    return this.typesById.get(id);
+  }
+  kernel(id: string): Kernel | undefined {
+    return this.kernelsById.get(id);
+  }
+  imageExtras(id: string): ImageExtras | undefined {
+    return this.data.imageExtras[id];
+  }
+  /** A public image, or a private image of the account. */
+  async image(id: string, accountId: number | undefined): Promise<Image | undefined> {
+    const row = await this.db.db
+      .selectFrom('images')
+      .select('data')
+      .where('id', '=', id)
+      .where((eb) =>
+        accountId === undefined
+          ? eb('account_id', 'is', null)
+          : eb.or([eb('account_id', 'is', null), eb('account_id', '=', accountId)]),
+      )
+      .executeTakeFirst();
+    return row ? fromData<Image>(row) : undefined;
+  }
+
+  // ---- endpoints ----
+  listRegions(params: PageParams, xf: XFilter): Promise<Page<Region>> {
+    return paginate(
+      this.db.db.selectFrom('regions'),
+      (qb) => qb.select('regions.data'),
+      compileFilter(xf, REGION_FILTERS, this.db.dialect),
+      params,
+      { idColumn: 'regions.id' },
+      (r: { data: string }) => fromData<Region>(r),
+    );
+  }
+
+  getRegion(id: string): Region {
+    const r = this.region(id);
+    if (!r) throw errors.notFound();
+    return r;
+  }
+
+  listAvailability(params: PageParams, xf: XFilter) {
+    return paginate(
+      this.db.db.selectFrom('region_availability'),
+      (qb) =>
+        qb.select([
+          'region_availability.region',
+          'region_availability.plan',
+          'region_availability.available',
+        ]),
+      compileFilter(xf, AVAILABILITY_FILTERS, this.db.dialect),
+      params,
+      { idColumn: 'region_availability.plan' },
+      (r: { region: string; plan: string; available: number }) => ({
+        region: r.region,
+        plan: r.plan,
+        available: toBool(r.available),
+      }),
+    );
+  }
+
+  async regionAvailability(id: string) {
+    this.getRegion(id);
+    const rows = await this.db.db
+      .selectFrom('region_availability')
+      .select(['region', 'plan', 'available'])
+      .where('region', '=', id)
+      .orderBy('plan')
+      .execute();
+    return rows.map((r) => ({ region: r.region, plan: r.plan, available: toBool(r.available) }));
+  }
+
+  listTypes(params: PageParams, xf: XFilter): Promise<Page<InstanceType>> {
+    return paginate(
+      this.db.db.selectFrom('types'),
+      (qb) => qb.select('types.data'),
+      compileFilter(xf, TYPE_FILTERS, this.db.dialect),
+      params,
+      { idColumn: 'types.id' },
+      (r: { data: string }) => fromData<InstanceType>(r),
+    );
+  }
+
+  getType(id: string): InstanceType {
+    const t = this.type(id);
+    if (!t) throw errors.notFound();
+    return t;
+  }
+
+  listKernels(params: PageParams, xf: XFilter): Promise<Page<Kernel>> {
+    return paginate(
+      this.db.db.selectFrom('kernels'),
+      (qb) => qb.select('kernels.data'),
+      compileFilter(xf, KERNEL_FILTERS, this.db.dialect),
+      params,
+      { idColumn: 'kernels.id' },
+      (r: { data: string }) => fromData<Kernel>(r),
+    );
+  }
+
+  getKernel(id: string): Kernel {
+    const k = this.kernel(id);
+    if (!k) throw errors.notFound();
+    return k;
+  }
+
+  /** Public images, plus the caller's private images when its token may read images. */
+  private imageAccount(p: Principal | undefined): number | undefined {
+    return p && grantsScope(p.scopes, 'images:read_only') ? p.accountId : undefined;
+  }
+
+  listImages(p: Principal | undefined, params: PageParams, xf: XFilter): Promise<Page<Image>> {
+    const accountId = this.imageAccount(p);
+    const base = this.db.db
+      .selectFrom('images')
+      .where((eb) =>
+        accountId === undefined
+          ? eb('images.account_id', 'is', null)
+          : eb.or([eb('images.account_id', 'is', null), eb('images.account_id', '=', accountId)]),
+      );
+    return paginate(
+      base,
+      (qb) => qb.select('images.data'),
+      compileFilter(xf, IMAGE_FILTERS, this.db.dialect),
+      params,
+      { idColumn: 'images.id' },
+      (r: { data: string }) => fromData<Image>(r),
+    );
+  }
+
+  async getImage(p: Principal | undefined, id: string): Promise<Image> {
+    const img = await this.image(id, this.imageAccount(p));
+    if (!img) throw errors.notFound();
+    return img;
+  }
+}

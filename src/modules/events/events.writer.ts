@@ -1,0 +1,79 @@
+import type { Database } from '../../db/database.js';
+import type { Clock } from '../../lib/clock.js';
+import { isoSeconds } from '../../lib/time.js';
+import type { EventChange, NewEvent } from './events.types.js';
+
+/**
+ * Writes events. Every area records its events through this, inside the transaction of the
+ * change, so a change and its event commit together.
+ */
+export class EventWriter {
+  constructor(private readonly clock: Clock) {}
+
+  async record(db: Database, e: NewEvent): Promise<number> {
+    const nowMs = this.clock.nowMs();
+    const done = e.status === 'finished' || e.status === 'failed' || e.status === 'notification';
+    const row = await db.db
+      .insertInto('events')
+      .values({
+        account_id: e.accountId,
+        action: e.action,
+        created: isoSeconds(nowMs),
+        duration: done ? 0 : null,
+        entity_type: e.entity?.type ?? null,
+        entity_id: e.entity?.id ?? null,
+        entity_label: e.entity?.label ?? null,
+        entity_url: e.entity?.url ?? null,
+        secondary_entity_type: e.secondaryEntity?.type ?? null,
+        secondary_entity_id: e.secondaryEntity?.id ?? null,
+        secondary_entity_label: e.secondaryEntity?.label ?? null,
+        secondary_entity_url: e.secondaryEntity?.url ?? null,
+        message: e.message ?? null,
+        percent_complete: e.percentComplete ?? (done ? 100 : e.status === 'started' ? 0 : null),
+        rate: e.rate ?? null,
+        read: 0,
+        seen: 0,
+        status: e.status,
+        time_remaining: e.timeRemaining ?? null,
+        username: e.username,
+        started_ms: nowMs,
+      })
+      .returning('id')
+      .executeTakeFirstOrThrow();
+    return row.id;
+  }
+
+  /** Moves an event along (`scheduled` → `started` → `finished`|`failed`); sets `duration` at the end. */
+  async update(db: Database, id: number, change: EventChange): Promise<void> {
+    const current = await db.db
+      .selectFrom('events')
+      .select(['started_ms', 'created'])
+      .where('id', '=', id)
+      .executeTakeFirst();
+    if (!current) return;
+    const nowMs = this.clock.nowMs();
+    const done = change.status === 'finished' || change.status === 'failed';
+    const startMs = current.started_ms ?? Date.parse(`${current.created}Z`);
+    await db.db
+      .updateTable('events')
+      .set({
+        ...(change.status !== undefined ? { status: change.status } : {}),
+        ...(change.percentComplete !== undefined
+          ? { percent_complete: change.percentComplete }
+          : {}),
+        ...(change.message !== undefined ? { message: change.message } : {}),
+        ...(change.timeRemaining !== undefined ? { time_remaining: change.timeRemaining } : {}),
+        ...(change.entityLabel !== undefined ? { entity_label: change.entityLabel } : {}),
+        ...(change.status === 'started' ? { started_ms: nowMs } : {}),
+        ...(done
+          ? {
+              duration: Math.max(0, Math.round((nowMs - startMs) / 100) / 10),
+              time_remaining: null,
+              ...(change.status === 'finished' ? { percent_complete: 100 } : {}),
+            }
+          : {}),
+      })
+      .where('id', '=', id)
+      .execute();
+  }
+}

