@@ -22,8 +22,17 @@ import './http/route-config.js';
 import { ErrorEnvelope } from './http/schemas/common.js';
 import { subsystem } from './logger.js';
 import { catalogueRoutes } from './modules/catalogue/catalogue.routes.js';
+import { instancesRoutes } from './modules/compute/instances.routes.js';
+import { configsRoutes } from './modules/compute/configs.routes.js';
+import { disksRoutes } from './modules/compute/disks.routes.js';
+import { interfacesRoutes } from './modules/compute/interfaces.routes.js';
+import { computeIpsRoutes } from './modules/compute/ips.routes.js';
+import { computeStatsRoutes } from './modules/compute/stats.routes.js';
+import { networkingRoutes } from './modules/networking/networking.routes.js';
 import { eventsRoutes } from './modules/events/events.routes.js';
 import { profileRoutes } from './modules/profile/profile.routes.js';
+import { accountRoutes } from './modules/account/account.routes.js';
+import { volumesRoutes } from './modules/volumes/volumes.routes.js';
 
 export type StratusApp = FastifyInstance<
   RawServerDefault,
@@ -39,7 +48,20 @@ const METHODS = ['GET', 'POST', 'PUT', 'DELETE'] as const;
 
 /** Every API area, registered explicitly. Later areas add a line here. */
 function areas(ctx: AppContext): FastifyPluginAsync[] {
-  return [catalogueRoutes(ctx), eventsRoutes(ctx), profileRoutes(ctx)] as FastifyPluginAsync[];
+  return [
+    catalogueRoutes(ctx),
+    eventsRoutes(ctx),
+    profileRoutes(ctx),
+    accountRoutes(ctx),
+    instancesRoutes(ctx),
+    disksRoutes(ctx),
+    configsRoutes(ctx),
+    interfacesRoutes(ctx),
+    computeIpsRoutes(ctx),
+    computeStatsRoutes(ctx),
+    networkingRoutes(ctx),
+    volumesRoutes(ctx),
+  ] as FastifyPluginAsync[];
 }
 
 function makeAjv(coerce: false | 'array') {
@@ -66,6 +88,8 @@ export async function buildApp(ctx: AppContext): Promise<StratusApp> {
     logController: new LogController({ disableRequestLogging: true }),
     bodyLimit: ctx.config.bodyLimit,
     requestIdHeader: 'x-request-id',
+    // Undecodable URLs and over-long path parameters: the error envelope, not Fastify's body.
+    frameworkErrors: errorHandler,
     routerOptions: { ignoreTrailingSlash: true, ignoreDuplicateSlashes: true },
     ajv: { customOptions: {} },
   }).withTypeProvider<TypeBoxTypeProvider>();

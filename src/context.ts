@@ -13,14 +13,44 @@ import { createLogger, subsystem } from './logger.js';
 import { type CatalogueData, catalogueData } from './modules/catalogue/catalogue.data.js';
 import { seedCatalogue } from './modules/catalogue/catalogue.repository.js';
 import { CatalogueService } from './modules/catalogue/catalogue.service.js';
+import { registerGrantable } from './auth/grantable.js';
+import { instanceLabels } from './modules/compute/compute.repository.js';
+import { InstancesService } from './modules/compute/instances.service.js';
+import { PowerService } from './modules/compute/power.service.js';
+import { ConfigsService } from './modules/compute/configs.service.js';
+import { DisksService } from './modules/compute/disks.service.js';
+import { InterfacesService } from './modules/compute/interfaces.service.js';
+import { StatsService } from './modules/compute/stats.service.js';
+import { IpsService } from './modules/networking/ips.service.js';
 import { EventsService } from './modules/events/events.service.js';
 import { EventWriter } from './modules/events/events.writer.js';
+import { IpAllocator, loadPools } from './modules/networking/ip-allocator.js';
 import { ProfileService } from './modules/profile/profile.service.js';
+import { AccountService } from './modules/account/account.service.js';
+import { GrantsService } from './modules/account/grants.service.js';
+import { UsersService } from './modules/account/users.service.js';
+import { SshKeysService } from './modules/profile/sshkeys.service.js';
+import { TokensService } from './modules/profile/tokens.service.js';
+import { registerVolumeHooks } from './modules/volumes/volumes.jobs.js';
+import { VolumesService } from './modules/volumes/volumes.service.js';
 
 export interface Services {
   catalogue: CatalogueService;
   events: EventsService;
   profile: ProfileService;
+  account: AccountService;
+  users: UsersService;
+  grants: GrantsService;
+  tokens: TokensService;
+  sshKeys: SshKeysService;
+  instances: InstancesService;
+  power: PowerService;
+  disks: DisksService;
+  configs: ConfigsService;
+  interfaces: InterfacesService;
+  ips: IpsService;
+  stats: StatsService;
+  volumes: VolumesService;
 }
 
 /** Everything a process needs, wired explicitly. Nothing is created at import time. */
@@ -36,6 +66,7 @@ export interface AppContext {
   rateLimits: RateLimitStore;
   metrics: Metrics;
   catalogue: CatalogueData;
+  ips: IpAllocator;
   services: Services;
 }
 
@@ -71,10 +102,33 @@ export async function createContext(
   });
   queue.onEnqueue = () => runner.wake();
 
+  const catalogue = new CatalogueService(db, data);
+  const ips = new IpAllocator(
+    loadPools(
+      config.ipPoolsFile,
+      data.regions.map((r) => r.id),
+    ),
+  );
+  const instances = new InstancesService({ db, clock, events, queue, catalogue, ips });
+  registerGrantable('compute', instanceLabels);
+  registerVolumeHooks();
   const services: Services = {
-    catalogue: new CatalogueService(db, data),
+    instances,
+    power: new PowerService({ db, clock, events, queue }, instances),
+    disks: new DisksService({ db, clock, events, queue, catalogue }, instances),
+    configs: new ConfigsService({ db, clock, events, catalogue }, instances),
+    interfaces: new InterfacesService({ db, clock, events }, instances),
+    ips: new IpsService({ db, clock, events, ips, instances }),
+    stats: new StatsService({ db, clock, catalogue }, instances),
+    catalogue,
     events: new EventsService(db, clock),
-    profile: new ProfileService(db),
+    profile: new ProfileService(db, events),
+    account: new AccountService(db, events),
+    users: new UsersService(db, clock, events),
+    grants: new GrantsService(db),
+    tokens: new TokensService(db, clock, events),
+    sshKeys: new SshKeysService(db, clock, events),
+    volumes: new VolumesService({ db, clock, events, queue, catalogue }),
   };
   return {
     config,
@@ -88,6 +142,7 @@ export async function createContext(
     rateLimits: new MemoryRateLimitStore(),
     metrics: new Metrics(),
     catalogue: data,
+    ips,
     services,
   };
 }

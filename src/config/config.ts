@@ -17,6 +17,8 @@ export interface Config {
   /** Run the job worker inside the API process. */
   readonly inProcessWorker: boolean;
   readonly bodyLimit: number;
+  /** A JSON file of per-region address pools replacing the defaults. */
+  readonly ipPoolsFile: string | undefined;
   readonly logLevel: LogLevel;
 }
 
@@ -128,6 +130,10 @@ export function envToConfig(env: RawEnv): Config {
       1024,
       64 * 1024 * 1024,
     ),
+    ipPoolsFile:
+      env.STRATUS_IP_POOLS && env.STRATUS_IP_POOLS !== ''
+        ? path.resolve(env.STRATUS_IP_POOLS)
+        : undefined,
     logLevel: oneOf('LOG_LEVEL', env.LOG_LEVEL, LOG_LEVELS, 'info'),
   });
 }

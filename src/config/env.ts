@@ -9,6 +9,7 @@ export interface RawEnv {
   STRATUS_RATE_LIMITS?: string;
   STRATUS_WORKER?: string;
   STRATUS_BODY_LIMIT?: string;
+  STRATUS_IP_POOLS?: string;
   LOG_LEVEL?: string;
 }
 
@@ -23,6 +24,7 @@ export function readEnv(source: NodeJS.ProcessEnv = process.env): RawEnv {
     STRATUS_RATE_LIMITS: source.STRATUS_RATE_LIMITS,
     STRATUS_WORKER: source.STRATUS_WORKER,
     STRATUS_BODY_LIMIT: source.STRATUS_BODY_LIMIT,
+    STRATUS_IP_POOLS: source.STRATUS_IP_POOLS,
     LOG_LEVEL: source.LOG_LEVEL,
   };
 }

@@ -3,6 +3,7 @@ import {
   type Generated,
   Kysely,
   type SelectQueryBuilder,
+  sql,
   type Transaction,
 } from 'kysely';
 import type { Dialect } from '../config/config.js';
@@ -86,6 +87,11 @@ export class Database {
     qb: SelectQueryBuilder<DB, TB, O>,
   ): SelectQueryBuilder<DB, TB, O> {
     return this.dialect === 'postgres' && this.tx ? qb.forUpdate() : qb;
+  }
+
+  /** Refreshes planner statistics (SQLite; PostgreSQL's autovacuum does it). Call now and then. */
+  async maintain(): Promise<void> {
+    if (this.dialect === 'sqlite') await sql`pragma optimize`.execute(this.db);
   }
 
   async close(): Promise<void> {

@@ -1,6 +1,10 @@
 import { type Kysely, type Migration, type MigrationProvider, Migrator } from 'kysely';
 import type { Dialect } from '../config/config.js';
 import * as m0001 from './migrations/0001-platform.js';
+import * as m0002 from './migrations/0002-identity.js';
+import * as m0003 from './migrations/0003-compute.js';
+import * as m0004 from './migrations/0004-volumes.js';
+import * as m0005 from './migrations/0005-ip-rdns.js';
 import type { MigrationContext } from './migrations/helpers.js';
 
 interface MigrationModule {
@@ -11,6 +15,10 @@ interface MigrationModule {
 /** Every migration, in order. Add new ones here. */
 const MIGRATIONS: Record<string, MigrationModule> = {
   '0001-platform': m0001,
+  '0002-identity': m0002,
+  '0003-compute': m0003,
+  '0004-volumes': m0004,
+  '0005-ip-rdns': m0005,
 };
 
 class StratusMigrationProvider implements MigrationProvider {
@@ -33,6 +41,8 @@ function migratorFor(db: Kysely<unknown>, dialect: Dialect): Migrator {
     provider: new StratusMigrationProvider(dialect),
     migrationTableName: 'stratus_migrations',
     migrationLockTableName: 'stratus_migrations_lock',
+    // Areas land in parallel; a later-numbered migration may be applied before an earlier one.
+    allowUnorderedMigrations: true,
   });
 }
 

@@ -49,6 +49,13 @@ export const errors = {
   payloadTooLarge(): ApiError {
     return new ApiError(413, [{ reason: 'Request body is too large' }], 'payload_too_large');
   },
+  bodyLengthMismatch(): ApiError {
+    return new ApiError(
+      400,
+      [{ reason: 'Request body size does not match Content-Length' }],
+      'bad_content_length',
+    );
+  },
   malformedJson(): ApiError {
     return new ApiError(400, [{ reason: 'Malformed JSON in request body' }], 'malformed_json');
   },

@@ -3,7 +3,7 @@ import { principalFromToken } from '../auth/tokens.js';
 import type { AppContext } from '../context.js';
 import { errors } from '../errors/errors.js';
 import { isoSeconds } from '../lib/time.js';
-import { grantsScope } from '../auth/scopes.js';
+import { formatScopes, grantsScope } from '../auth/scopes.js';
 import { checkRateLimit } from './rate-limit.js';
 
 function bearer(req: FastifyRequest): string | undefined {
@@ -32,7 +32,8 @@ export function authHook(ctx: AppContext) {
     }
     if (mode !== 'public') {
       if (!req.principal) throw errors.invalidToken();
-      reply.header('X-OAuth-Scopes', req.principal.scopesText);
+      // Canonical form (space-separated), whatever separators the stored list uses.
+      reply.header('X-OAuth-Scopes', formatScopes(req.principal.scopes));
       reply.header('X-Customer-UUID', req.principal.accountEuuid);
       if (
         mode === 'scopes' &&

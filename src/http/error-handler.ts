@@ -26,16 +26,21 @@ export function errorHandler(
   }
   switch (fe.code) {
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
-    case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
       return send(reply, errors.unsupportedMediaType());
+    case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
+      return send(reply, errors.bodyLengthMismatch());
+    // An undecodable path or an over-long path parameter names no entity.
+    case 'FST_ERR_BAD_URL':
+    case 'FST_ERR_MAX_PARAM_LENGTH':
+      return send(reply, errors.notFound());
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
       return send(reply, errors.payloadTooLarge());
     case 'FST_ERR_CTP_INVALID_JSON_BODY':
     case 'FST_ERR_CTP_EMPTY_JSON_BODY':
       return send(reply, errors.malformedJson());
   }
-  if (err instanceof SyntaxError || fe.statusCode === 400)
-    return send(reply, errors.malformedJson());
+  // Not `instanceof SyntaxError`: one thrown by server code (bad stored JSON) is a 500.
+  if (fe.statusCode === 400) return send(reply, errors.malformedJson());
   if (fe.statusCode === 413) return send(reply, errors.payloadTooLarge());
   if (fe.statusCode === 415) return send(reply, errors.unsupportedMediaType());
   req.log.error({ err, reqId: req.id }, 'unhandled error');

@@ -1,6 +1,9 @@
+import { computeJobs } from '../modules/compute/compute.jobs.js';
+import { diskJobs } from '../modules/compute/disks.jobs.js';
+import { volumeJobs } from '../modules/volumes/volumes.jobs.js';
 import type { AnyJobDefinition } from './runner.js';
 
 /** Every job definition, listed explicitly. Areas add their jobs here. */
 export function jobDefinitions(): AnyJobDefinition[] {
-  return [];
+  return [...computeJobs, ...volumeJobs, ...diskJobs];
 }

@@ -70,12 +70,19 @@ export class JobRunner {
     const now = clock.nowMs();
     const skipLocked = db.dialect === 'postgres' ? sql` for update skip locked` : sql``;
     return db.transaction(async (tx) => {
-      // A job whose worker died keeps its lock only until the lease ends.
+      // A job whose worker died keeps its lock only until the lease ends (see nextDueAt). The
+      // lost run counts as an attempt, so a step that kills its worker every time ends `failed`.
       await tx.db
         .updateTable('jobs')
-        .set({ status: 'queued', locked_by: null, locked_until: null })
+        .set((eb) => ({
+          status: 'queued',
+          locked_by: null,
+          locked_until: null,
+          attempts: eb('attempts', '+', 1),
+          last_error: 'The worker running this job stopped before the step ended.',
+        }))
         .where('status', '=', 'running')
-        .where('locked_until', '<', now)
+        .where('locked_until', '<=', now)
         .execute();
       const result = await sql<ClaimedJob>`
         update jobs set status = 'running', locked_by = ${this.workerId},
@@ -107,10 +114,14 @@ export class JobRunner {
   private async runStep(job: ClaimedJob): Promise<void> {
     const { db, clock, log } = this.deps;
     const def = this.defs.get(job.name);
-    const payload = JSON.parse(job.payload) as Record<string, unknown>;
+    let payload: Record<string, unknown> = {};
     this.stats.steps++;
     try {
       if (!def) throw new Error(`no job definition named ${job.name}`);
+      payload = JSON.parse(job.payload) as Record<string, unknown>;
+      if (job.attempts >= job.max_attempts) {
+        throw new Error('The worker running this job stopped before the step ended.');
+      }
       await db.transaction(async (tx) => {
         const own = await tx
           .forUpdate(
@@ -127,6 +138,8 @@ export class JobRunner {
               status: 'queued',
               payload: JSON.stringify(next),
               run_at: clock.nowMs() + Math.max(0, result.delayMs),
+              // Attempts count the failures of the current step: the next step starts afresh.
+              attempts: 0,
               locked_by: null,
               locked_until: null,
               updated: isoSeconds(clock.nowMs()),
@@ -159,8 +172,9 @@ export class JobRunner {
       'job step failed',
     );
     const now = clock.nowMs();
-    await db.transaction(async (tx) => {
-      await tx.db
+    // Only while the job is still ours: a runner that lost its lease leaves the job alone.
+    const mark = async (tx: Database): Promise<boolean> => {
+      const res = await tx.db
         .updateTable('jobs')
         .set({
           status: final ? 'failed' : 'queued',
@@ -172,9 +186,23 @@ export class JobRunner {
           updated: isoSeconds(now),
         })
         .where('id', '=', job.id)
-        .execute();
-      if (final && def?.onFailure) await def.onFailure(this.context(tx, job), payload, error);
-    });
+        .where('locked_by', '=', this.workerId)
+        .executeTakeFirst();
+      return Number(res.numUpdatedRows) > 0;
+    };
+    let marked: boolean;
+    try {
+      marked = await db.transaction(async (tx) => {
+        if (!(await mark(tx))) return false;
+        if (final && def?.onFailure) await def.onFailure(this.context(tx, job), payload, error);
+        return true;
+      });
+    } catch (hookError) {
+      // A failing onFailure must not leave the job running: it fails without the hook.
+      log.error({ jobId: job.id, job: job.name, err: hookError }, 'job onFailure failed');
+      marked = await db.transaction(mark);
+    }
+    if (!marked) return;
     if (final) this.stats.failed++;
     else this.stats.retried++;
   }
@@ -209,12 +237,21 @@ export class JobRunner {
       .execute();
   }
 
-  /** Epoch ms of the earliest queued job, if any. */
+  /**
+   * Epoch ms when there is next something to do: the earliest queued job's due time, or the end
+   * of a running job's lease (when it can be recovered from a worker that died).
+   */
   async nextDueAt(): Promise<number | undefined> {
     const row = await this.deps.db.db
       .selectFrom('jobs')
-      .select((eb) => eb.fn.min('run_at').as('next'))
-      .where('status', '=', 'queued')
+      .select(
+        sql<
+          number | string | null
+        >`min(case when status = 'queued' then run_at else coalesce(locked_until, run_at) end)`.as(
+          'next',
+        ),
+      )
+      .where('status', 'in', ['queued', 'running'])
       .executeTakeFirst();
     return row?.next === null || row?.next === undefined ? undefined : Number(row.next);
   }

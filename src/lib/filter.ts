@@ -14,10 +14,13 @@ export interface ScalarField {
 
 export type ArrayOp = 'eq' | 'neq' | 'contains';
 
-/** An array field (tags, ipv4): the filter asks about membership. */
+/**
+ * An array field (tags, ipv4): the filter asks about membership. `member` builds the condition,
+ * typically an EXISTS subquery, with `value` as a parameter (`containsCondition` for `contains`).
+ */
 export interface ArrayField {
   kind: 'array';
-  member: (op: ArrayOp, value: string) => RawBuilder<SqlBool>;
+  member: (op: ArrayOp, value: string, dialect: 'sqlite' | 'postgres') => RawBuilder<SqlBool>;
 }
 
 export type FieldSpec = ScalarField | ArrayField;
@@ -44,6 +47,26 @@ type Json = string | number | boolean | null | Json[] | { [k: string]: Json };
 const isObject = (v: Json | undefined): v is { [k: string]: Json } =>
   typeof v === 'object' && v !== null && !Array.isArray(v);
 
+/** The spec's own entry for a key: never an inherited property such as `constructor`. */
+const fieldOf = (spec: FilterSpec, key: string): FieldSpec | undefined =>
+  Object.hasOwn(spec, key) ? spec[key] : undefined;
+
+/**
+ * `expr` contains `value` as a substring, case-insensitively; `%`, `_` and `\` in the value are
+ * literal. The value is a parameter.
+ */
+export function containsCondition(
+  expr: RawBuilder<unknown>,
+  value: string,
+  dialect: 'sqlite' | 'postgres',
+): RawBuilder<SqlBool> {
+  const pattern = `%${value.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+  // SQLite's LIKE is already case-insensitive (for ASCII).
+  return dialect === 'postgres'
+    ? sql<SqlBool>`${expr} ilike ${pattern} escape '\\'`
+    : sql<SqlBool>`${expr} like ${pattern} escape '\\'`;
+}
+
 class Compiler {
   private conditions = 0;
   constructor(
@@ -67,6 +90,7 @@ class Compiler {
         const inner = value.map((v) => {
           if (!isObject(v))
             throw errors.filter(`${key} must be a non-empty array of filter objects`);
+          this.count();
           return this.object(v, depth + 1, false) ?? sql<SqlBool>`1 = 1`;
         });
         parts.push(
@@ -75,7 +99,7 @@ class Compiler {
         continue;
       }
       if (key.startsWith('+')) throw errors.filter(`Unknown filter operator ${key}`);
-      const field = this.spec[key];
+      const field = fieldOf(this.spec, key);
       if (!field) throw errors.cannotFilterOn(key);
       parts.push(this.field(key, field, value, depth + 1));
     }
@@ -97,9 +121,13 @@ class Compiler {
           if (!Array.isArray(operand) || operand.length === 0) {
             throw errors.filter(`${op} on ${key} must be a non-empty array`);
           }
-          const inner = operand.map((v) => this.field(key, field, v, depth + 1));
+          const inner = operand.map((v) => {
+            this.count();
+            return this.field(key, field, v, depth + 1);
+          });
           return sql<SqlBool>`(${sql.join(inner, sql` ${sql.raw(op === '+and' ? 'and' : 'or')} `)})`;
         }
+        if (!op.startsWith('+')) throw errors.filter(`Unknown filter operator ${op}`);
         return this.operator(key, field, op, operand);
       });
       return parts.length === 1
@@ -116,9 +144,9 @@ class Compiler {
     if (field.kind === 'array') {
       if (typeof operand !== 'string')
         throw errors.filter(`Filter on ${key} must be a string or dict`);
-      if (op === '=') return field.member('eq', operand);
-      if (op === '+neq') return field.member('neq', operand);
-      if (op === '+contains') return field.member('contains', operand);
+      if (op === '=') return field.member('eq', operand, this.dialect);
+      if (op === '+neq') return field.member('neq', operand, this.dialect);
+      if (op === '+contains') return field.member('contains', operand, this.dialect);
       throw errors.filter(`Operator ${op} is not supported on ${key}`);
     }
     const col = sql.ref(field.column);
@@ -134,13 +162,9 @@ class Compiler {
       if (field.kind !== 'string')
         throw errors.filter(`+contains needs a text field; ${key} is not one`);
       if (typeof operand !== 'string') throw errors.filter(`+contains on ${key} needs a string`);
-      const pattern = `%${operand.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
-      // Case-insensitive on both engines (SQLite's LIKE already is for ASCII).
-      return this.dialect === 'postgres'
-        ? sql<SqlBool>`${col} ilike ${pattern} escape '\\'`
-        : sql<SqlBool>`${col} like ${pattern} escape '\\'`;
+      return containsCondition(col, operand, this.dialect);
     }
-    if (op in COMPARISONS) {
+    if (Object.hasOwn(COMPARISONS, op)) {
       if (field.kind === 'bool') throw errors.filter(`${op} is not supported on ${key}`);
       if (operand === null) throw errors.filter(`${op} on ${key} needs a value`);
       return sql<SqlBool>`${col} ${sql.raw(COMPARISONS[op as Comparison])} ${this.value(key, field, operand)}`;
@@ -148,8 +172,15 @@ class Compiler {
     throw errors.filter(`Unknown filter operator ${op}`);
   }
 
-  /** Checks and converts one value to the column's stored form. */
-  private value(key: string, field: ScalarField, v: Json): string | number {
+  /** Checks and converts one value to the column's stored form, as a parameter. */
+  private value(key: string, field: ScalarField, v: Json): RawBuilder<unknown> {
+    const checked = this.checked(key, field, v);
+    // Integer columns are 32-bit on PostgreSQL: a larger value must match nothing, not fail.
+    if (field.kind === 'int' && this.dialect === 'postgres') return sql`cast(${checked} as bigint)`;
+    return sql`${checked}`;
+  }
+
+  private checked(key: string, field: ScalarField, v: Json): string | number {
     switch (field.kind) {
       case 'int':
       case 'number': {
@@ -159,7 +190,7 @@ class Compiler {
             : typeof v === 'string' && v.trim() !== ''
               ? Number(v)
               : Number.NaN;
-        if (!Number.isFinite(n) || (field.kind === 'int' && !Number.isInteger(n))) {
+        if (!Number.isFinite(n) || (field.kind === 'int' && !Number.isSafeInteger(n))) {
           throw errors.filter(`Filter on ${key} needs a number`);
         }
         return n;
@@ -207,7 +238,7 @@ export function compileFilter(
   const order = parsed['+order'];
   if (orderKey !== undefined) {
     if (typeof orderKey !== 'string') throw errors.filter('+order_by must be a field name');
-    const field = spec[orderKey];
+    const field = fieldOf(spec, orderKey);
     if (!field) throw errors.cannotFilterOn(orderKey);
     if (field.kind === 'array' || field.orderable === false)
       throw errors.filter(`Cannot order by ${orderKey}`);

@@ -18,8 +18,8 @@ export interface Page<T> {
 }
 
 export interface PaginateOptions {
-  /** The listed table's id column, the stable tie-breaker. */
-  idColumn: string;
+  /** The listed table's id column (or the columns of its key), the stable tie-breaker. */
+  idColumn: string | readonly string[];
   /** Default order of the collection (events: newest first). */
   defaultDirection?: 'asc' | 'desc';
 }
@@ -53,7 +53,9 @@ export async function paginate<Row, Out>(
   const direction = opts.defaultDirection ?? 'asc';
   let q = select(filtered);
   if (filter.orderBy) q = q.orderBy(sql.ref(filter.orderBy.column), filter.orderBy.direction);
-  q = q.orderBy(sql.ref(opts.idColumn), filter.orderBy?.direction ?? direction);
+  for (const col of typeof opts.idColumn === 'string' ? [opts.idColumn] : opts.idColumn) {
+    q = q.orderBy(sql.ref(col), filter.orderBy?.direction ?? direction);
+  }
   const rows = await q
     .limit(pageSize)
     .offset((page - 1) * pageSize)

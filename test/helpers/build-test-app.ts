@@ -26,6 +26,8 @@ export interface RequestOptions {
 
 export interface TestApp {
   app: StratusApp;
+  /** The test database's URL (`sqlite::memory:` on SQLite: not shareable with a second connection). */
+  url: string;
   ctx: AppContext;
   clock: FakeClock;
   /** The bootstrap account's unrestricted user and its `*` token. */
@@ -45,6 +47,8 @@ export interface TestApp {
 export interface TestAppOptions {
   timing?: TimingProfile;
   rateLimits?: boolean;
+  /** STRATUS_BODY_LIMIT in bytes (default: the configured default). */
+  bodyLimit?: number;
 }
 
 async function databaseUrl(): Promise<{ url: string; drop: () => Promise<void> }> {
@@ -63,6 +67,7 @@ export async function buildTestApp(opts: TestAppOptions = {}): Promise<TestApp> 
     STRATUS_TIMING: opts.timing ?? 'fast',
     STRATUS_RATE_LIMITS: opts.rateLimits ? 'on' : 'off',
     LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
+    ...(opts.bodyLimit !== undefined ? { STRATUS_BODY_LIMIT: String(opts.bodyLimit) } : {}),
   });
   const clock = new FakeClock('2026-03-01T12:00:00Z');
   const ctx = await createContext(config, { clock });
@@ -112,6 +117,7 @@ export async function buildTestApp(opts: TestAppOptions = {}): Promise<TestApp> 
 
   return {
     app,
+    url,
     ctx,
     clock,
     admin,

@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import { DateTime, Nullable, PageOf } from '../../http/schemas/common.js';
 
-const Price = Type.Object({ hourly: Nullable(Type.Number()), monthly: Nullable(Type.Number()) });
+const Price = Type.Object({ hourly: Type.Number(), monthly: Type.Number() });
 const RegionPrice = Type.Object({
   id: Type.String(),
   hourly: Type.Number(),
@@ -58,7 +58,7 @@ export const ImageSchema = Type.Object({
   description: Nullable(Type.String()),
   created: DateTime(),
   updated: DateTime(),
-  created_by: Nullable(Type.String()),
+  created_by: Type.String(),
   deprecated: Type.Boolean(),
   is_public: Type.Boolean(),
   size: Type.Integer(),

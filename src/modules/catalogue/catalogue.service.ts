@@ -106,7 +106,7 @@ export class CatalogueService {
         ]),
       compileFilter(xf, AVAILABILITY_FILTERS, this.db.dialect),
       params,
-      { idColumn: 'region_availability.plan' },
+      { idColumn: ['region_availability.region', 'region_availability.plan'] },
       (r: { region: string; plan: string; available: number }) => ({
         region: r.region,
         plan: r.plan,

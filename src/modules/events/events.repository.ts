@@ -23,7 +23,8 @@ const PROFILE_TYPES = ['token', 'ssh_key', 'user'];
 /**
  * Which events a user sees: every event of the account for unrestricted users; for restricted
  * users, events of entities they hold a grant on, their own profile events, and account events
- * when they have account access.
+ * (no entity, or an entity that is neither grantable nor a profile item: the account, payment
+ * methods, object storage keys, OAuth clients…) when they have account access.
  */
 export function eventVisibility(p: Principal): RawBuilder<SqlBool> | undefined {
   if (!p.restricted) return undefined;
@@ -33,7 +34,8 @@ export function eventVisibility(p: Principal): RawBuilder<SqlBool> | undefined {
       select 1 from entity_grants g where g.user_id = ${p.userId}
         and g.entity_type = events.entity_type and g.entity_id = events.entity_id))
     or (events.entity_type in (${sql.join(PROFILE_TYPES)}) and events.username = ${p.username})
-    or (${accountEvents ? 1 : 0} = 1 and (events.entity_type = 'account' or events.entity_type is null))
+    or (${accountEvents ? 1 : 0} = 1 and (events.entity_type is null
+      or events.entity_type not in (${sql.join([...GRANT_TYPES, ...PROFILE_TYPES])})))
   )`;
 }
 

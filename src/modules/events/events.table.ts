@@ -23,7 +23,7 @@ export interface EventsTable {
   status: string;
   time_remaining: string | null;
   username: string | null;
-  /** Epoch ms of the last status change, for duration. */
+  /** Epoch ms the event was recorded, then when it moved into `started`: the base of duration. */
   started_ms: number | null;
 }
 

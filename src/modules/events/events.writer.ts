@@ -43,16 +43,21 @@ export class EventWriter {
     return row.id;
   }
 
-  /** Moves an event along (`scheduled` → `started` → `finished`|`failed`); sets `duration` at the end. */
+  /**
+   * Moves an event along (`scheduled` → `started` → `finished`|`failed`). At the end `duration`
+   * is the seconds since the event started (since it was recorded if it never did).
+   */
   async update(db: Database, id: number, change: EventChange): Promise<void> {
     const current = await db.db
       .selectFrom('events')
-      .select(['started_ms', 'created'])
+      .select(['started_ms', 'created', 'status'])
       .where('id', '=', id)
       .executeTakeFirst();
     if (!current) return;
     const nowMs = this.clock.nowMs();
     const done = change.status === 'finished' || change.status === 'failed';
+    // Progress updates repeat `started`: only the move into `started` sets the start time.
+    const starting = change.status === 'started' && current.status !== 'started';
     const startMs = current.started_ms ?? Date.parse(`${current.created}Z`);
     await db.db
       .updateTable('events')
@@ -64,7 +69,7 @@ export class EventWriter {
         ...(change.message !== undefined ? { message: change.message } : {}),
         ...(change.timeRemaining !== undefined ? { time_remaining: change.timeRemaining } : {}),
         ...(change.entityLabel !== undefined ? { entity_label: change.entityLabel } : {}),
-        ...(change.status === 'started' ? { started_ms: nowMs } : {}),
+        ...(starting ? { started_ms: nowMs } : {}),
         ...(done
           ? {
               duration: Math.max(0, Math.round((nowMs - startMs) / 100) / 10),

@@ -1,10 +1,15 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type } from '@sinclair/typebox';
 import type { AppContext } from '../../context.js';
 import { principal } from '../../http/principal.js';
-import { ProfileSchema } from './profile.schemas.js';
+import { GrantsSchema } from '../account/grants.schemas.js';
+import { ProfileSchema, ProfileUpdateBody } from './profile.schemas.js';
+import { sshKeysRoutes } from './sshkeys.routes.js';
+import { tokensRoutes } from './tokens.routes.js';
 
 const tags = ['Profile'];
 
+/** /profile, /profile/grants, and the tokens and SSH keys sub-resources. */
 export function profileRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
   const svc = ctx.services.profile;
   return async (app) => {
@@ -16,5 +21,38 @@ export function profileRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
       },
       (req) => svc.get(principal(req)),
     );
+    app.put(
+      '/profile',
+      {
+        schema: {
+          tags,
+          summary: 'Profile Update',
+          body: ProfileUpdateBody,
+          response: { 200: ProfileSchema },
+        },
+        config: { operationId: 'updateProfile', scopes: ['account:read_write'] },
+      },
+      (req) => svc.update(principal(req), req.body),
+    );
+    app.get(
+      '/profile/grants',
+      {
+        schema: {
+          tags,
+          summary: 'Grants List',
+          response: {
+            200: GrantsSchema,
+            204: Type.Null({ description: 'The caller is unrestricted: no grants, no body.' }),
+          },
+        },
+        config: { operationId: 'getProfileGrants', auth: 'token' },
+      },
+      async (req, reply) => {
+        const grants = await ctx.services.grants.ofCaller(principal(req));
+        return grants ?? reply.status(204).send(null);
+      },
+    );
+    await app.register(tokensRoutes(ctx));
+    await app.register(sshKeysRoutes(ctx));
   };
 }

@@ -1,4 +1,4 @@
-import { Type } from '@sinclair/typebox';
+import { type Static, Type } from '@sinclair/typebox';
 import { Nullable } from '../../http/schemas/common.js';
 
 export const ProfileSchema = Type.Object({
@@ -14,7 +14,7 @@ export const ProfileSchema = Type.Object({
     total: Type.Integer(),
     completed: Type.Integer(),
     pending: Type.Integer(),
-    credit: Type.Number(),
+    credit: Type.Integer(),
   }),
   ip_whitelist_enabled: Type.Boolean(),
   lish_auth_method: Type.String({ enum: ['password_keys', 'keys_only', 'disabled'] }),
@@ -23,3 +23,23 @@ export const ProfileSchema = Type.Object({
   restricted: Type.Boolean(),
   authentication_type: Type.String({ enum: ['password', 'github'] }),
 });
+
+/**
+ * PUT /profile: the writable Profile fields. `username` changes through PUT
+ * /account/users/{username}; `restricted` is read-only for the user itself (ignored here).
+ */
+export const ProfileUpdateBody = Type.Object({
+  email: Type.Optional(
+    Type.String({ description: 'A valid email address, at most 128 characters.' }),
+  ),
+  timezone: Type.Optional(Type.String({ description: 'An IANA time zone name, e.g. US/Eastern.' })),
+  email_notifications: Type.Optional(Type.Boolean()),
+  lish_auth_method: Type.Optional(
+    Type.String({ enum: ['password_keys', 'keys_only', 'disabled'] }),
+  ),
+  authorized_keys: Type.Optional(
+    Nullable(Type.Array(Type.String(), { description: 'Public keys for Lish; null for none.' })),
+  ),
+  two_factor_auth: Type.Optional(Type.Boolean()),
+});
+export type ProfileUpdate = Static<typeof ProfileUpdateBody>;

@@ -1,10 +1,14 @@
 import type { Static } from '@sinclair/typebox';
 import type { Principal } from '../../auth/principal.js';
 import type { Database } from '../../db/database.js';
-import { parseJson, toBool } from '../../db/database.js';
-import { errors } from '../../errors/errors.js';
+import { fromBool, parseJson, toBool } from '../../db/database.js';
+import { errors, FieldErrors } from '../../errors/errors.js';
+import { entityRefs } from '../events/events.types.js';
+import type { EventWriter } from '../events/events.writer.js';
+import { emailProblem } from '../identity/identity.rules.js';
 import type { UsersTable } from '../identity/identity.table.js';
-import type { ProfileSchema } from './profile.schemas.js';
+import type { ProfileSchema, ProfileUpdate } from './profile.schemas.js';
+import { formatPublicKey, parsePublicKey } from './ssh-keys.js';
 
 export type Profile = Static<typeof ProfileSchema>;
 
@@ -34,17 +38,85 @@ export function toProfile(u: Omit<UsersTable, 'id'> & { id: number }): Profile {
   };
 }
 
+/** Whether the runtime knows the time zone (IANA names and their aliases such as US/Eastern). */
+export function isTimeZone(tz: string): boolean {
+  if (tz === '' || tz.length > 64) return false;
+  try {
+    new Intl.DateTimeFormat('en-US', { timeZone: tz });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 /** The acting user's own profile. */
 export class ProfileService {
-  constructor(private readonly db: Database) {}
+  constructor(
+    private readonly db: Database,
+    private readonly events: EventWriter,
+  ) {}
 
-  async get(p: Principal): Promise<Profile> {
-    const u = await this.db.db
+  private async row(db: Database, p: Principal) {
+    const u = await db.db
       .selectFrom('users')
       .selectAll()
       .where('id', '=', p.userId)
       .executeTakeFirst();
     if (!u) throw errors.invalidToken();
-    return toProfile(u);
+    return u;
+  }
+
+  async get(p: Principal): Promise<Profile> {
+    return toProfile(await this.row(this.db, p));
+  }
+
+  /** PUT /profile: the writable fields, checked all at once; event `profile_update`. */
+  async update(p: Principal, body: ProfileUpdate): Promise<Profile> {
+    const fe = new FieldErrors();
+    if (body.email !== undefined) {
+      const problem = emailProblem(body.email);
+      if (problem) fe.add('email', problem);
+    }
+    if (body.timezone !== undefined && !isTimeZone(body.timezone))
+      fe.add('timezone', 'timezone must be a valid time zone such as US/Eastern or Europe/Berlin');
+    let keys: string[] | null | undefined = body.authorized_keys;
+    if (body.authorized_keys) {
+      keys = body.authorized_keys.map((k, i) => {
+        const parsed = parsePublicKey(k);
+        if ('problem' in parsed) {
+          fe.add(`authorized_keys.${i}`, parsed.problem);
+          return k;
+        }
+        return formatPublicKey(parsed);
+      });
+    }
+    fe.throwIfAny();
+    return this.db.transaction(async (tx) => {
+      const u = await this.row(tx, p);
+      const set = {
+        ...(body.email !== undefined ? { email: body.email } : {}),
+        ...(body.timezone !== undefined ? { timezone: body.timezone } : {}),
+        ...(body.email_notifications !== undefined
+          ? { email_notifications: fromBool(body.email_notifications) }
+          : {}),
+        ...(body.lish_auth_method !== undefined ? { lish_auth_method: body.lish_auth_method } : {}),
+        ...(keys !== undefined
+          ? { authorized_keys: keys === null ? null : JSON.stringify(keys) }
+          : {}),
+        ...(body.two_factor_auth !== undefined
+          ? { two_factor_auth: fromBool(body.two_factor_auth) }
+          : {}),
+      };
+      if (Object.keys(set).length > 0)
+        await tx.db.updateTable('users').set(set).where('id', '=', u.id).execute();
+      await this.events.record(tx, {
+        accountId: p.accountId,
+        action: 'profile_update',
+        entity: entityRefs.user(u.id, u.username),
+        status: 'notification',
+        username: p.username,
+      });
+      return toProfile(await this.row(tx, p));
+    });
   }
 }

@@ -1,0 +1,65 @@
+import autocannon from 'autocannon';
+
+export interface LoadOptions {
+  url: string;
+  headers?: Record<string, string>;
+  connections: number;
+  seconds: number;
+}
+
+export interface LoadResult {
+  /** 2xx responses per second. */
+  rps: number;
+  /** Latency percentiles of 2xx responses, in ms (exact, from every response time). */
+  p50: number;
+  p99: number;
+  requests: number;
+  /** Non-2xx responses plus connection errors and timeouts. */
+  failures: number;
+}
+
+function percentile(sorted: Float64Array, q: number): number {
+  if (sorted.length === 0) return Number.NaN;
+  const rank = Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1));
+  return sorted[rank] as number;
+}
+
+/**
+ * One closed-loop autocannon run. Latencies are collected from every response (autocannon's own
+ * histogram rounds to whole milliseconds, too coarse for the ratios checked here).
+ */
+export function runLoad(o: LoadOptions): Promise<LoadResult> {
+  return new Promise((resolve, reject) => {
+    let times = new Float64Array(1 << 16);
+    let n = 0;
+    const instance = autocannon(
+      {
+        url: o.url,
+        connections: o.connections,
+        duration: o.seconds,
+        pipelining: 1,
+        ...(o.headers ? { headers: o.headers } : {}),
+      },
+      (err, result) => {
+        if (err) return reject(err);
+        const sorted = times.subarray(0, n).sort();
+        resolve({
+          rps: n / result.duration,
+          p50: percentile(sorted, 0.5),
+          p99: percentile(sorted, 0.99),
+          requests: n,
+          failures: result.non2xx + result.errors + result.timeouts,
+        });
+      },
+    );
+    instance.on('response', (_client, statusCode, _bytes, responseTime) => {
+      if (statusCode < 200 || statusCode >= 300) return;
+      if (n === times.length) {
+        const bigger = new Float64Array(times.length * 2);
+        bigger.set(times);
+        times = bigger;
+      }
+      times[n++] = responseTime;
+    });
+  });
+}

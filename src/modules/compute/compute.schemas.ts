@@ -1,0 +1,175 @@
+import { Type } from '@sinclair/typebox';
+import { DateTime, Nullable, PageOf } from '../../http/schemas/common.js';
+
+export const SCHEDULE_DAYS = [
+  'Scheduling',
+  'Sunday',
+  'Monday',
+  'Tuesday',
+  'Wednesday',
+  'Thursday',
+  'Friday',
+  'Saturday',
+];
+export const SCHEDULE_WINDOWS = [
+  'Scheduling',
+  'W0',
+  'W2',
+  'W4',
+  'W6',
+  'W8',
+  'W10',
+  'W12',
+  'W14',
+  'W16',
+  'W18',
+  'W20',
+  'W22',
+];
+export const INSTANCE_STATUSES = [
+  'running',
+  'offline',
+  'booting',
+  'rebooting',
+  'shutting_down',
+  'provisioning',
+  'deleting',
+  'migrating',
+  'rebuilding',
+  'cloning',
+  'restoring',
+  'stopped',
+  'billing_suspension',
+];
+
+const Alerts = Type.Object({
+  cpu: Type.Integer(),
+  network_in: Type.Integer(),
+  network_out: Type.Integer(),
+  transfer_quota: Type.Integer(),
+  io: Type.Integer(),
+});
+
+export const ComputeSchema = Type.Object({
+  id: Type.Integer(),
+  label: Type.String(),
+  region: Type.String(),
+  image: Nullable(Type.String()),
+  type: Type.String(),
+  group: Type.String(),
+  tags: Type.Array(Type.String()),
+  status: Type.String({ enum: INSTANCE_STATUSES }),
+  hypervisor: Type.String({ enum: ['kvm'] }),
+  created: DateTime(),
+  updated: DateTime(),
+  ipv4: Type.Array(Type.String()),
+  ipv6: Nullable(Type.String()),
+  specs: Type.Object({
+    disk: Type.Integer(),
+    memory: Type.Integer(),
+    vcpus: Type.Integer(),
+    gpus: Type.Integer(),
+    transfer: Type.Integer(),
+  }),
+  alerts: Alerts,
+  backups: Type.Object({
+    enabled: Type.Boolean(),
+    available: Type.Boolean(),
+    schedule: Type.Object({
+      day: Nullable(Type.String({ enum: SCHEDULE_DAYS })),
+      window: Nullable(Type.String({ enum: SCHEDULE_WINDOWS })),
+    }),
+    last_successful: Nullable(DateTime()),
+  }),
+  watchdog_enabled: Type.Boolean(),
+  host_uuid: Type.String(),
+  has_user_data: Type.Boolean(),
+});
+
+/** An interface as sent in a request (instance create, config create/update, interface add). */
+export const InterfaceRequestSchema = Type.Object({
+  purpose: Type.String({ enum: ['public', 'vlan', 'vpc'] }),
+  label: Type.Optional(Nullable(Type.String({ maxLength: 64 }))),
+  ipam_address: Type.Optional(Nullable(Type.String())),
+  primary: Type.Optional(Type.Boolean()),
+  subnet_id: Type.Optional(Nullable(Type.Integer())),
+  ipv4: Type.Optional(
+    Type.Object({
+      vpc: Type.Optional(Nullable(Type.String())),
+      nat_1_1: Type.Optional(Nullable(Type.String())),
+    }),
+  ),
+  ip_ranges: Type.Optional(Nullable(Type.Array(Type.String()))),
+  active: Type.Optional(
+    Type.Boolean({ description: 'Accepted and ignored: a boot into the config activates it.' }),
+  ),
+});
+
+/** An interface as answered. */
+export const InterfaceSchema = Type.Object({
+  id: Type.Integer(),
+  label: Nullable(Type.String()),
+  ipam_address: Nullable(Type.String()),
+  purpose: Type.String({ enum: ['public', 'vlan', 'vpc'] }),
+  active: Type.Boolean(),
+  primary: Type.Boolean(),
+  vpc_id: Nullable(Type.Integer()),
+  subnet_id: Nullable(Type.Integer()),
+  ipv4: Type.Object({ vpc: Nullable(Type.String()), nat_1_1: Nullable(Type.String()) }),
+  ip_ranges: Nullable(Type.Array(Type.String())),
+});
+
+export const CreateComputeBody = Type.Object({
+  region: Type.String(),
+  type: Type.String(),
+  label: Type.Optional(Type.String({ minLength: 3, maxLength: 64 })),
+  image: Type.Optional(Nullable(Type.String())),
+  backup_id: Type.Optional(Type.Integer()),
+  root_pass: Type.Optional(Type.String({ minLength: 7, maxLength: 128 })),
+  authorized_keys: Type.Optional(Type.Array(Type.String())),
+  authorized_users: Type.Optional(Type.Array(Type.String())),
+  stackscript_id: Type.Optional(Type.Integer()),
+  // A record keeps its keys under removeAdditional: 'all'.
+  stackscript_data: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
+  swap_size: Type.Optional(Type.Integer({ minimum: 0, maximum: 8192 })),
+  booted: Type.Optional(Type.Boolean()),
+  backups_enabled: Type.Optional(Type.Boolean()),
+  private_ip: Type.Optional(Type.Boolean()),
+  firewall_id: Type.Optional(Type.Integer()),
+  group: Type.Optional(Type.String({ maxLength: 50 })),
+  tags: Type.Optional(Type.Array(Type.String({ minLength: 3, maxLength: 50 }))),
+  interfaces: Type.Optional(Type.Array(InterfaceRequestSchema, { maxItems: 3 })),
+  metadata: Type.Optional(Type.Object({ user_data: Type.Optional(Type.String()) })),
+});
+
+export const UpdateComputeBody = Type.Object({
+  label: Type.Optional(Type.String({ minLength: 3, maxLength: 64 })),
+  group: Type.Optional(Type.String({ maxLength: 50 })),
+  tags: Type.Optional(Type.Array(Type.String({ minLength: 3, maxLength: 50 }))),
+  watchdog_enabled: Type.Optional(Type.Boolean()),
+  alerts: Type.Optional(
+    Type.Object({
+      cpu: Type.Optional(Type.Integer({ minimum: 0 })),
+      network_in: Type.Optional(Type.Integer({ minimum: 0 })),
+      network_out: Type.Optional(Type.Integer({ minimum: 0 })),
+      transfer_quota: Type.Optional(Type.Integer({ minimum: 0, maximum: 100 })),
+      io: Type.Optional(Type.Integer({ minimum: 0 })),
+    }),
+  ),
+  backups: Type.Optional(
+    Type.Object({
+      schedule: Type.Optional(
+        Type.Object({
+          day: Type.Optional(Nullable(Type.String({ enum: SCHEDULE_DAYS }))),
+          window: Type.Optional(Nullable(Type.String({ enum: SCHEDULE_WINDOWS }))),
+        }),
+      ),
+    }),
+  ),
+});
+
+export const ComputeParams = Type.Object({ computeId: Type.Integer() });
+export const ComputePage = PageOf(ComputeSchema);
+export const BootBody = Type.Object({ config_id: Type.Optional(Type.Integer()) });
+/** Reboot: `config_id` null or omitted means the last booted config (spec). */
+export const RebootBody = Type.Object({ config_id: Type.Optional(Nullable(Type.Integer())) });

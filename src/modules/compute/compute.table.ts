@@ -1,0 +1,114 @@
+import type { Generated } from '../../db/database.js';
+
+export type InstanceStatus =
+  | 'running'
+  | 'offline'
+  | 'booting'
+  | 'rebooting'
+  | 'shutting_down'
+  | 'provisioning'
+  | 'deleting'
+  | 'migrating'
+  | 'rebuilding'
+  | 'cloning'
+  | 'restoring'
+  | 'stopped'
+  | 'billing_suspension';
+
+export interface InstancesTable {
+  id: Generated<number>;
+  account_id: number;
+  label: string;
+  region: string;
+  type: string;
+  image: string | null;
+  status: InstanceStatus;
+  group_label: string;
+  host_uuid: string;
+  watchdog_enabled: number;
+  /** JSON {cpu, io, network_in, network_out, transfer_quota}. */
+  alerts: string;
+  backups_enabled: number;
+  backups_day: string | null;
+  backups_window: string | null;
+  backups_last_successful: string | null;
+  has_user_data: number;
+  /** SLAAC address without prefix length, or null. */
+  ipv6: string | null;
+  last_booted_config_id: number | null;
+  created: string;
+  updated: string;
+}
+
+export type DiskStatus = 'ready' | 'not ready' | 'deleting';
+
+export interface DisksTable {
+  id: Generated<number>;
+  instance_id: number;
+  account_id: number;
+  label: string;
+  status: DiskStatus;
+  /** MB. */
+  size: number;
+  filesystem: string;
+  image: string | null;
+  /** MB of data on the disk (restore, clone and shrink check against it). */
+  used_mb: number;
+  created: string;
+  updated: string;
+}
+
+export interface ConfigsTable {
+  id: Generated<number>;
+  instance_id: number;
+  account_id: number;
+  label: string;
+  kernel: string;
+  comments: string | null;
+  memory_limit: number;
+  run_level: string;
+  virt_mode: string;
+  root_device: string;
+  /** JSON of the five helper booleans. */
+  helpers: string;
+  /** JSON {sda..sdh: {disk_id}|{volume_id}|null}. */
+  devices: string;
+  created: string;
+  updated: string;
+}
+
+export interface ConfigInterfacesTable {
+  id: Generated<number>;
+  config_id: number;
+  instance_id: number;
+  /** 0, 1, 2 = eth0, eth1, eth2. */
+  position: number;
+  purpose: 'public' | 'vlan' | 'vpc';
+  label: string | null;
+  ipam_address: string | null;
+  is_primary: number;
+  vpc_id: number | null;
+  subnet_id: number | null;
+  ipv4_vpc: string | null;
+  ipv4_nat_1_1: string | null;
+  /** JSON array of CIDR strings, or null. */
+  ip_ranges: string | null;
+}
+
+/** Periods during which an instance was running: statistics and billing read them. */
+export interface InstanceRunsTable {
+  id: Generated<number>;
+  instance_id: number;
+  account_id: number;
+  /** Epoch ms. */
+  started_ms: number;
+  stopped_ms: number | null;
+}
+
+export interface ComputeTables {
+  instances: InstancesTable;
+  disks: DisksTable;
+  configs: ConfigsTable;
+  config_interfaces: ConfigInterfacesTable;
+  instance_runs: InstanceRunsTable;
+}

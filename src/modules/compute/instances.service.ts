@@ -1,0 +1,464 @@
+import type { Static } from '@sinclair/typebox';
+import { authz } from '../../auth/authz.js';
+import type { Principal } from '../../auth/principal.js';
+import type { Database } from '../../db/database.js';
+import { parseJson, toBool } from '../../db/database.js';
+import { errors, FieldErrors } from '../../errors/errors.js';
+import type { JobQueue } from '../../jobs/queue.js';
+import type { Clock } from '../../lib/clock.js';
+import { compileFilter } from '../../lib/filter.js';
+import { type Page, type PageParams, paginate } from '../../lib/pagination.js';
+import { isoSeconds } from '../../lib/time.js';
+import type { CatalogueService } from '../catalogue/catalogue.service.js';
+import type { EventWriter } from '../events/events.writer.js';
+import { entityRefs } from '../events/events.types.js';
+import type { IpAllocator } from '../networking/ip-allocator.js';
+import { setTags } from '../tags/tags.repository.js';
+import { deleteJob, lifecycleJob } from './compute.jobs.js';
+import {
+  type ApiInstance,
+  DEFAULT_HELPERS,
+  emptyDevices,
+  findInstance,
+  INSTANCE_FILTERS,
+  type InstanceRow,
+  insertConfig,
+  insertDisk,
+  insertIp,
+  newHostUuid,
+  replaceInterfaces,
+  toApiInstances,
+} from './compute.repository.js';
+import {
+  checkPassword,
+  checkTags,
+  DEFAULT_SWAP_MB,
+  defaultAlerts,
+  instanceLabelProblem,
+  stackscriptDataProblem,
+  userDataProblem,
+} from './compute.rules.js';
+import type { CreateComputeBody, UpdateComputeBody } from './compute.schemas.js';
+import { checkInterfaces } from './interfaces.rules.js';
+import { checkAuthorizedKeys, keysOfAuthorizedUsers } from './ssh.js';
+
+type CreateBody = Static<typeof CreateComputeBody>;
+type UpdateBody = Static<typeof UpdateComputeBody>;
+type XFilter = string | string[] | undefined;
+
+/** Statuses in which an instance can take a new action. */
+export const IDLE_STATUSES = new Set(['running', 'offline']);
+
+export interface InstanceDeps {
+  db: Database;
+  clock: Clock;
+  events: EventWriter;
+  queue: JobQueue;
+  catalogue: CatalogueService;
+  ips: IpAllocator;
+}
+
+/** Compute instances: create, list, view, update and delete. */
+export class InstancesService {
+  constructor(private readonly d: InstanceDeps) {}
+
+  private now(): string {
+    return isoSeconds(this.d.clock.nowMs());
+  }
+
+  private async one(db: Database, row: InstanceRow): Promise<ApiInstance> {
+    const [api] = await toApiInstances(db, this.d.catalogue, [row]);
+    return api as ApiInstance;
+  }
+
+  /** An instance the caller may see (404 otherwise), checked for the given permission. */
+  async load(
+    db: Database,
+    p: Principal,
+    id: number,
+    level: 'read_only' | 'read_write',
+    lock = false,
+  ): Promise<InstanceRow> {
+    const row = await findInstance(db, p.accountId, id, lock);
+    if (!row) throw errors.notFound();
+    await authz.requireEntity(db, p, 'compute', id, level);
+    return row;
+  }
+
+  /** 400 `Compute busy.` unless the instance is idle (running or offline, no work under way). */
+  async assertIdle(db: Database, row: InstanceRow): Promise<void> {
+    if (!IDLE_STATUSES.has(row.status)) throw errors.busy('Compute');
+    await this.d.queue.assertIdle(db, 'compute', row.id, 'Compute');
+  }
+
+  /** Power actions also wait for work under way on the instance's disks. */
+  async assertDisksIdle(db: Database, row: InstanceRow): Promise<void> {
+    const diskJob = await db.db
+      .selectFrom('jobs')
+      .innerJoin('disks', 'disks.id', 'jobs.entity_id')
+      .select('jobs.id')
+      .where('jobs.entity_type', '=', 'disk')
+      .where('disks.instance_id', '=', row.id)
+      .where('jobs.status', 'in', ['queued', 'running'])
+      .executeTakeFirst();
+    if (diskJob) throw errors.busy('Compute');
+  }
+
+  async list(p: Principal, params: PageParams, xf: XFilter): Promise<Page<ApiInstance>> {
+    const { db } = this.d;
+    let base = db.db.selectFrom('instances').where('instances.account_id', '=', p.accountId);
+    const vis = authz.visible(p, 'compute', 'instances.id');
+    if (vis) base = base.where(vis);
+    const page = await paginate(
+      base,
+      (qb) => qb.selectAll('instances'),
+      compileFilter(xf, INSTANCE_FILTERS, db.dialect),
+      params,
+      { idColumn: 'instances.id' },
+      (r: InstanceRow) => r,
+    );
+    return { ...page, data: await toApiInstances(db, this.d.catalogue, page.data) };
+  }
+
+  async get(p: Principal, id: number): Promise<ApiInstance> {
+    return this.one(this.d.db, await this.load(this.d.db, p, id, 'read_only'));
+  }
+
+  /** Create: every field of the spec's create table, checked together; then one transaction. */
+  async create(p: Principal, b: CreateBody): Promise<ApiInstance> {
+    const { catalogue } = this.d;
+    authz.requireGlobal(p, 'add_computes');
+    if (b.tags !== undefined && b.tags.length > 0 && p.restricted) throw errors.unauthorized();
+    const fe = new FieldErrors();
+
+    const region = catalogue.region(b.region);
+    if (!region) fe.add('region', 'region is not valid');
+    else if (!region.capabilities.includes('Computes'))
+      fe.add('region', 'Compute instances are not available in this region');
+    const type = catalogue.type(b.type);
+    if (!type) fe.add('type', 'A valid plan type by that ID was not found');
+    if (b.label !== undefined) {
+      const lp = instanceLabelProblem(b.label);
+      if (lp) fe.add('label', lp);
+    }
+    checkTags(fe, b.tags);
+
+    const imageId = b.image ?? null;
+    if (imageId !== null && b.backup_id !== undefined && b.backup_id !== null) {
+      fe.add('image', 'image and backup_id cannot both be given');
+    } else if (b.backup_id !== undefined && b.backup_id !== null) {
+      fe.add('backup_id', 'Backup not found');
+    }
+    const image = imageId === null ? undefined : await catalogue.image(imageId, p.accountId);
+    if (imageId !== null && !image) fe.add('image', 'image is not valid');
+    if (image) {
+      if (b.root_pass === undefined)
+        fe.add('root_pass', 'root_pass is required when deploying from an image');
+    } else if (b.root_pass !== undefined && imageId === null) {
+      fe.add('root_pass', 'root_pass is only used when deploying from an image');
+    }
+    checkPassword(fe, 'root_pass', b.root_pass, [p.username]);
+    checkAuthorizedKeys(fe, 'authorized_keys', b.authorized_keys);
+    if (b.authorized_users !== undefined && b.authorized_users.length > 0) {
+      await keysOfAuthorizedUsers(
+        this.d.db,
+        fe,
+        'authorized_users',
+        p.accountId,
+        b.authorized_users,
+      );
+    }
+    if ((b.authorized_keys?.length || b.authorized_users?.length) && imageId === null) {
+      fe.add('authorized_keys', 'authorized_keys and authorized_users need an image');
+    }
+
+    const swap = b.swap_size ?? DEFAULT_SWAP_MB;
+    if (type && image) {
+      const minDisk = catalogue.imageExtras(image.id)?.min_disk_mb ?? image.size;
+      if (type.disk - swap < minDisk)
+        fe.add('swap_size', `The plan's disk must leave at least ${minDisk} MB for the image`);
+    }
+
+    const userData = b.metadata?.user_data ?? null;
+    if (userData !== null) {
+      const up = userDataProblem(userData);
+      if (up) fe.add('metadata.user_data', up);
+      else if (region && !region.capabilities.includes('Metadata')) {
+        fe.add('metadata.user_data', 'This region does not support metadata (cloud-init)');
+      } else if (!image?.capabilities.includes('cloud-init')) {
+        fe.add('metadata.user_data', 'user_data needs an image that supports cloud-init');
+      }
+    }
+    if (b.stackscript_id !== undefined && b.stackscript_id !== null)
+      fe.add('stackscript_id', 'StackScript not found');
+    if (b.stackscript_data !== undefined && b.stackscript_data !== null) {
+      const sp = stackscriptDataProblem(b.stackscript_data);
+      if (sp) fe.add('stackscript_data', sp);
+      else if (b.stackscript_id === undefined || b.stackscript_id === null) {
+        fe.add('stackscript_data', 'stackscript_data needs a stackscript_id');
+      }
+    }
+    if (b.firewall_id !== undefined && b.firewall_id !== null)
+      fe.add('firewall_id', 'Firewall not found');
+    const interfaces =
+      b.interfaces === undefined
+        ? undefined
+        : b.interfaces.length === 0
+          ? checkInterfaces(fe, 'interfaces', [{ purpose: 'public' }], {
+              creating: true,
+              subnetExists: () => false,
+            })
+          : checkInterfaces(fe, 'interfaces', b.interfaces, {
+              creating: true,
+              subnetExists: () => false,
+            });
+    fe.throwIfAny();
+    if (!region || !type) throw errors.internal();
+
+    const account = await this.d.db.db
+      .selectFrom('accounts')
+      .select('backups_enabled')
+      .where('id', '=', p.accountId)
+      .executeTakeFirstOrThrow();
+    // The account-wide setting forces backups on for new instances.
+    const backups = toBool(account.backups_enabled) || (b.backups_enabled ?? false);
+    const booted = b.booted ?? imageId !== null;
+
+    return this.d.db.transaction(async (tx) => {
+      const now = this.now();
+      if (b.label !== undefined) await this.assertLabelFree(tx, p.accountId, b.label);
+      const inserted = await tx.db
+        .insertInto('instances')
+        .values({
+          account_id: p.accountId,
+          label: b.label ?? `compute-tmp-${newHostUuid()}`,
+          region: region.id,
+          type: type.id,
+          image: imageId,
+          status: 'provisioning',
+          group_label: b.group ?? '',
+          host_uuid: newHostUuid(),
+          watchdog_enabled: 1,
+          alerts: JSON.stringify(defaultAlerts(type.vcpus)),
+          backups_enabled: backups ? 1 : 0,
+          backups_day: backups ? 'Scheduling' : null,
+          backups_window: backups ? 'Scheduling' : null,
+          backups_last_successful: null,
+          has_user_data: userData !== null ? 1 : 0,
+          ipv6: null,
+          last_booted_config_id: null,
+          created: now,
+          updated: now,
+        })
+        .returning('id')
+        .executeTakeFirstOrThrow();
+      const id = inserted.id;
+      const label = b.label ?? `compute${id}`;
+      await tx.db
+        .updateTable('instances')
+        .set({ label, ipv6: this.d.ips.slaac(region.id, id) })
+        .where('id', '=', id)
+        .execute();
+      await authz.grantCreator(tx, p, 'compute', id);
+      if (b.tags) await setTags(tx, p.accountId, 'compute', id, b.tags);
+
+      const pub = await this.d.ips.next(tx, region.id, 'public');
+      await insertIp(
+        tx,
+        { accountId: p.accountId, instanceId: id, region: region.id, kind: 'public', ip: pub },
+        now,
+      );
+      if (b.private_ip) {
+        const priv = await this.d.ips.next(tx, region.id, 'private');
+        await insertIp(
+          tx,
+          { accountId: p.accountId, instanceId: id, region: region.id, kind: 'private', ip: priv },
+          now,
+        );
+      }
+
+      let configId: number | null = null;
+      if (image) {
+        const fs = catalogue.imageExtras(image.id)?.filesystem ?? 'ext4';
+        const minDisk = catalogue.imageExtras(image.id)?.min_disk_mb ?? image.size;
+        const bootDisk = await insertDisk(
+          tx,
+          {
+            instanceId: id,
+            accountId: p.accountId,
+            label: `${image.label} Disk`,
+            size: type.disk - swap,
+            filesystem: fs,
+            image: image.id,
+            usedMb: minDisk,
+            status: 'not ready',
+          },
+          now,
+        );
+        const devices = emptyDevices();
+        devices.sda = { disk_id: bootDisk };
+        if (swap > 0) {
+          const swapDisk = await insertDisk(
+            tx,
+            {
+              instanceId: id,
+              accountId: p.accountId,
+              label: `${swap} MB Swap Image`,
+              size: swap,
+              filesystem: 'swap',
+              image: null,
+              usedMb: swap,
+              status: 'not ready',
+            },
+            now,
+          );
+          devices.sdb = { disk_id: swapDisk };
+        }
+        configId = await insertConfig(
+          tx,
+          {
+            instanceId: id,
+            accountId: p.accountId,
+            label: `My ${image.label} Disk Profile`,
+            kernel: 'compute/latest-64bit',
+            comments: '',
+            memoryLimit: 0,
+            runLevel: 'default',
+            virtMode: 'paravirt',
+            rootDevice: '/dev/sda',
+            helpers: DEFAULT_HELPERS,
+            devices,
+          },
+          now,
+        );
+        if (interfaces) await replaceInterfaces(tx, configId, id, interfaces);
+      }
+
+      const eventId = await this.d.events.record(tx, {
+        accountId: p.accountId,
+        action: 'compute_create',
+        entity: entityRefs.compute(id, label),
+        status: 'scheduled',
+        username: p.username,
+      });
+      await this.d.queue.enqueue(
+        tx,
+        lifecycleJob,
+        {
+          instanceId: id,
+          accountId: p.accountId,
+          op: 'provision',
+          eventId,
+          step: 0,
+          configId,
+          thenBoot: booted && configId !== null,
+          username: p.username,
+        },
+        { accountId: p.accountId, entity: { type: 'compute', id } },
+      );
+      const row = await findInstance(tx, p.accountId, id);
+      return this.one(tx, row as InstanceRow);
+    });
+  }
+
+  private async assertLabelFree(
+    db: Database,
+    accountId: number,
+    label: string,
+    exceptId?: number,
+  ): Promise<void> {
+    let q = db.db
+      .selectFrom('instances')
+      .select('id')
+      .where('account_id', '=', accountId)
+      .where('label', '=', label);
+    if (exceptId !== undefined) q = q.where('id', '<>', exceptId);
+    if (await q.executeTakeFirst())
+      throw errors.invalidField('label', 'Label must be unique among your compute instances');
+  }
+
+  /** Update: label, group, tags, watchdog, alerts and the backup schedule. */
+  async update(p: Principal, id: number, b: UpdateBody): Promise<ApiInstance> {
+    if (b.tags !== undefined && p.restricted) throw errors.unauthorized();
+    return this.d.db.transaction(async (tx) => {
+      const row = await this.load(tx, p, id, 'read_write', true);
+      const fe = new FieldErrors();
+      if (b.label !== undefined) {
+        const lp = instanceLabelProblem(b.label);
+        if (lp) fe.add('label', lp);
+      }
+      checkTags(fe, b.tags);
+      const type = this.d.catalogue.type(row.type);
+      const maxCpu = 100 * (type?.vcpus ?? 1);
+      if (b.alerts?.cpu !== undefined && b.alerts.cpu > maxCpu)
+        fe.add('alerts.cpu', `cpu must be between 0 and ${maxCpu}`);
+      fe.throwIfAny();
+      if (b.label !== undefined && b.label !== row.label)
+        await this.assertLabelFree(tx, p.accountId, b.label, id);
+
+      const alerts = {
+        ...parseJson(row.alerts, defaultAlerts(type?.vcpus ?? 1)),
+        ...(b.alerts ?? {}),
+      };
+      const schedule = b.backups?.schedule;
+      await tx.db
+        .updateTable('instances')
+        .set({
+          ...(b.label !== undefined ? { label: b.label } : {}),
+          ...(b.group !== undefined ? { group_label: b.group } : {}),
+          ...(b.watchdog_enabled !== undefined
+            ? { watchdog_enabled: b.watchdog_enabled ? 1 : 0 }
+            : {}),
+          ...(schedule?.day !== undefined ? { backups_day: schedule.day } : {}),
+          ...(schedule?.window !== undefined ? { backups_window: schedule.window } : {}),
+          alerts: JSON.stringify(alerts),
+          updated: this.now(),
+        })
+        .where('id', '=', id)
+        .execute();
+      if (b.tags !== undefined) await setTags(tx, p.accountId, 'compute', id, b.tags);
+      const label = b.label ?? row.label;
+      await this.d.events.record(tx, {
+        accountId: p.accountId,
+        action: 'compute_update',
+        entity: entityRefs.compute(id, label),
+        status: 'notification',
+        username: p.username,
+      });
+      return this.one(tx, (await findInstance(tx, p.accountId, id)) as InstanceRow);
+    });
+  }
+
+  /** Delete: refused while cloning or restoring (or busy); the job releases everything. */
+  async delete(p: Principal, id: number): Promise<void> {
+    await this.d.db.transaction(async (tx) => {
+      const row = await this.load(tx, p, id, 'read_write', true);
+      if (row.status === 'cloning' || row.status === 'restoring') {
+        throw errors.reason(`Compute cannot be deleted while ${row.status}.`, 'busy');
+      }
+      if (row.status === 'deleting') throw errors.busy('Compute');
+      // Work under way on the instance (a boot, say) sees `deleting` and stops at its next step.
+      await tx.db
+        .updateTable('instances')
+        .set({ status: 'deleting', updated: this.now() })
+        .where('id', '=', id)
+        .execute();
+      const eventId = await this.d.events.record(tx, {
+        accountId: p.accountId,
+        action: 'compute_delete',
+        entity: entityRefs.compute(id, row.label),
+        status: 'scheduled',
+        username: p.username,
+      });
+      await this.d.queue.enqueue(
+        tx,
+        deleteJob,
+        { instanceId: id, accountId: p.accountId, eventId, step: 0 },
+        {
+          accountId: p.accountId,
+          entity: { type: 'compute', id },
+        },
+      );
+    });
+  }
+}

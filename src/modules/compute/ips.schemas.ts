@@ -1,0 +1,54 @@
+import { Type } from '@sinclair/typebox';
+import { Nullable } from '../../http/schemas/common.js';
+import {
+  IpAddressPrivateSchema,
+  IpAddressSchema,
+  IpAddressV6Schema,
+} from '../networking/ips.schemas.js';
+
+/** A VPC interface's address (`vpc` of the instance's networking view). */
+const VpcIpSchema = Type.Object({
+  active: Type.Boolean(),
+  address: Nullable(Type.String()),
+  address_range: Nullable(Type.String()),
+  config_id: Type.Integer(),
+  gateway: Nullable(Type.String()),
+  interface_id: Type.Integer(),
+  compute_id: Type.Integer(),
+  nat_1_1: Nullable(Type.String()),
+  prefix: Nullable(Type.Integer()),
+  region: Type.String(),
+  subnet_id: Type.Integer(),
+  subnet_mask: Type.String(),
+  vpc_id: Type.Integer(),
+});
+
+const Ipv6RangeSchema = Type.Object({
+  range: Type.String(),
+  prefix: Type.Integer(),
+  region: Type.String(),
+  route_target: Type.String(),
+});
+
+/** `GET /compute/instances/{id}/ips`: an object, not a page. */
+export const InstanceIpsSchema = Type.Object({
+  ipv4: Type.Object({
+    public: Type.Array(IpAddressSchema),
+    private: Type.Array(IpAddressPrivateSchema),
+    shared: Type.Array(IpAddressSchema),
+    reserved: Type.Array(IpAddressSchema),
+    vpc: Type.Array(VpcIpSchema),
+  }),
+  ipv6: Type.Object({
+    link_local: IpAddressV6Schema,
+    slaac: IpAddressV6Schema,
+    global: Type.Array(Ipv6RangeSchema),
+  }),
+});
+
+export const AddIpBody = Type.Object({
+  type: Type.String({ enum: ['ipv4'] }),
+  public: Type.Boolean(),
+});
+
+export const ComputeIpParams = Type.Object({ computeId: Type.Integer(), address: Type.String() });

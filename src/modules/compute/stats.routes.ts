@@ -1,0 +1,105 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { AppContext } from '../../context.js';
+import { principal } from '../../http/principal.js';
+import { PageQuery } from '../../http/schemas/common.js';
+import { ComputeParams } from './compute.schemas.js';
+import {
+  ComputeStatsSchema,
+  InstanceFirewallPage,
+  InstanceNodeBalancerPage,
+  TransferMonthSchema,
+  TransferSchema,
+  YearMonthParams,
+} from './stats.schemas.js';
+
+const tags = ['Compute Instances'];
+const read = { scopes: ['computes:read_only'] };
+
+/** An instance's statistics, transfer, firewalls and NodeBalancers. */
+export function computeStatsRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
+  const svc = ctx.services.stats;
+  return async (app) => {
+    app.get(
+      '/compute/instances/:computeId/stats',
+      {
+        schema: {
+          tags,
+          summary: 'Compute Statistics View',
+          params: ComputeParams,
+          response: { 200: ComputeStatsSchema },
+        },
+        config: { operationId: 'getComputeStats', ...read, rateLimit: 'stats' },
+      },
+      (req) => svc.stats(principal(req), req.params.computeId),
+    );
+    app.get(
+      '/compute/instances/:computeId/stats/:year/:month',
+      {
+        schema: {
+          tags,
+          summary: 'Statistics View (year/month)',
+          params: YearMonthParams,
+          response: { 200: ComputeStatsSchema },
+        },
+        config: { operationId: 'getComputeStatsByYearMonth', ...read, rateLimit: 'stats' },
+      },
+      (req) =>
+        svc.statsMonth(principal(req), req.params.computeId, req.params.year, req.params.month),
+    );
+    app.get(
+      '/compute/instances/:computeId/transfer',
+      {
+        schema: {
+          tags,
+          summary: 'Network Transfer View',
+          params: ComputeParams,
+          response: { 200: TransferSchema },
+        },
+        config: { operationId: 'getComputeTransfer', ...read },
+      },
+      (req) => svc.transfer(principal(req), req.params.computeId),
+    );
+    app.get(
+      '/compute/instances/:computeId/transfer/:year/:month',
+      {
+        schema: {
+          tags,
+          summary: 'Network Transfer View (year/month)',
+          params: YearMonthParams,
+          response: { 200: TransferMonthSchema },
+        },
+        config: { operationId: 'getComputeTransferByYearMonth', ...read },
+      },
+      (req) =>
+        svc.transferMonth(principal(req), req.params.computeId, req.params.year, req.params.month),
+    );
+    app.get(
+      '/compute/instances/:computeId/firewalls',
+      {
+        schema: {
+          tags,
+          summary: 'Firewalls List',
+          params: ComputeParams,
+          querystring: PageQuery,
+          response: { 200: InstanceFirewallPage },
+        },
+        config: { operationId: 'getComputeFirewalls', ...read, paged: true },
+      },
+      (req) => svc.firewalls(principal(req), req.params.computeId, req.query),
+    );
+    app.get(
+      '/compute/instances/:computeId/nodebalancers',
+      {
+        schema: {
+          tags,
+          summary: 'Compute NodeBalancers View',
+          params: ComputeParams,
+          querystring: PageQuery,
+          response: { 200: InstanceNodeBalancerPage },
+        },
+        config: { operationId: 'getComputeNodeBalancers', ...read, paged: true },
+      },
+      (req) => svc.nodebalancers(principal(req), req.params.computeId, req.query),
+    );
+  };
+}

@@ -1,0 +1,73 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { AppContext } from '../../context.js';
+import { principal, xFilter } from '../../http/principal.js';
+import {
+  AddressParams,
+  AllocateIpBody,
+  IpAddressPage,
+  IpAddressSchema,
+  IpListQuery,
+  RdnsBody,
+} from './ips.schemas.js';
+
+const tags = ['Networking'];
+
+/** The account's addresses: `/networking/ips[/{address}]`. */
+export function networkingRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
+  const svc = ctx.services.ips;
+  return async (app) => {
+    app.get(
+      '/networking/ips',
+      {
+        schema: {
+          tags,
+          summary: 'IP Addresses List',
+          querystring: IpListQuery,
+          response: { 200: IpAddressPage },
+        },
+        config: { operationId: 'getIPs', scopes: ['ips:read_only'], paged: true },
+      },
+      (req) => svc.list(principal(req), req.query, xFilter(req), req.query.skip_ipv6_rdns ?? false),
+    );
+    app.post(
+      '/networking/ips',
+      {
+        schema: {
+          tags,
+          summary: 'IP Address Allocate',
+          body: AllocateIpBody,
+          response: { 200: IpAddressSchema },
+        },
+        config: { operationId: 'allocateIP', scopes: ['ips:read_write', 'computes:read_write'] },
+      },
+      (req) => svc.allocate(principal(req), req.body.compute_id, req.body.public),
+    );
+    app.get(
+      '/networking/ips/:address',
+      {
+        schema: {
+          tags,
+          summary: 'IP Address View',
+          params: AddressParams,
+          response: { 200: IpAddressSchema },
+        },
+        config: { operationId: 'getIP', scopes: ['ips:read_only'] },
+      },
+      (req) => svc.get(principal(req), req.params.address),
+    );
+    app.put(
+      '/networking/ips/:address',
+      {
+        schema: {
+          tags,
+          summary: 'IP Address RDNS Update',
+          params: AddressParams,
+          body: RdnsBody,
+          response: { 200: IpAddressSchema },
+        },
+        config: { operationId: 'updateIP', scopes: ['ips:read_write'] },
+      },
+      (req) => svc.update(principal(req), req.params.address, req.body.rdns),
+    );
+  };
+}

@@ -1,0 +1,64 @@
+import { type RawBuilder, type SqlBool, sql } from 'kysely';
+import type { Database } from '../../db/database.js';
+import { type ArrayField, containsCondition } from '../../lib/filter.js';
+
+/** Replaces the tags of an entity (deduplicated, order kept for display by name). */
+export async function setTags(
+  db: Database,
+  accountId: number,
+  type: string,
+  id: number,
+  tags: readonly string[],
+): Promise<void> {
+  await db.db
+    .deleteFrom('entity_tags')
+    .where('entity_type', '=', type)
+    .where('entity_id', '=', id)
+    .execute();
+  const unique = [...new Set(tags)];
+  if (unique.length === 0) return;
+  await db.db
+    .insertInto('entity_tags')
+    .values(unique.map((tag) => ({ account_id: accountId, entity_type: type, entity_id: id, tag })))
+    .execute();
+}
+
+/** The tags of several entities at once, sorted by name. */
+export async function tagsOf(
+  db: Database,
+  type: string,
+  ids: readonly number[],
+): Promise<Map<number, string[]>> {
+  const out = new Map<number, string[]>(ids.map((id) => [id, []]));
+  if (ids.length === 0) return out;
+  const rows = await db.db
+    .selectFrom('entity_tags')
+    .select(['entity_id', 'tag'])
+    .where('entity_type', '=', type)
+    .where('entity_id', 'in', ids)
+    .orderBy('tag')
+    .execute();
+  for (const r of rows) out.get(r.entity_id)?.push(r.tag);
+  return out;
+}
+
+export async function dropTags(db: Database, type: string, id: number): Promise<void> {
+  await db.db
+    .deleteFrom('entity_tags')
+    .where('entity_type', '=', type)
+    .where('entity_id', '=', id)
+    .execute();
+}
+
+/** X-Filter on `tags`: membership, non-membership, or a tag containing the text. */
+export function tagsFilter(type: string, idColumn: string): ArrayField {
+  return {
+    kind: 'array',
+    member: (op, value, dialect): RawBuilder<SqlBool> => {
+      const base = sql`select 1 from entity_tags t where t.entity_type = ${type} and t.entity_id = ${sql.ref(idColumn)}`;
+      if (op === 'eq') return sql<SqlBool>`exists (${base} and t.tag = ${value})`;
+      if (op === 'neq') return sql<SqlBool>`not exists (${base} and t.tag = ${value})`;
+      return sql<SqlBool>`exists (${base} and ${containsCondition(sql.ref('t.tag'), value, dialect)})`;
+    },
+  };
+}

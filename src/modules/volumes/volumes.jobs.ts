@@ -1,0 +1,123 @@
+import { Type } from '@sinclair/typebox';
+import type { Database } from '../../db/database.js';
+import type { JobContext } from '../../jobs/job.js';
+import { defineJob } from '../../jobs/job.js';
+import type { WorkKind } from '../../jobs/timing.js';
+import { isoSeconds } from '../../lib/time.js';
+import { type InstanceDeleteHook, instanceDeleteHooks } from '../compute/compute.jobs.js';
+import type { InstanceRow } from '../compute/compute.repository.js';
+import { entityRefs } from '../events/events.types.js';
+import { removeFromConfigs } from './volumes.repository.js';
+
+/** Progress steps of each volume operation (percent_complete moves at each). */
+export const VOLUME_STEPS = 4;
+
+export type VolumeOp = 'create' | 'resize' | 'clone';
+
+export interface VolumeJobPayload {
+  /** The volume whose status moves: the new volume for create and clone. */
+  volumeId: number;
+  accountId: number;
+  op: VolumeOp;
+  eventId: number;
+  step: number;
+}
+
+const KIND: Record<VolumeOp, WorkKind> = {
+  create: 'volume_create',
+  resize: 'volume_resize',
+  clone: 'volume_clone',
+};
+
+async function activate(ctx: JobContext, id: number): Promise<void> {
+  await ctx.db.db
+    .updateTable('volumes')
+    .set({ status: 'active', updated: isoSeconds(ctx.clock.nowMs()) })
+    .where('id', '=', id)
+    .execute();
+}
+
+/**
+ * Create (`creating` → `active`), resize (`resizing` → `active`) and clone (the new volume is
+ * `creating` until done; the job's entity is the source, which is busy meanwhile).
+ */
+export const volumeJob = defineJob<VolumeJobPayload>({
+  name: 'volumes.work',
+  version: 1,
+  payload: Type.Object({ volumeId: Type.Integer(), op: Type.String() }),
+  maxAttempts: 5,
+  async handle(ctx, p) {
+    const vol = await ctx.db.db
+      .selectFrom('volumes')
+      .select('id')
+      .where('id', '=', p.volumeId)
+      .executeTakeFirst();
+    if (!vol) {
+      await ctx.events.update(ctx.db, p.eventId, {
+        status: 'failed',
+        message: 'The volume was deleted.',
+      });
+      return undefined;
+    }
+    const delay = ctx.timing.stepMs(KIND[p.op], VOLUME_STEPS);
+    if (p.step === 0) {
+      await ctx.events.update(ctx.db, p.eventId, { status: 'started', percentComplete: 0 });
+      return { next: { ...p, step: 1 }, delayMs: delay };
+    }
+    if (p.step < VOLUME_STEPS) {
+      await ctx.events.update(ctx.db, p.eventId, {
+        percentComplete: Math.round((p.step / VOLUME_STEPS) * 100),
+      });
+      return { next: { ...p, step: p.step + 1 }, delayMs: delay };
+    }
+    await activate(ctx, p.volumeId);
+    await ctx.events.update(ctx.db, p.eventId, { status: 'finished' });
+    return undefined;
+  },
+  async onFailure(ctx, p, error) {
+    await ctx.events.update(ctx.db, p.eventId, { status: 'failed', message: error.message });
+    // Whatever failed, the volume is left in a state a client can act on.
+    await activate(ctx, p.volumeId);
+  },
+});
+
+export const volumeJobs = [volumeJob];
+
+/** Detaches every volume of an instance that is being deleted (in the delete job's transaction). */
+export const detachOnInstanceDelete: InstanceDeleteHook = async (
+  db: Database,
+  inst: InstanceRow,
+  ctx: JobContext,
+) => {
+  const attached = await db
+    .forUpdate(
+      db.db
+        .selectFrom('volumes')
+        .select(['id', 'label', 'account_id'])
+        .where('compute_id', '=', inst.id),
+    )
+    .execute();
+  const now = isoSeconds(ctx.clock.nowMs());
+  for (const v of attached) {
+    await removeFromConfigs(db, inst.id, v.id, now);
+    await db.db
+      .updateTable('volumes')
+      .set({ compute_id: null, persist_across_boots: 0, updated: now })
+      .where('id', '=', v.id)
+      .execute();
+    await ctx.events.record(db, {
+      accountId: v.account_id,
+      action: 'volume_detach',
+      entity: entityRefs.volume(v.id, v.label),
+      secondaryEntity: entityRefs.compute(inst.id, inst.label),
+      status: 'notification',
+      username: null,
+    });
+  }
+};
+
+/** Registers the volume area's instance-delete hook (once per process, whatever the contexts). */
+export function registerVolumeHooks(): void {
+  if (!instanceDeleteHooks.includes(detachOnInstanceDelete))
+    instanceDeleteHooks.push(detachOnInstanceDelete);
+}
