@@ -4,6 +4,7 @@ import { FieldErrors } from '../errors/errors.js';
 import { GRANT_TYPES, type GrantType, type Permission } from './authz.js';
 import { type GrantableEntity, grantableEntities } from './grantable.js';
 import { EMPTY_GLOBAL_GRANTS, type GlobalGrants } from './principal.js';
+import { principalChanged } from './principal-cache.js';
 
 /** One entry of a per-type grants array (reference: Grant). */
 export interface GrantItem {
@@ -122,6 +123,7 @@ export async function applyGrants(
       .set({ global_grants: JSON.stringify(merged) })
       .where('id', '=', holder.userId)
       .execute();
+    await principalChanged(db, { kind: 'user', id: holder.userId });
   }
 
   for (const type of known.keys()) {
@@ -160,4 +162,5 @@ export async function clearGrants(db: Database, userId: number): Promise<void> {
     .set({ global_grants: JSON.stringify(EMPTY_GLOBAL_GRANTS) })
     .where('id', '=', userId)
     .execute();
+  await principalChanged(db, { kind: 'user', id: userId });
 }

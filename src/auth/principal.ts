@@ -1,4 +1,8 @@
+import type { UsersTable } from '../modules/identity/identity.table.js';
 import type { ScopeSet } from './scopes.js';
+
+/** A user's row as stored. */
+export type UserRow = Omit<UsersTable, 'id'> & { id: number };
 
 /** The global grants of a restricted user (reference: GrantsResponse.global). */
 export interface GlobalGrants {
@@ -47,4 +51,11 @@ export interface Principal {
   accountEuuid: string;
   restricted: boolean;
   globalGrants: GlobalGrants;
+  /** The scopes in canonical form (the X-OAuth-Scopes header). */
+  scopesHeader?: string;
+  /**
+   * The user's row, read with the token (GET /profile answers from it). Kept exact by the
+   * principal cache's invalidations; absent on principals built elsewhere.
+   */
+  user?: Readonly<UserRow>;
 }

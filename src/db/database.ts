@@ -6,6 +6,7 @@ import {
   sql,
   type Transaction,
 } from 'kysely';
+import { PrincipalCache } from '../auth/principal-cache.js';
 import type { Dialect } from '../config/config.js';
 import { isRetryableTxError } from '../errors/db-errors.js';
 import { createDialect } from './dialect.js';
@@ -28,14 +29,22 @@ export class Database {
     readonly db: Kysely<DatabaseSchema>,
     readonly dialect: Dialect,
     private readonly tx: TxState | undefined,
+    /** Resolved bearer tokens (src/auth/principal-cache.ts), shared with transactions. */
+    readonly principals: PrincipalCache,
   ) {}
 
   static connect(url: string, opts: { poolSize?: number } = {}): Database {
     const handle = createDialect(url, opts);
+    const principals = new PrincipalCache({
+      dialect: handle.dialect,
+      ...(handle.dialect === 'postgres' ? { url } : {}),
+      ...(handle.dataVersion ? { dataVersion: handle.dataVersion } : {}),
+    });
     return new Database(
       new Kysely<DatabaseSchema>({ dialect: handle.kysely }),
       handle.dialect,
       undefined,
+      principals,
     );
   }
 
@@ -59,7 +68,7 @@ export class Database {
         const result = await this.db
           .transaction()
           .execute((trx: Transaction<DatabaseSchema>) =>
-            fn(new Database(trx, this.dialect, state)),
+            fn(new Database(trx, this.dialect, state, this.principals)),
           );
         for (const hook of state.hooks) await hook();
         return result;
@@ -95,6 +104,7 @@ export class Database {
   }
 
   async close(): Promise<void> {
+    await this.principals.close();
     await this.db.destroy();
   }
 }

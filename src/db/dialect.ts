@@ -12,6 +12,12 @@ pg.types.setTypeParser(1700, (v) => Number(v));
 export interface DialectHandle {
   dialect: Dialect;
   kysely: KyselyDialect;
+  /**
+   * SQLite: `PRAGMA data_version` of the connection, which changes when another connection
+   * (another process) commits. Read directly, outside Kysely's connection mutex: it is a
+   * read-only, connection-level value.
+   */
+  dataVersion?: () => number;
 }
 
 export function sqliteFileOf(url: string): string {
@@ -59,7 +65,12 @@ export function createDialect(url: string, opts: { poolSize?: number } = {}): Di
     // Table statistics let the planner pick the selective index (events by entity, say);
     // without them it may scan a whole table. Cheap when nothing changed (SQLite 3.46+).
     db.pragma('optimize = 0x10002');
-    return { dialect: 'sqlite', kysely: new SqliteDialect({ database: withStatementCache(db) }) };
+    const dataVersion = db.prepare('pragma data_version').pluck();
+    return {
+      dialect: 'sqlite',
+      kysely: new SqliteDialect({ database: withStatementCache(db) }),
+      dataVersion: () => dataVersion.get() as number,
+    };
   }
   const pool = new pg.Pool({ connectionString: url, max: opts.poolSize ?? 10 });
   // An idle client's error (server restart) must not crash the process.

@@ -1,8 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { principalFromToken } from '../auth/tokens.js';
+import { authenticate } from '../auth/tokens.js';
 import type { AppContext } from '../context.js';
 import { errors } from '../errors/errors.js';
-import { isoSeconds } from '../lib/time.js';
 import { formatScopes, grantsScope } from '../auth/scopes.js';
 import { checkRateLimit } from './rate-limit.js';
 
@@ -28,12 +27,15 @@ export function authHook(ctx: AppContext) {
 
     const token = bearer(req);
     if (token !== undefined && token !== '') {
-      req.principal = await principalFromToken(ctx.db, token, isoSeconds(ctx.clock.nowMs()));
+      req.principal = await authenticate(ctx.db, token, ctx.clock.nowMs());
     }
     if (mode !== 'public') {
       if (!req.principal) throw errors.invalidToken();
       // Canonical form (space-separated), whatever separators the stored list uses.
-      reply.header('X-OAuth-Scopes', formatScopes(req.principal.scopes));
+      reply.header(
+        'X-OAuth-Scopes',
+        req.principal.scopesHeader ?? formatScopes(req.principal.scopes),
+      );
       reply.header('X-Customer-UUID', req.principal.accountEuuid);
       if (
         mode === 'scopes' &&

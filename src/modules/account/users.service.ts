@@ -1,6 +1,7 @@
 import { authz } from '../../auth/authz.js';
 import { clearGrants } from '../../auth/grants.js';
 import type { Principal } from '../../auth/principal.js';
+import { principalChanged } from '../../auth/principal-cache.js';
 import type { Database } from '../../db/database.js';
 import { fromBool, toBool } from '../../db/database.js';
 import { isUniqueViolation } from '../../errors/db-errors.js';
@@ -151,6 +152,7 @@ export class UsersService {
           .where('id', '=', u.id)
           .execute();
         if (restricted !== wasRestricted) await clearGrants(tx, u.id);
+        await principalChanged(tx, { kind: 'user', id: u.id });
         await this.events.record(tx, {
           accountId: p.accountId,
           action: 'user_update',
@@ -176,6 +178,7 @@ export class UsersService {
         throw errors.reason(LAST_UNRESTRICTED);
       }
       await tx.db.deleteFrom('users').where('id', '=', u.id).execute();
+      await principalChanged(tx, { kind: 'user', id: u.id });
       await this.events.record(tx, {
         accountId: p.accountId,
         action: 'user_delete',

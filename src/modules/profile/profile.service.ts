@@ -1,5 +1,6 @@
 import type { Static } from '@sinclair/typebox';
 import type { Principal } from '../../auth/principal.js';
+import { principalChanged } from '../../auth/principal-cache.js';
 import type { Database } from '../../db/database.js';
 import { fromBool, parseJson, toBool } from '../../db/database.js';
 import { errors, FieldErrors } from '../../errors/errors.js';
@@ -66,8 +67,9 @@ export class ProfileService {
     return u;
   }
 
+  /** From the user's row read with the token (kept exact by the principal cache), if any. */
   async get(p: Principal): Promise<Profile> {
-    return toProfile(await this.row(this.db, p));
+    return toProfile(p.user ?? (await this.row(this.db, p)));
   }
 
   /** PUT /profile: the writable fields, checked all at once; event `profile_update`. */
@@ -109,6 +111,7 @@ export class ProfileService {
       };
       if (Object.keys(set).length > 0)
         await tx.db.updateTable('users').set(set).where('id', '=', u.id).execute();
+      await principalChanged(tx, { kind: 'user', id: u.id });
       await this.events.record(tx, {
         accountId: p.accountId,
         action: 'profile_update',

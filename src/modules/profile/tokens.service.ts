@@ -1,4 +1,5 @@
 import type { Principal } from '../../auth/principal.js';
+import { principalChanged } from '../../auth/principal-cache.js';
 import { formatScopes, isSubset, parseScopes } from '../../auth/scopes.js';
 import type { Database } from '../../db/database.js';
 import { errors, FieldErrors } from '../../errors/errors.js';
@@ -152,6 +153,7 @@ export class TokensService {
     await this.db.transaction(async (tx) => {
       const row = await this.find(tx, p, id);
       await tx.db.deleteFrom('tokens').where('id', '=', id).execute();
+      await principalChanged(tx, { kind: 'token', id });
       await this.events.record(tx, {
         accountId: p.accountId,
         action: 'token_delete',

@@ -80,9 +80,13 @@ describe('authentication and scopes', () => {
   });
 
   it('getProfile: a deleted token is 401 Invalid Token', async () => {
-    const { token, userId } = await createTestUser(t, { restricted: false });
+    const { token } = await createTestUser(t, { restricted: false });
     expect((await t.get('/v4/profile', { token })).status).toBe(200);
-    await t.ctx.db.db.deleteFrom('tokens').where('user_id', '=', userId).execute();
+    const own = await t.get('/v4/profile/tokens', { token });
+    expect(own.status).toBe(200);
+    // Deleted through the API (a token may revoke itself): the principal cache is invalidated
+    // at commit (test/integration/platform/auth-cache.test.ts has the other mutations).
+    expect((await t.del(`/v4/profile/tokens/${own.body.data[0].id}`, { token })).status).toBe(200);
     const r = await t.get('/v4/profile', { token });
     expect(r.status).toBe(401);
     expect(r.body).toEqual(INVALID_TOKEN);
