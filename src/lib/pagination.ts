@@ -30,7 +30,36 @@ type AnySelect = SelectQueryBuilder<any, any, any>;
 type SelectOf<Row> = SelectQueryBuilder<any, any, Row>;
 
 /**
- * Runs a filtered, ordered, paged query: one COUNT and one LIMIT/OFFSET query, both in SQL.
+ * The paging arithmetic shared by every collection. `rows(limit, offset)` reads one row more
+ * than the page holds, so the total is known without a COUNT whenever the page is not full and
+ * not past the end (a filtered list that fits one page, the last page): `results` = offset + rows.
+ * Only a full page, or an empty page past the first, runs `count()`.
+ */
+export async function pageOf<T>(
+  params: PageParams,
+  rows: (limit: number, offset: number) => Promise<T[]>,
+  count: () => Promise<number>,
+): Promise<Page<T>> {
+  const page = params.page ?? 1;
+  const pageSize = params.page_size ?? PAGE_SIZE_DEFAULT;
+  const offset = (page - 1) * pageSize;
+  const data = await rows(pageSize + 1, offset);
+  let results: number;
+  if (data.length > pageSize) {
+    data.length = pageSize;
+    results = await count();
+  } else if (data.length > 0 || page === 1) {
+    results = offset + data.length;
+  } else {
+    results = await count();
+  }
+  const pages = Math.max(1, Math.ceil(results / pageSize));
+  return { data, page, pages, results };
+}
+
+/**
+ * Runs a filtered, ordered, paged query in SQL: a LIMIT/OFFSET query, and a COUNT only when the
+ * page does not tell the total (see `pageOf`).
  * `base` has its FROM, joins and visibility conditions but no selection; `select` adds it.
  */
 export async function paginate<Row, Out>(
@@ -41,24 +70,24 @@ export async function paginate<Row, Out>(
   opts: PaginateOptions,
   map: (row: Row) => Out,
 ): Promise<Page<Out>> {
-  const page = params.page ?? 1;
-  const pageSize = params.page_size ?? PAGE_SIZE_DEFAULT;
   const filtered = filter.where ? base.where(filter.where) : base;
-  const countRow = (await filtered.select(sql<number>`count(*)`.as('n')).executeTakeFirst()) as
-    | { n: number | string }
-    | undefined;
-  const results = Number(countRow?.n ?? 0);
-  const pages = Math.max(1, Math.ceil(results / pageSize));
-  if ((page - 1) * pageSize >= results) return { data: [], page, pages, results };
   const direction = opts.defaultDirection ?? 'asc';
-  let q = select(filtered);
-  if (filter.orderBy) q = q.orderBy(sql.ref(filter.orderBy.column), filter.orderBy.direction);
-  for (const col of typeof opts.idColumn === 'string' ? [opts.idColumn] : opts.idColumn) {
-    q = q.orderBy(sql.ref(col), filter.orderBy?.direction ?? direction);
-  }
-  const rows = await q
-    .limit(pageSize)
-    .offset((page - 1) * pageSize)
-    .execute();
-  return { data: rows.map(map), page, pages, results };
+  const page = await pageOf(
+    params,
+    async (limit, offset) => {
+      let q = select(filtered);
+      if (filter.orderBy) q = q.orderBy(sql.ref(filter.orderBy.column), filter.orderBy.direction);
+      for (const col of typeof opts.idColumn === 'string' ? [opts.idColumn] : opts.idColumn) {
+        q = q.orderBy(sql.ref(col), filter.orderBy?.direction ?? direction);
+      }
+      return (await q.limit(limit).offset(offset).execute()) as Row[];
+    },
+    async () => {
+      const row = (await filtered.select(sql<number>`count(*)`.as('n')).executeTakeFirst()) as
+        | { n: number | string }
+        | undefined;
+      return Number(row?.n ?? 0);
+    },
+  );
+  return { ...page, data: page.data.map(map) };
 }

@@ -3,9 +3,15 @@ import type { Database } from '../../db/database.js';
 import { errors } from '../../errors/errors.js';
 import type { Clock } from '../../lib/clock.js';
 import { compileFilter } from '../../lib/filter.js';
-import { type Page, type PageParams, paginate } from '../../lib/pagination.js';
+import type { Page, PageParams } from '../../lib/pagination.js';
 import { isoSeconds } from '../../lib/time.js';
-import { type ApiEvent, baseEventQuery, EVENT_FILTERS, toApiEvent } from './events.repository.js';
+import {
+  type ApiEvent,
+  baseEventQuery,
+  EVENT_FILTERS,
+  listEvents,
+  toApiEvent,
+} from './events.repository.js';
 
 /** Events are listed for the last 90 days only. */
 export const EVENT_RETENTION_DAYS = 90;
@@ -27,14 +33,7 @@ export class EventsService {
     xFilter: string | string[] | undefined,
   ): Promise<Page<ApiEvent>> {
     const filter = compileFilter(xFilter, EVENT_FILTERS, this.db.dialect);
-    return paginate(
-      baseEventQuery(this.db, p, this.since()),
-      (qb) => qb.selectAll('events'),
-      filter,
-      params,
-      { idColumn: 'events.id', defaultDirection: 'desc' },
-      toApiEvent,
-    );
+    return listEvents(this.db, p, this.since(), filter, params);
   }
 
   async get(p: Principal, id: number): Promise<ApiEvent> {
