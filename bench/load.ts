@@ -16,6 +16,8 @@ export interface LoadResult {
   requests: number;
   /** Non-2xx responses plus connection errors and timeouts. */
   failures: number;
+  /** CPU used during the run, in cores (1 = one core busy the whole time), when measured. */
+  cpu?: { server: number; generator: number };
 }
 
 function percentile(sorted: Float64Array, q: number): number {

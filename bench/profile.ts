@@ -2,7 +2,7 @@
  * Profiles Stratus under the benchmark's load (`node --import tsx bench/profile.ts <scenario>`):
  * seeds a database like `npm run bench`, starts `stratus serve` with `--cpu-prof`, loads one
  * scenario (`profile`, `events` or `type`) for BENCH_SECONDS (default 8), stops the server and
- * prints the top functions by self time and the top files by self time. BENCH_DB=postgres for
+ * prints the top functions and files by self time during the measured load (not start-up). BENCH_DB=postgres for
  * PostgreSQL. Also prints the CPU time of the server and of the load generator (this process).
  */
 import { readdir, readFile, rm } from 'node:fs/promises';
@@ -21,9 +21,13 @@ interface Node {
 }
 interface Profile {
   nodes: Node[];
+  startTime: number;
   samples: number[];
   timeDeltas: number[];
 }
+
+/** CLOCK_MONOTONIC in µs: the clock of V8's profile timestamps, the same in every process. */
+const monotonicUs = () => Number(process.hrtime.bigint() / 1000n);
 
 const scenario = process.argv[2] ?? 'events';
 const seconds = Number(process.env.BENCH_SECONDS ?? 8);
@@ -38,10 +42,16 @@ const requests: Record<string, { path: string; headers: Record<string, string> }
   },
 };
 
-function summarize(p: Profile, top = 30): string {
+/** Self time by function and by file, of the samples taken within [fromUs, toUs]. */
+function summarize(p: Profile, fromUs: number, toUs: number, top = 30): string {
   const byId = new Map(p.nodes.map((n) => [n.id, n]));
   const self = new Map<number, number>();
-  p.samples.forEach((id, i) => self.set(id, (self.get(id) ?? 0) + (p.timeDeltas[i] ?? 0)));
+  let t = p.startTime;
+  p.samples.forEach((id, i) => {
+    const dt = p.timeDeltas[i] ?? 0;
+    t += dt;
+    if (t >= fromUs && t <= toUs) self.set(id, (self.get(id) ?? 0) + dt);
+  });
   const total = [...self.values()].reduce((a, b) => a + b, 0);
   const fnSelf = new Map<string, number>();
   const fileSelf = new Map<string, number>();
@@ -49,10 +59,16 @@ function summarize(p: Profile, top = 30): string {
     const n = byId.get(id);
     if (!n) continue;
     const f = n.callFrame;
-    const file = f.url.replace(/^.*node_modules\//, '').replace(/^file:\/\/.*\/main\//, '') || '(native)';
+    const file =
+      f.url.replace(/^.*node_modules\//, '').replace(/^file:\/\/.*\/main\//, '') || '(native)';
     const key = `${f.functionName || '(anon)'} ${file}:${f.lineNumber + 1}`;
     fnSelf.set(key, (fnSelf.get(key) ?? 0) + us);
-    const pkg = file.startsWith('src/') ? file : (file.split('/').slice(0, file.startsWith('@') ? 2 : 1).join('/') || file);
+    const pkg = file.startsWith('src/')
+      ? file
+      : file
+          .split('/')
+          .slice(0, file.startsWith('@') ? 2 : 1)
+          .join('/') || file;
     fileSelf.set(pkg, (fileSelf.get(pkg) ?? 0) + us);
   }
   const fmt = (m: Map<string, number>, n: number) =>
@@ -84,12 +100,15 @@ async function main(): Promise<void> {
     ...(databaseUrl ? { databaseUrl } : { dataDir }),
     nodeArgs: [`--cpu-prof`, `--cpu-prof-dir=${profDir}`],
   });
+  let window = [0, 0] as [number, number];
   try {
     const url = `${server.url}${req.path}`;
     await runLoad({ url, headers: req.headers, connections: 32, seconds: 2 });
     const before = { server: await processCpuMs(server.pid), self: process.cpuUsage() };
     const t0 = performance.now();
+    const from = monotonicUs();
     const r = await runLoad({ url, headers: req.headers, connections: 32, seconds });
+    window = [from, monotonicUs()];
     const wall = performance.now() - t0;
     const serverMs = (await processCpuMs(server.pid)) - before.server;
     const selfCpu = process.cpuUsage(before.self);
@@ -106,7 +125,9 @@ async function main(): Promise<void> {
   const files = (await readdir(profDir)).filter((f) => f.endsWith('.cpuprofile'));
   for (const f of files) {
     const p = JSON.parse(await readFile(path.join(profDir, f), 'utf8')) as Profile;
-    console.log(`\n${f}\n${summarize(p, Number(process.env.TOP ?? 40))}`);
+    console.log(
+      `\n${f} (the measured load only)\n${summarize(p, ...window, Number(process.env.TOP ?? 40))}`,
+    );
   }
   if (process.env.KEEP_PROFILE !== '1') await rm(tmp, { recursive: true, force: true });
   else console.log(`\nkept ${tmp}`);

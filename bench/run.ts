@@ -3,19 +3,31 @@
  *
  * BENCH_SECONDS (default 10) per scenario, BENCH_CONNECTIONS (default 32), BENCH_DB=postgres for
  * an embedded PostgreSQL instead of a temporary SQLite data dir. BENCH_ANALYZE=1 also runs ANALYZE
- * on SQLite after seeding (what `PRAGMA optimize` would do; Stratus does not). BENCH_STRICT=1
- * exits non-zero when a target fails. Results go to stdout and docs/performance.md.
+ * on SQLite after seeding (Stratus's own `PRAGMA optimize` at open does it when it judges it
+ * useful). BENCH_STRICT=1 exits non-zero when a target fails. Results go to stdout and
+ * docs/performance.md, which each run replaces; BENCH_APPEND=1 appends the run's tables to it
+ * instead (a PostgreSQL run after the SQLite one).
  */
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { appendFile, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { catalogueData } from '../src/modules/catalogue/catalogue.data.js';
 import { createDatabase, startPgServer } from '../test/helpers/pg-server.js';
+import { eventsPageFloor } from './floor.js';
 import { type LoadResult, runLoad } from './load.js';
-import { type Check, markdown, type Row, table, checks as checkTable } from './report.js';
+import {
+  type Budget,
+  budgetSection,
+  type Check,
+  checks as checkTable,
+  appendix,
+  markdown,
+  type Row,
+  table,
+} from './report.js';
 import { FIRST_ENTITY_ID, seedDatabase } from './seed.js';
-import { type Server, startRaw, startStratus } from './servers.js';
+import { processCpuMs, type Server, startRaw, startStratus } from './servers.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const SECONDS = positive('BENCH_SECONDS', 10);
@@ -47,6 +59,7 @@ function positive(name: string, fallback: number): number {
 }
 
 const log = (line: string) => process.stdout.write(`${line}\n`);
+const pctCores = (x: number) => `${Math.round(x * 100)}%`;
 
 interface Databases {
   big: { url?: string; dataDir?: string; seedUrl: string };
@@ -103,9 +116,19 @@ async function measure(
   await probe(url, headers);
   log(`  ${name}: warm-up ${WARMUP_SECONDS} s, then ${SECONDS} s…`);
   await runLoad({ url, headers, connections: CONNECTIONS, seconds: WARMUP_SECONDS });
+  // CPU of the server process and of this process (autocannon) over the measured run.
+  const serverCpu0 = await processCpuMs(server.pid);
+  const selfCpu0 = process.cpuUsage();
+  const t0 = performance.now();
   const r = await runLoad({ url, headers, connections: CONNECTIONS, seconds: SECONDS });
+  const wallMs = performance.now() - t0;
+  const self = process.cpuUsage(selfCpu0);
+  r.cpu = {
+    server: ((await processCpuMs(server.pid)) - serverCpu0) / wallMs,
+    generator: (self.user + self.system) / 1000 / wallMs,
+  };
   log(
-    `  ${name}: ${Math.round(r.rps)} req/s, p50 ${r.p50.toFixed(2)} ms, p99 ${r.p99.toFixed(2)} ms${
+    `  ${name}: ${Math.round(r.rps)} req/s, p50 ${r.p50.toFixed(2)} ms, p99 ${r.p99.toFixed(2)} ms, CPU server ${pctCores(r.cpu.server)}, autocannon ${pctCores(r.cpu.generator)}${
       r.failures > 0 ? `, ${r.failures} FAILURES` : ''
     }`,
   );
@@ -178,6 +201,11 @@ async function main(): Promise<void> {
     log('Raw node:http server again');
     const rawLast = await measure('raw (last)', raw, rawPath);
     await stopAll();
+    // With nothing else running: the events page's cost without HTTP (SQL, rows, serializer).
+    const floor = await eventsPageFloor(dbs.big.seedUrl, ADMIN_TOKEN, EVENTS_FILTER);
+    log(
+      `Events page without HTTP, in process: list ${floor.listMs.toFixed(3)} ms + serialize ${floor.serializeMs.toFixed(3)} ms (${floor.bytes} bytes)`,
+    );
     const loadEnd = os.loadavg();
     const rawResult: LoadResult = {
       rps: (rawFirst.rps + rawLast.rps) / 2,
@@ -186,6 +214,12 @@ async function main(): Promise<void> {
       requests: rawFirst.requests + rawLast.requests,
       failures: rawFirst.failures + rawLast.failures,
     };
+    if (rawFirst.cpu && rawLast.cpu) {
+      rawResult.cpu = {
+        server: (rawFirst.cpu.server + rawLast.cpu.server) / 2,
+        generator: (rawFirst.cpu.generator + rawLast.cpu.generator) / 2,
+      };
+    }
 
     const ratio = (r: LoadResult) => r.rps / rawResult.rps;
     const filterText = `X-Filter ${EVENTS_FILTER}`;
@@ -249,14 +283,24 @@ async function main(): Promise<void> {
       },
     ];
 
+    const budget: Budget = {
+      rawRps: rawResult.rps,
+      targets: [
+        { name: 'authenticated profile', ratio: TARGETS.authRatio, result: profileResult },
+        { name: 'events page, 100k events', ratio: TARGETS.eventsRatio, result: bigEvents },
+      ],
+      floor,
+    };
     log('');
     log(table(rows));
     log('');
     log(`Events page p50, 100k / 1k events: ${growth.toFixed(2)}x`);
     log('');
     log(checkTable(checks));
+    log('');
+    log(budgetSection(budget));
 
-    const report = markdown({
+    const input = {
       date: `${new Date().toISOString().slice(0, 19).replace('T', ' ')} UTC`,
       cores: os.availableParallelism(),
       cpu: os.cpus()[0]?.model.trim() ?? 'unknown CPU',
@@ -267,19 +311,27 @@ async function main(): Promise<void> {
       rows,
       checks,
       eventsRatio: growth,
+      budget,
       busy: Math.max(loadStart[0] ?? 0, loadEnd[0] ?? 0) > os.availableParallelism(),
       loadavg: `${loadStart.map((x) => x.toFixed(2)).join(' ')} at the start, ${loadEnd.map((x) => x.toFixed(2)).join(' ')} at the end`,
       notes: [
         'Stratus runs as a child process (`stratus serve`) with `STRATUS_RATE_LIMITS=off` and `LOG_LEVEL=warn`; the raw server is a child process too; autocannon runs in the bench process.',
         `The raw server answers every request with the JSON of type \`${TYPE_ID}\` (${rawBody.length} bytes), the body of scenario 1.`,
-        `Events are inserted before the server starts, with multi-row INSERTs, for the default account: ${BIG.events.toLocaleString('en-US')} events over ${BIG.entities} entity ids, and ${SMALL.events.toLocaleString('en-US')} events over ${SMALL.entities} entity ids, created within the last 89 days. The filtered entity has exactly 100 events in both databases, so both pages carry 100 events and only the table size differs.${ENGINE === 'postgres' ? ' PostgreSQL is ANALYZEd after seeding (autovacuum would soon do the same).' : ANALYZE_SQLITE ? ' SQLite is ANALYZEd after seeding (BENCH_ANALYZE=1; Stratus itself never does).' : ' SQLite is not ANALYZEd, as Stratus never does (BENCH_ANALYZE=1 would).'}`,
+        `Events are inserted before the server starts, with multi-row INSERTs, for the default account: ${BIG.events.toLocaleString('en-US')} events over ${BIG.entities} entity ids, and ${SMALL.events.toLocaleString('en-US')} events over ${SMALL.entities} entity ids, created within the last 89 days. The filtered entity has exactly 100 events in both databases, so both pages carry 100 events and only the table size differs.${ENGINE === 'postgres' ? ' PostgreSQL is ANALYZEd after seeding (autovacuum would soon do the same).' : ANALYZE_SQLITE ? ' SQLite is ANALYZEd after seeding (BENCH_ANALYZE=1).' : ' SQLite is not ANALYZEd by the seeding; Stratus runs `PRAGMA optimize` when it opens the database, which analyzes the tables that need it.'}`,
         'The raw server is measured first and last; the ratios use the mean of both, and the spread of the two shows how much the machine load moved during the run.',
+        'CPU columns: CPU time of the server process and of the bench process (autocannon) during the measured run, divided by its duration (100% = one core busy throughout; Linux `/proc/<pid>/stat`, `process.cpuUsage()`). The server can exceed 100% (garbage collection and I/O threads); its JavaScript runs on one core. With 2 cores, whatever autocannon uses is not available to the server.',
         `Each scenario gets a ${WARMUP_SECONDS} s warm-up first. req/s counts 2xx answers; p50/p99 are exact percentiles of every 2xx response time.`,
         'Targets: profile >= 40% of raw req/s; filtered events page >= 10%; p99 < 20 ms for each Stratus scenario; events page p50 with 100k events within 1.5x of 1k.',
       ],
-    });
-    await writeFile(path.join(ROOT, 'docs', 'performance.md'), report);
-    log('\nWrote docs/performance.md');
+    };
+    const file = path.join(ROOT, 'docs', 'performance.md');
+    if (process.env.BENCH_APPEND === '1') {
+      await appendFile(file, appendix(input));
+      log('\nAppended to docs/performance.md');
+    } else {
+      await writeFile(file, markdown(input));
+      log('\nWrote docs/performance.md');
+    }
     if (process.env.BENCH_STRICT === '1' && checks.some((c) => !c.pass)) process.exitCode = 1;
   } finally {
     await stopAll();
