@@ -27,7 +27,7 @@ import { checkPassword, stackscriptDataProblem } from './compute.rules.js';
 import { type DiskJobPayload, diskJob } from './disks.jobs.js';
 import type { CreateDiskBody } from './disks.schemas.js';
 import type { InstancesService } from './instances.service.js';
-import { checkAuthorizedKeys, keysOfAuthorizedUsers } from './ssh.js';
+import { checkDeployCredentials } from './ssh.js';
 
 type CreateBody = Static<typeof CreateDiskBody>;
 type XFilter = string | string[] | undefined;
@@ -149,26 +149,11 @@ export class DisksService {
       fe.add('size', `The image needs a disk of at least ${minSize} MB`);
     if (imageId === null && b.label === undefined)
       fe.add('label', 'label is required for an empty disk');
-    if (image) {
-      if (b.root_pass === undefined)
-        fe.add('root_pass', 'root_pass is required when deploying from an image');
-    } else if (b.root_pass !== undefined && imageId === null) {
-      fe.add('root_pass', 'root_pass is only used when deploying from an image');
-    }
-    checkPassword(fe, 'root_pass', b.root_pass, [p.username]);
-    checkAuthorizedKeys(fe, 'authorized_keys', b.authorized_keys);
-    if (b.authorized_users !== undefined && b.authorized_users.length > 0) {
-      await keysOfAuthorizedUsers(
-        this.d.db,
-        fe,
-        'authorized_users',
-        p.accountId,
-        b.authorized_users,
-      );
-    }
-    if ((b.authorized_keys?.length || b.authorized_users?.length) && imageId === null) {
-      fe.add('authorized_keys', 'authorized_keys and authorized_users need an image');
-    }
+    await checkDeployCredentials(this.d.db, fe, p, {
+      imageId,
+      imageFound: image !== undefined,
+      ...b,
+    });
     if (b.stackscript_id !== undefined && b.stackscript_id !== null)
       fe.add('stackscript_id', 'StackScript not found');
     if (b.stackscript_data !== undefined && b.stackscript_data !== null) {

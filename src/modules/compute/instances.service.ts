@@ -30,7 +30,6 @@ import {
   toApiInstances,
 } from './compute.repository.js';
 import {
-  checkPassword,
   checkTags,
   DEFAULT_SWAP_MB,
   defaultAlerts,
@@ -40,7 +39,7 @@ import {
 } from './compute.rules.js';
 import type { CreateComputeBody, UpdateComputeBody } from './compute.schemas.js';
 import { checkInterfaces } from './interfaces.rules.js';
-import { checkAuthorizedKeys, keysOfAuthorizedUsers } from './ssh.js';
+import { checkDeployCredentials } from './ssh.js';
 
 type CreateBody = Static<typeof CreateComputeBody>;
 type UpdateBody = Static<typeof UpdateComputeBody>;
@@ -151,26 +150,11 @@ export class InstancesService {
     }
     const image = imageId === null ? undefined : await catalogue.image(imageId, p.accountId);
     if (imageId !== null && !image) fe.add('image', 'image is not valid');
-    if (image) {
-      if (b.root_pass === undefined)
-        fe.add('root_pass', 'root_pass is required when deploying from an image');
-    } else if (b.root_pass !== undefined && imageId === null) {
-      fe.add('root_pass', 'root_pass is only used when deploying from an image');
-    }
-    checkPassword(fe, 'root_pass', b.root_pass, [p.username]);
-    checkAuthorizedKeys(fe, 'authorized_keys', b.authorized_keys);
-    if (b.authorized_users !== undefined && b.authorized_users.length > 0) {
-      await keysOfAuthorizedUsers(
-        this.d.db,
-        fe,
-        'authorized_users',
-        p.accountId,
-        b.authorized_users,
-      );
-    }
-    if ((b.authorized_keys?.length || b.authorized_users?.length) && imageId === null) {
-      fe.add('authorized_keys', 'authorized_keys and authorized_users need an image');
-    }
+    await checkDeployCredentials(this.d.db, fe, p, {
+      imageId,
+      imageFound: image !== undefined,
+      ...b,
+    });
 
     const swap = b.swap_size ?? DEFAULT_SWAP_MB;
     if (type && image) {
