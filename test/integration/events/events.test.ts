@@ -314,7 +314,7 @@ describe('events', () => {
       id: { '+gte': first },
     };
     expect(await listIds({ filter: poll })).toEqual([second, first]);
-    // The header exactly as linodego writes it (keys sorted, no spaces).
+    // The header exactly as the official Go client writes it (keys sorted, no spaces).
     const r = await t.get('/v4/account/events', {
       filter: `{"+order":"desc","+order_by":"created","action":"compute_boot","created":{"+gte":"${minStart}"},"entity.id":82372564,"entity.type":"compute","id":{"+gte":1114627696}}`,
     });
