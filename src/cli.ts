@@ -1,4 +1,3 @@
-import { parseArgs } from 'node:util';
 import { ConfigError, envToConfig } from './config/config.js';
 import { readEnv } from './config/env.js';
 import { Database } from './db/database.js';
@@ -64,5 +63,3 @@ export async function main(argv: string[]): Promise<number> {
     return 1;
   }
 }
-
-export { parseArgs };

@@ -5,7 +5,7 @@ import { sshKeysOfUsers, validatePublicKey } from '../profile/ssh-keys.js';
 import { checkPassword } from './compute.rules.js';
 
 /** `authorized_keys`: each entry a valid public key. */
-export function checkAuthorizedKeys(
+function checkAuthorizedKeys(
   fe: FieldErrors,
   field: string,
   keys: readonly string[] | undefined,
@@ -17,7 +17,7 @@ export function checkAuthorizedKeys(
 }
 
 /** `authorized_users`: users of the account with SSH keys; returns the keys to install. */
-export async function keysOfAuthorizedUsers(
+async function keysOfAuthorizedUsers(
   db: Database,
   fe: FieldErrors,
   field: string,
