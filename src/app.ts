@@ -261,11 +261,14 @@ function registerInternal(app: StratusApp, ctx: AppContext): void {
       .where('run_at', '<=', ctx.clock.nowMs())
       .executeTakeFirst();
     const due = oldest?.due === null || oldest?.due === undefined ? undefined : Number(oldest.due);
-    const text = ctx.metrics.render({
-      byStatus: Object.fromEntries(rows.map((r) => [r.status, Number(r.n)])),
-      lagSeconds: due === undefined ? 0 : Math.max(0, (ctx.clock.nowMs() - due) / 1000),
-      runner: ctx.runner.stats,
-    });
+    const text = ctx.metrics.render(
+      {
+        byStatus: Object.fromEntries(rows.map((r) => [r.status, Number(r.n)])),
+        lagSeconds: due === undefined ? 0 : Math.max(0, (ctx.clock.nowMs() - due) / 1000),
+        runner: ctx.runner.stats,
+      },
+      ctx.services.events.cache.stats,
+    );
     return reply.type('text/plain; version=0.0.4').send(text);
   });
 }

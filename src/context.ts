@@ -22,6 +22,7 @@ import { DisksService } from './modules/compute/disks.service.js';
 import { InterfacesService } from './modules/compute/interfaces.service.js';
 import { StatsService } from './modules/compute/stats.service.js';
 import { IpsService } from './modules/networking/ips.service.js';
+import { FeedCache } from './modules/events/events.feed.js';
 import { EventsService } from './modules/events/events.service.js';
 import { EventWriter } from './modules/events/events.writer.js';
 import { IpAllocator, loadPools } from './modules/networking/ip-allocator.js';
@@ -121,7 +122,7 @@ export async function createContext(
     ips: new IpsService({ db, clock, events, ips, instances }),
     stats: new StatsService({ db, clock, catalogue }, instances),
     catalogue,
-    events: new EventsService(db, clock),
+    events: new EventsService(db, clock, new FeedCache(config.feedCacheMb * 1024 * 1024)),
     profile: new ProfileService(db, events),
     account: new AccountService(db, events),
     users: new UsersService(db, clock, events),

@@ -28,6 +28,7 @@ describe('envToConfig', () => {
       rateLimits: true,
       inProcessWorker: true,
       bodyLimit: 1_048_576,
+      feedCacheMb: 16,
       logLevel: 'info',
     });
   });
@@ -43,6 +44,7 @@ describe('envToConfig', () => {
       STRATUS_RATE_LIMITS: '',
       STRATUS_WORKER: '',
       STRATUS_BODY_LIMIT: '',
+      STRATUS_FEED_CACHE_MB: '',
       LOG_LEVEL: '',
     });
     expect(c).toEqual(envToConfig({}));
@@ -145,6 +147,15 @@ describe('envToConfig', () => {
     );
     for (const v of ['1023', String(64 * 1024 * 1024 + 1), '1MB', '-5']) {
       expect(failure({ STRATUS_BODY_LIMIT: v })?.variable, v).toBe('STRATUS_BODY_LIMIT');
+    }
+  });
+
+  it('envToConfig: STRATUS_FEED_CACHE_MB accepts 0 (off) to 4096 MiB, default 16', () => {
+    expect(envToConfig({}).feedCacheMb).toBe(16);
+    expect(envToConfig({ STRATUS_FEED_CACHE_MB: '0' }).feedCacheMb).toBe(0);
+    expect(envToConfig({ STRATUS_FEED_CACHE_MB: '4096' }).feedCacheMb).toBe(4096);
+    for (const v of ['4097', '-1', '1.5', 'lots']) {
+      expect(failure({ STRATUS_FEED_CACHE_MB: v })?.variable, v).toBe('STRATUS_FEED_CACHE_MB');
     }
   });
 

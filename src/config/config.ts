@@ -19,6 +19,8 @@ export interface Config {
   readonly bodyLimit: number;
   /** A JSON file of per-region address pools replacing the defaults. */
   readonly ipPoolsFile: string | undefined;
+  /** Memory for rendered pages of the events feed, in MiB; 0 turns the cache off. */
+  readonly feedCacheMb: number;
   readonly logLevel: LogLevel;
 }
 
@@ -134,6 +136,7 @@ export function envToConfig(env: RawEnv): Config {
       env.STRATUS_IP_POOLS && env.STRATUS_IP_POOLS !== ''
         ? path.resolve(env.STRATUS_IP_POOLS)
         : undefined,
+    feedCacheMb: integer('STRATUS_FEED_CACHE_MB', env.STRATUS_FEED_CACHE_MB, 16, 0, 4096),
     logLevel: oneOf('LOG_LEVEL', env.LOG_LEVEL, LOG_LEVELS, 'info'),
   });
 }

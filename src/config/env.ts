@@ -10,6 +10,7 @@ export interface RawEnv {
   STRATUS_WORKER?: string;
   STRATUS_BODY_LIMIT?: string;
   STRATUS_IP_POOLS?: string;
+  STRATUS_FEED_CACHE_MB?: string;
   LOG_LEVEL?: string;
 }
 
@@ -25,6 +26,7 @@ export function readEnv(source: NodeJS.ProcessEnv = process.env): RawEnv {
     STRATUS_WORKER: source.STRATUS_WORKER,
     STRATUS_BODY_LIMIT: source.STRATUS_BODY_LIMIT,
     STRATUS_IP_POOLS: source.STRATUS_IP_POOLS,
+    STRATUS_FEED_CACHE_MB: source.STRATUS_FEED_CACHE_MB,
     LOG_LEVEL: source.LOG_LEVEL,
   };
 }

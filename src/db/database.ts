@@ -18,6 +18,8 @@ type CommitHook = () => void | Promise<void>;
 
 interface TxState {
   hooks: CommitHook[];
+  /** Last statements of the transaction, one per key, run in key order just before COMMIT. */
+  beforeCommit: Map<string, (tx: Database) => Promise<void>>;
 }
 
 /**
@@ -63,13 +65,18 @@ export class Database {
   async transaction<T>(fn: (tx: Database) => Promise<T>): Promise<T> {
     if (this.tx) return fn(this);
     for (let attempt = 1; ; attempt++) {
-      const state: TxState = { hooks: [] };
+      const state: TxState = { hooks: [], beforeCommit: new Map() };
       try {
         const result = await this.db
           .transaction()
-          .execute((trx: Transaction<DatabaseSchema>) =>
-            fn(new Database(trx, this.dialect, state, this.principals)),
-          );
+          .execute(async (trx: Transaction<DatabaseSchema>) => {
+            const tx = new Database(trx, this.dialect, state, this.principals);
+            const out = await fn(tx);
+            for (const key of [...state.beforeCommit.keys()].sort()) {
+              await (state.beforeCommit.get(key) as (tx: Database) => Promise<void>)(tx);
+            }
+            return out;
+          });
         for (const hook of state.hooks) await hook();
         return result;
       } catch (err) {
@@ -80,6 +87,17 @@ export class Database {
         throw err;
       }
     }
+  }
+
+  /**
+   * Runs fn as the last statement of the current transaction, once per key however often it is
+   * asked for, keys in sorted order. For counters that every writer of something bumps (the
+   * events feed's version): taken last, their row locks are held only for the commit and never
+   * while waiting for another lock, so they add no deadlocks. Throws outside a transaction.
+   */
+  beforeCommit(key: string, fn: (tx: Database) => Promise<void>): void {
+    if (!this.tx) throw new Error('beforeCommit: expected to run inside a transaction');
+    if (!this.tx.beforeCommit.has(key)) this.tx.beforeCommit.set(key, fn);
   }
 
   /** Runs fn after the transaction commits (at once when there is none). */

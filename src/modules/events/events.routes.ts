@@ -1,5 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { FastifyReply } from 'fastify';
 import type { AppContext } from '../../context.js';
+import { sendJsonText } from '../../http/json-text.js';
 import { principal, xFilter } from '../../http/principal.js';
 import { Empty, PageQuery } from '../../http/schemas/common.js';
 import { EventIdParams, EventPage, EventSchema } from './events.schemas.js';
@@ -20,7 +22,14 @@ export function eventsRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
         },
         config: { operationId: 'getEvents', scopes: ['events:read_only'], paged: true },
       },
-      (req) => svc.list(principal(req), req.query, xFilter(req)),
+      async (req, reply) => {
+        // The page is rendered by the route's own serializer, then kept as text (events.feed.ts).
+        const serialize = reply.getSerializationFunction('200') ?? JSON.stringify;
+        const body = await svc.listJson(principal(req), req.query, xFilter(req), (page) =>
+          serialize(page as unknown as { [key: string]: unknown }),
+        );
+        return sendJsonText(reply as unknown as FastifyReply, body);
+      },
     );
     app.get(
       '/account/events/:eventId',

@@ -3,7 +3,7 @@ import type { Database } from '../../db/database.js';
 import { errors } from '../../errors/errors.js';
 import type { Clock } from '../../lib/clock.js';
 import { compileFilter } from '../../lib/filter.js';
-import type { Page, PageParams } from '../../lib/pagination.js';
+import { type Page, PAGE_SIZE_DEFAULT, type PageParams } from '../../lib/pagination.js';
 import { isoSeconds } from '../../lib/time.js';
 import {
   type ApiEvent,
@@ -12,6 +12,7 @@ import {
   listEvents,
   toApiEvent,
 } from './events.repository.js';
+import { FeedCache, feedVersion, touchFeed } from './events.feed.js';
 
 /** Events are listed for the last 90 days only. */
 export const EVENT_RETENTION_DAYS = 90;
@@ -20,6 +21,8 @@ export class EventsService {
   constructor(
     private readonly db: Database,
     private readonly clock: Clock,
+    /** Rendered pages of unrestricted users (events.feed.ts); off when its size is 0. */
+    readonly cache: FeedCache = new FeedCache(0),
   ) {}
 
   private since(): string {
@@ -36,6 +39,34 @@ export class EventsService {
     return listEvents(this.db, p, this.since(), filter, params);
   }
 
+  /**
+   * The feed as the JSON text of the response, rendered by `render` (the route's serializer):
+   * from the cache when the account's feed has not changed since the same page was rendered in
+   * the same 90-day window. Restricted users' pages depend on their grants: never cached.
+   */
+  async listJson(
+    p: Principal,
+    params: PageParams,
+    xFilter: string | string[] | undefined,
+    render: (page: Page<ApiEvent>) => string,
+  ): Promise<string> {
+    const filter = compileFilter(xFilter, EVENT_FILTERS, this.db.dialect);
+    const since = this.since();
+    if (p.restricted || !this.cache.enabled) {
+      this.cache.bypass();
+      return render(await listEvents(this.db, p, since, filter, params));
+    }
+    const filterKey = Array.isArray(xFilter) ? xFilter.join('\u0000') : (xFilter ?? '');
+    const key = `${p.accountId}\n${params.page ?? 1}\n${params.page_size ?? PAGE_SIZE_DEFAULT}\n${filterKey}`;
+    // The version first, then the page: see events.feed.ts.
+    const version = await feedVersion(this.db, p.accountId);
+    const cached = this.cache.get(key, version, since);
+    if (cached !== undefined) return cached;
+    const body = render(await listEvents(this.db, p, since, filter, params));
+    this.cache.set(key, version, since, body);
+    return body;
+  }
+
   async get(p: Principal, id: number): Promise<ApiEvent> {
     const row = await baseEventQuery(this.db, p, this.since())
       .selectAll('events')
@@ -48,7 +79,10 @@ export class EventsService {
   /** Marks one event read. */
   async markRead(p: Principal, id: number): Promise<void> {
     await this.get(p, id);
-    await this.db.db.updateTable('events').set({ read: 1 }).where('id', '=', id).execute();
+    await this.db.transaction(async (tx) => {
+      await tx.db.updateTable('events').set({ read: 1 }).where('id', '=', id).execute();
+      touchFeed(tx, p.accountId);
+    });
   }
 
   /** Marks every event up to and including this one seen. */
@@ -59,6 +93,7 @@ export class EventsService {
         .select('events.id')
         .where('events.id', '<=', id);
       await tx.db.updateTable('events').set({ seen: 1 }).where('id', 'in', visible).execute();
+      touchFeed(tx, p.accountId);
     });
   }
 }

@@ -27,6 +27,13 @@ export interface EventsTable {
   started_ms: number | null;
 }
 
+/** The version of an account's feed (src/modules/events/events.feed.ts). */
+export interface EventFeedsTable {
+  account_id: number;
+  version: number;
+}
+
 export interface EventTables {
   events: EventsTable;
+  event_feeds: EventFeedsTable;
 }

@@ -1,16 +1,22 @@
 import type { Database } from '../../db/database.js';
 import type { Clock } from '../../lib/clock.js';
 import { isoSeconds } from '../../lib/time.js';
+import { touchFeed } from './events.feed.js';
 import type { EventChange, NewEvent } from './events.types.js';
 
 /**
  * Writes events. Every area records its events through this, inside the transaction of the
- * change, so a change and its event commit together.
+ * change, so a change and its event commit together (a call outside one gets its own), and with
+ * them the bump of the account's feed version (events.feed.ts).
  */
 export class EventWriter {
   constructor(private readonly clock: Clock) {}
 
-  async record(db: Database, e: NewEvent): Promise<number> {
+  record(db: Database, e: NewEvent): Promise<number> {
+    return db.transaction((tx) => this.insert(tx, e));
+  }
+
+  private async insert(db: Database, e: NewEvent): Promise<number> {
     const nowMs = this.clock.nowMs();
     const done = e.status === 'finished' || e.status === 'failed' || e.status === 'notification';
     const row = await db.db
@@ -40,6 +46,7 @@ export class EventWriter {
       })
       .returning('id')
       .executeTakeFirstOrThrow();
+    touchFeed(db, e.accountId);
     return row.id;
   }
 
@@ -47,10 +54,14 @@ export class EventWriter {
    * Moves an event along (`scheduled` → `started` → `finished`|`failed`). At the end `duration`
    * is the seconds since the event started (since it was recorded if it never did).
    */
-  async update(db: Database, id: number, change: EventChange): Promise<void> {
+  update(db: Database, id: number, change: EventChange): Promise<void> {
+    return db.transaction((tx) => this.change(tx, id, change));
+  }
+
+  private async change(db: Database, id: number, change: EventChange): Promise<void> {
     const current = await db.db
       .selectFrom('events')
-      .select(['started_ms', 'created', 'status'])
+      .select(['account_id', 'started_ms', 'created', 'status'])
       .where('id', '=', id)
       .executeTakeFirst();
     if (!current) return;
@@ -80,5 +91,6 @@ export class EventWriter {
       })
       .where('id', '=', id)
       .execute();
+    touchFeed(db, current.account_id);
   }
 }

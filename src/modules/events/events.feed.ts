@@ -1,0 +1,126 @@
+import { sql } from 'kysely';
+import type { Database } from '../../db/database.js';
+
+/**
+ * The feed's version and the cache of rendered pages it makes exact.
+ *
+ * Clients poll `GET /account/events` with the same filter again and again (SDKs and
+ * infrastructure tools wait for an entity's event that way), and a page is the costliest read of
+ * the API. Each account has one `event_feeds.version`, bumped as the last statement of every
+ * transaction that writes or changes one of its events, whatever the process. A page is a pure
+ * function of the account's events, the 90-day window, the filter and the page parameters, so a
+ * rendered page stays right for as long as the version and the window's start (whole seconds) are
+ * the ones it was rendered at. Serving one costs reading the version row.
+ *
+ * Order matters: the version is read before the page's query, so an entry is never labelled with
+ * a newer version than its content (a commit between the two reads makes the content newer, which
+ * later readers of the old version may see: they were concurrent with that commit).
+ *
+ * Versions only grow while an account exists, and account ids are not reused. Anything that
+ * rewrites events around the writer (a state reset, a restore) must clear the caches or keep the
+ * versions growing.
+ */
+
+/** Registers the bump of the account's feed version in the current transaction (once per account). */
+export function touchFeed(db: Database, accountId: number): void {
+  db.beforeCommit(`event_feed:${String(accountId).padStart(12, '0')}`, async (tx) => {
+    await tx.db
+      .insertInto('event_feeds')
+      .values({ account_id: accountId, version: 1 })
+      .onConflict((oc) =>
+        oc.column('account_id').doUpdateSet((eb) => ({
+          version: eb('event_feeds.version', '+', 1),
+        })),
+      )
+      .execute();
+  });
+}
+
+/** The account's feed version: 0 until its first event. */
+export async function feedVersion(db: Database, accountId: number): Promise<number> {
+  const { rows } = await sql<{
+    version: number | string;
+  }>`select version from event_feeds where account_id = ${accountId}`.execute(db.db);
+  return Number(rows[0]?.version ?? 0);
+}
+
+interface Entry {
+  version: number;
+  /** The start of the 90-day window the page was rendered for. */
+  since: string;
+  body: string;
+  size: number;
+}
+
+export interface FeedCacheStats {
+  hits: number;
+  misses: number;
+  /** Pages not cached: restricted users (their grants decide), or the cache is off. */
+  bypassed: number;
+  entries: number;
+  bytes: number;
+}
+
+/**
+ * Rendered pages by key, least recently used evicted first, bounded in bytes (string length: the
+ * pages are ASCII JSON). A maximum of 0 turns the cache off.
+ */
+export class FeedCache {
+  private readonly entries = new Map<string, Entry>();
+  private bytes = 0;
+  private readonly counts = { hits: 0, misses: 0, bypassed: 0 };
+
+  constructor(private readonly maxBytes: number) {}
+
+  get enabled(): boolean {
+    return this.maxBytes > 0;
+  }
+
+  get stats(): FeedCacheStats {
+    return { ...this.counts, entries: this.entries.size, bytes: this.bytes };
+  }
+
+  bypass(): void {
+    this.counts.bypassed++;
+  }
+
+  /** The page for key if it was rendered at this version and window; counts a hit or a miss. */
+  get(key: string, version: number, since: string): string | undefined {
+    const e = this.entries.get(key);
+    if (e === undefined || e.version !== version || e.since !== since) {
+      this.counts.misses++;
+      return undefined;
+    }
+    this.counts.hits++;
+    this.entries.delete(key);
+    this.entries.set(key, e);
+    return e.body;
+  }
+
+  set(key: string, version: number, since: string, body: string): void {
+    const size = key.length + body.length;
+    // One page never takes more than a quarter of the cache.
+    if (size * 4 > this.maxBytes) return;
+    const old = this.entries.get(key);
+    // Two misses racing: keep the page of the newer version.
+    if (old !== undefined && old.version > version) return;
+    if (old !== undefined) this.remove(key, old);
+    while (this.bytes + size > this.maxBytes) {
+      const oldest = this.entries.entries().next().value as [string, Entry] | undefined;
+      if (oldest === undefined) break;
+      this.remove(oldest[0], oldest[1]);
+    }
+    this.entries.set(key, { version, since, body, size });
+    this.bytes += size;
+  }
+
+  clear(): void {
+    this.entries.clear();
+    this.bytes = 0;
+  }
+
+  private remove(key: string, e: Entry): void {
+    this.entries.delete(key);
+    this.bytes -= e.size;
+  }
+}
