@@ -70,6 +70,8 @@ export interface StratusOptions {
   adminToken: string;
   /** Extra node options (e.g. `--cpu-prof`). */
   nodeArgs?: string[];
+  /** Extra environment (e.g. `STRATUS_FEED_CACHE_MB: '0'`). */
+  env?: Record<string, string>;
 }
 
 /** `stratus serve` as a child process, rate limits off, warnings only. */
@@ -84,6 +86,7 @@ export function startStratus(o: StratusOptions): Promise<Server> {
     STRATUS_ADMIN_TOKEN: o.adminToken,
     ...(o.databaseUrl ? { DATABASE_URL: o.databaseUrl } : {}),
     ...(o.dataDir ? { STRATUS_DATA_DIR: o.dataDir } : {}),
+    ...(o.env ?? {}),
   };
   return startChild(
     [...(o.nodeArgs ?? []), 'bin/stratus.js', 'serve'],

@@ -48,7 +48,7 @@ interface Entry {
   version: number;
   /** The start of the 90-day window the page was rendered for. */
   since: string;
-  body: string;
+  body: Buffer;
   size: number;
 }
 
@@ -62,8 +62,8 @@ export interface FeedCacheStats {
 }
 
 /**
- * Rendered pages by key, least recently used evicted first, bounded in bytes (string length: the
- * pages are ASCII JSON). A maximum of 0 turns the cache off.
+ * Rendered pages (encoded, ready to send) by key, least recently used evicted first, bounded in
+ * bytes (the pages' and the keys' lengths). A maximum of 0 turns the cache off.
  */
 export class FeedCache {
   private readonly entries = new Map<string, Entry>();
@@ -85,7 +85,7 @@ export class FeedCache {
   }
 
   /** The page for key if it was rendered at this version and window; counts a hit or a miss. */
-  get(key: string, version: number, since: string): string | undefined {
+  get(key: string, version: number, since: string): Buffer | undefined {
     const e = this.entries.get(key);
     if (e === undefined || e.version !== version || e.since !== since) {
       this.counts.misses++;
@@ -97,7 +97,7 @@ export class FeedCache {
     return e.body;
   }
 
-  set(key: string, version: number, since: string, body: string): void {
+  set(key: string, version: number, since: string, body: Buffer): void {
     const size = key.length + body.length;
     // One page never takes more than a quarter of the cache.
     if (size * 4 > this.maxBytes) return;

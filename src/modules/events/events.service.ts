@@ -40,21 +40,26 @@ export class EventsService {
   }
 
   /**
-   * The feed as the JSON text of the response, rendered by `render` (the route's serializer):
+   * The feed as the encoded JSON of the response, rendered by `render` (the route's serializer):
    * from the cache when the account's feed has not changed since the same page was rendered in
-   * the same 90-day window. Restricted users' pages depend on their grants: never cached.
+   * the same 90-day window. Restricted users' pages depend on their grants: never cached. A
+   * filter is compiled (and checked) on a miss only: errors are never cached, and a page in the
+   * cache was rendered from that very X-Filter text.
    */
   async listJson(
     p: Principal,
     params: PageParams,
     xFilter: string | string[] | undefined,
     render: (page: Page<ApiEvent>) => string,
-  ): Promise<string> {
-    const filter = compileFilter(xFilter, EVENT_FILTERS, this.db.dialect);
+  ): Promise<Buffer> {
     const since = this.since();
+    const fresh = async () => {
+      const filter = compileFilter(xFilter, EVENT_FILTERS, this.db.dialect);
+      return Buffer.from(render(await listEvents(this.db, p, since, filter, params)));
+    };
     if (p.restricted || !this.cache.enabled) {
       this.cache.bypass();
-      return render(await listEvents(this.db, p, since, filter, params));
+      return fresh();
     }
     const filterKey = Array.isArray(xFilter) ? xFilter.join('\u0000') : (xFilter ?? '');
     const key = `${p.accountId}\n${params.page ?? 1}\n${params.page_size ?? PAGE_SIZE_DEFAULT}\n${filterKey}`;
@@ -62,7 +67,7 @@ export class EventsService {
     const version = await feedVersion(this.db, p.accountId);
     const cached = this.cache.get(key, version, since);
     if (cached !== undefined) return cached;
-    const body = render(await listEvents(this.db, p, since, filter, params));
+    const body = await fresh();
     this.cache.set(key, version, since, body);
     return body;
   }
