@@ -1,6 +1,17 @@
-/** The API's timestamp form: UTC, no zone suffix, whole seconds ("2018-01-01T00:01:01"). */
+let lastSecond = Number.NaN;
+let lastText = '';
+
+/**
+ * The API's timestamp form: UTC, no zone suffix, whole seconds ("2018-01-01T00:01:01"). Every
+ * request formats the current second a few times: the last second's text is kept.
+ */
 export function isoSeconds(d: Date | number): string {
-  return new Date(d).toISOString().slice(0, 19);
+  const second = Math.floor((typeof d === 'number' ? d : d.getTime()) / 1000);
+  if (second !== lastSecond) {
+    lastText = new Date(second * 1000).toISOString().slice(0, 19);
+    lastSecond = second;
+  }
+  return lastText;
 }
 
 /** Parses an API timestamp (zone suffix optional, UTC assumed). Returns NaN when invalid. */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { FeedCache } from './events.feed.js';
+import { FeedCache, FeedVersions } from './events.feed.js';
 
 const SINCE = '2026-01-01T00:00:00';
 const text = (b: Buffer | undefined) => b?.toString();
@@ -50,5 +50,48 @@ describe('FeedCache', () => {
     expect(c.enabled).toBe(false);
     c.set('k', 1, SINCE, Buffer.from('p'));
     expect(c.get('k', 1, SINCE)).toBeUndefined();
+  });
+});
+
+describe('FeedVersions', () => {
+  /** The version query, answering from `state.version` as it is when the query runs. */
+  const query = (state: { version: number; queries: number }) => async () => {
+    state.queries++;
+    const v = state.version;
+    await new Promise((r) => setTimeout(r, 5));
+    return v;
+  };
+
+  it('read: requests that ask while a read is under way share the next one, which sees later commits', async () => {
+    const state = { version: 1, queries: 0 };
+    const versions = new FeedVersions(query(state));
+    const first = versions.read(1); // sent at once
+    state.version = 2; // a commit after the first read began…
+    const later = [versions.read(1), versions.read(1), versions.read(1)]; // …before these asked
+    expect(await first).toBe(1);
+    expect(await Promise.all(later)).toEqual([2, 2, 2]);
+    expect(state.queries).toBe(2);
+  });
+
+  it('read: a failed read fails the requests that shared it, and the next read is sent anew', async () => {
+    let fail = true;
+    const versions = new FeedVersions(async () => {
+      if (fail) throw new Error('connection lost');
+      return 7;
+    });
+    const shared = [versions.read(1), versions.read(1)];
+    await expect(Promise.all(shared)).rejects.toThrow('connection lost');
+    fail = false;
+    expect(await versions.read(1)).toBe(7);
+  });
+
+  it('read: accounts are read apart', async () => {
+    const seen: number[] = [];
+    const versions = new FeedVersions(async (id) => {
+      seen.push(id);
+      return id * 10;
+    });
+    expect(await Promise.all([versions.read(1), versions.read(2)])).toEqual([10, 20]);
+    expect(seen).toEqual([1, 2]);
   });
 });

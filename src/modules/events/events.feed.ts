@@ -44,6 +44,57 @@ export async function feedVersion(db: Database, accountId: number): Promise<numb
   return Number(rows[0]?.version ?? 0);
 }
 
+interface Waiter {
+  resolve: (version: number) => void;
+  reject: (err: unknown) => void;
+}
+
+/**
+ * Reads feed versions, one query at a time per account, each answering every request that asked
+ * before it was sent. That keeps the cache exact (a request's answer comes from a read that began
+ * after the request did, so it sees every commit that came before the request) while a burst of
+ * polls of one account costs one round trip instead of one each (PostgreSQL).
+ */
+export class FeedVersions {
+  private readonly accounts = new Map<number, { waiting: Waiter[] }>();
+
+  constructor(private readonly query: (accountId: number) => Promise<number>) {}
+
+  read(accountId: number): Promise<number> {
+    let slot = this.accounts.get(accountId);
+    const running = slot !== undefined;
+    if (slot === undefined) {
+      slot = { waiting: [] };
+      this.accounts.set(accountId, slot);
+    }
+    const s = slot;
+    const answer = new Promise<number>((resolve, reject) => s.waiting.push({ resolve, reject }));
+    if (!running) this.next(accountId, s);
+    return answer;
+  }
+
+  /** Sends one read for everyone waiting now; whoever asks meanwhile waits for the next. */
+  private next(accountId: number, slot: { waiting: Waiter[] }): void {
+    const batch = slot.waiting;
+    slot.waiting = [];
+    this.query(accountId).then(
+      (v) => {
+        for (const w of batch) w.resolve(v);
+        this.after(accountId, slot);
+      },
+      (err: unknown) => {
+        for (const w of batch) w.reject(err);
+        this.after(accountId, slot);
+      },
+    );
+  }
+
+  private after(accountId: number, slot: { waiting: Waiter[] }): void {
+    if (slot.waiting.length > 0) this.next(accountId, slot);
+    else this.accounts.delete(accountId);
+  }
+}
+
 interface Entry {
   version: number;
   /** The start of the 90-day window the page was rendered for. */

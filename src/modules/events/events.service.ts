@@ -12,7 +12,7 @@ import {
   listEvents,
   toApiEvent,
 } from './events.repository.js';
-import { FeedCache, feedVersion, touchFeed } from './events.feed.js';
+import { FeedCache, FeedVersions, feedVersion, touchFeed } from './events.feed.js';
 
 /** Events are listed for the last 90 days only. */
 export const EVENT_RETENTION_DAYS = 90;
@@ -23,7 +23,11 @@ export class EventsService {
     private readonly clock: Clock,
     /** Rendered pages of unrestricted users (events.feed.ts); off when its size is 0. */
     readonly cache: FeedCache = new FeedCache(0),
-  ) {}
+  ) {
+    this.versions = new FeedVersions((accountId) => feedVersion(db, accountId));
+  }
+
+  private readonly versions: FeedVersions;
 
   private since(): string {
     return isoSeconds(this.clock.nowMs() - EVENT_RETENTION_DAYS * 86_400_000);
@@ -64,7 +68,7 @@ export class EventsService {
     const filterKey = Array.isArray(xFilter) ? xFilter.join('\u0000') : (xFilter ?? '');
     const key = `${p.accountId}\n${params.page ?? 1}\n${params.page_size ?? PAGE_SIZE_DEFAULT}\n${filterKey}`;
     // The version first, then the page: see events.feed.ts.
-    const version = await feedVersion(this.db, p.accountId);
+    const version = await this.versions.read(p.accountId);
     const cached = this.cache.get(key, version, since);
     if (cached !== undefined) return cached;
     const body = await fresh();
