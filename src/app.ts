@@ -7,6 +7,8 @@ import Fastify, {
   LogController,
   type FastifyBaseLogger,
   type FastifyInstance,
+  type FastifyReply,
+  type FastifyRequest,
   type FastifyPluginAsync,
   type RawServerDefault,
   type RouteOptions,
@@ -79,6 +81,25 @@ function makeAjv(coerce: false | 'array') {
   return ajv;
 }
 
+/** Headers of every answer, as the real service sends them (docs/fidelity.md). */
+const COMMON_HEADERS = {
+  'access-control-allow-origin': '*',
+  'access-control-allow-credentials': 'true',
+  'access-control-allow-headers':
+    'Authorization, Origin, X-Requested-With, Content-Type, Accept, X-Filter',
+  'access-control-allow-methods': 'HEAD, GET, OPTIONS, POST, PUT, DELETE',
+  'access-control-expose-headers': 'X-OAuth-Scopes, X-Accepted-OAuth-Scopes, X-Status',
+  'cache-control': 'max-age=0, no-cache, no-store',
+  vary: 'Authorization, X-Filter',
+  'x-spec-version': SPEC_VERSION,
+};
+
+/** Routes with a body schema see {} when no body was sent, so required fields are named. */
+function emptyBodyHook(req: FastifyRequest, _reply: FastifyReply, done: () => void): void {
+  if (req.body === undefined) req.body = {};
+  done();
+}
+
 /** Builds the Fastify application (no listen). */
 export async function buildApp(ctx: AppContext): Promise<StratusApp> {
   const httpLog = subsystem(ctx.log, 'http');
@@ -133,6 +154,10 @@ export async function buildApp(ctx: AppContext): Promise<StratusApp> {
         ];
       }
       if (route.url.startsWith('/v4beta')) schema.hide = true;
+    }
+    if ((route.schema as { body?: unknown } | undefined)?.body) {
+      const own = route.preValidation === undefined ? [] : [route.preValidation].flat();
+      route.preValidation = [emptyBodyHook, ...own];
     }
     for (const m of [route.method].flat()) {
       const key = `${m} ${route.url}`;
@@ -189,29 +214,13 @@ export async function buildApp(ctx: AppContext): Promise<StratusApp> {
     return errorHandler(err, req, reply);
   });
 
-  app.addHook('onRequest', async (req, reply) => {
-    reply.header('Access-Control-Allow-Origin', '*');
-    reply.header('Access-Control-Allow-Credentials', 'true');
-    reply.header(
-      'Access-Control-Allow-Headers',
-      'Authorization, Origin, X-Requested-With, Content-Type, Accept, X-Filter',
-    );
-    reply.header('Access-Control-Allow-Methods', 'HEAD, GET, OPTIONS, POST, PUT, DELETE');
-    reply.header(
-      'Access-Control-Expose-Headers',
-      'X-OAuth-Scopes, X-Accepted-OAuth-Scopes, X-Status',
-    );
-    reply.header('Cache-Control', 'max-age=0, no-cache, no-store');
-    reply.header('Vary', 'Authorization, X-Filter');
-    reply.header('X-Spec-Version', SPEC_VERSION);
-    reply.header('X-Request-Id', req.id);
+  app.addHook('onRequest', (req, reply, done) => {
+    reply.headers(COMMON_HEADERS);
+    reply.header('x-request-id', req.id);
+    done();
   });
   app.addHook('onRequest', authHook(ctx));
-  // Routes with a body schema see {} when no body was sent, so required fields are named.
-  app.addHook('preValidation', async (req) => {
-    if (req.body === undefined && req.routeOptions.schema?.body) req.body = {};
-  });
-  app.addHook('onResponse', async (req, reply) => {
+  app.addHook('onResponse', (req, reply, done) => {
     const op =
       req.routeOptions.config?.operationId ?? (reply.statusCode === 404 ? 'not_found' : 'internal');
     const seconds = reply.elapsedTime / 1000;
@@ -226,6 +235,7 @@ export async function buildApp(ctx: AppContext): Promise<StratusApp> {
       },
       'request',
     );
+    done();
   });
 
   for (const prefix of API_PREFIXES) {
