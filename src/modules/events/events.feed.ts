@@ -16,22 +16,23 @@ import type { Database } from '../../db/database.js';
  * a newer version than its content (a commit between the two reads makes the content newer, which
  * later readers of the old version may see: they were concurrent with that commit).
  *
- * Versions only grow while an account exists, and account ids are not reused. Anything that
- * rewrites events around the writer (a state reset, a restore) must clear the caches or keep the
- * versions growing.
+ * A bump draws a new random version rather than adding one: a version names one state of the
+ * feed, so a reset or restore that deletes or rewrites `event_feeds` cannot bring a cached page
+ * back to life. Whatever writes events around the writer (a seeded import) must give the account
+ * a new version the same way (`touchFeed`).
  */
+
+/** A new version: random, 1 to 2^53 - 1 (exact in a double, fits PostgreSQL's bigint). */
+const newVersion = () => 1 + Math.floor(Math.random() * (Number.MAX_SAFE_INTEGER - 1));
 
 /** Registers the bump of the account's feed version in the current transaction (once per account). */
 export function touchFeed(db: Database, accountId: number): void {
   db.beforeCommit(`event_feed:${String(accountId).padStart(12, '0')}`, async (tx) => {
+    const version = newVersion();
     await tx.db
       .insertInto('event_feeds')
-      .values({ account_id: accountId, version: 1 })
-      .onConflict((oc) =>
-        oc.column('account_id').doUpdateSet((eb) => ({
-          version: eb('event_feeds.version', '+', 1),
-        })),
-      )
+      .values({ account_id: accountId, version })
+      .onConflict((oc) => oc.column('account_id').doUpdateSet({ version }))
       .execute();
   });
 }
@@ -153,8 +154,6 @@ export class FeedCache {
     // One page never takes more than a quarter of the cache.
     if (size * 4 > this.maxBytes) return;
     const old = this.entries.get(key);
-    // Two misses racing: keep the page of the newer version.
-    if (old !== undefined && old.version > version) return;
     if (old !== undefined) this.remove(key, old);
     while (this.bytes + size > this.maxBytes) {
       const oldest = this.entries.entries().next().value as [string, Entry] | undefined;
