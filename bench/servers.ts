@@ -74,6 +74,9 @@ export interface StratusOptions {
   env?: Record<string, string>;
 }
 
+/** The node flags of `npm start` (package.json), so the bench measures what users run. */
+const SERVE_NODE_FLAGS = ['--max-semi-space-size=32'];
+
 /** `stratus serve` as a child process, rate limits off, warnings only. */
 export function startStratus(o: StratusOptions): Promise<Server> {
   const env: NodeJS.ProcessEnv = {
@@ -89,7 +92,7 @@ export function startStratus(o: StratusOptions): Promise<Server> {
     ...(o.env ?? {}),
   };
   return startChild(
-    [...(o.nodeArgs ?? []), 'bin/stratus.js', 'serve'],
+    [...SERVE_NODE_FLAGS, ...(o.nodeArgs ?? []), 'bin/stratus.js', 'serve'],
     env,
     (line) => /listening on (http:\/\/\S+?)\/v4\b/.exec(line)?.[1],
     'stratus',

@@ -91,9 +91,9 @@ export class Database {
 
   /**
    * Runs fn as the last statement of the current transaction, once per key however often it is
-   * asked for, keys in sorted order. For counters that every writer of something bumps (the
-   * events feed's version): taken last, their row locks are held only for the commit and never
-   * while waiting for another lock, so they add no deadlocks. Throws outside a transaction.
+   * asked for, keys in sorted order. For rows that every writer of something updates (the events
+   * feed's version): taken last, their row locks are held only for the commit and never while
+   * waiting for another lock, so they add no deadlocks. Throws outside a transaction.
    */
   beforeCommit(key: string, fn: (tx: Database) => Promise<void>): void {
     if (!this.tx) throw new Error('beforeCommit: expected to run inside a transaction');

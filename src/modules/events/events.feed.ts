@@ -164,11 +164,6 @@ export class FeedCache {
     this.bytes += size;
   }
 
-  clear(): void {
-    this.entries.clear();
-    this.bytes = 0;
-  }
-
   private remove(key: string, e: Entry): void {
     this.entries.delete(key);
     this.bytes -= e.size;

@@ -23,7 +23,7 @@ export function eventsRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
         config: { operationId: 'getEvents', scopes: ['events:read_only'], paged: true },
       },
       async (req, reply) => {
-        // The page is rendered by the route's own serializer, then kept as text (events.feed.ts).
+        // Rendered by the route's own serializer, then kept encoded (events.feed.ts).
         const serialize = reply.getSerializationFunction('200') ?? JSON.stringify;
         const body = await svc.listJson(principal(req), req.query, xFilter(req), (page) =>
           serialize(page as unknown as { [key: string]: unknown }),

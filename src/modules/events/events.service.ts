@@ -33,14 +33,15 @@ export class EventsService {
     return isoSeconds(this.clock.nowMs() - EVENT_RETENTION_DAYS * 86_400_000);
   }
 
-  /** The feed: newest first unless the filter orders it. */
-  async list(
+  /** The feed, read from the database: newest first unless the filter orders it. */
+  list(
     p: Principal,
     params: PageParams,
     xFilter: string | string[] | undefined,
+    since = this.since(),
   ): Promise<Page<ApiEvent>> {
     const filter = compileFilter(xFilter, EVENT_FILTERS, this.db.dialect);
-    return listEvents(this.db, p, this.since(), filter, params);
+    return listEvents(this.db, p, since, filter, params);
   }
 
   /**
@@ -57,10 +58,7 @@ export class EventsService {
     render: (page: Page<ApiEvent>) => string,
   ): Promise<Buffer> {
     const since = this.since();
-    const fresh = async () => {
-      const filter = compileFilter(xFilter, EVENT_FILTERS, this.db.dialect);
-      return Buffer.from(render(await listEvents(this.db, p, since, filter, params)));
-    };
+    const fresh = async () => Buffer.from(render(await this.list(p, params, xFilter, since)));
     if (p.restricted || !this.cache.enabled) {
       this.cache.bypass();
       return fresh();
