@@ -138,10 +138,14 @@ ${budgetSection(r.budget)}
 - **Authenticated GET** (\`GET /v4/profile\`): the principal cache (\`src/auth/principal-cache.ts\`)
   answers a known token with a SHA-256 of it and a map lookup, and the profile comes from the user's
   row read with the token: no query per request. What is left is what every route pays (Fastify,
-  the app's hooks, headers, the log line and metrics): compare scenarios 1 and 2. On this shared
-  VM the CPU per request of the same build varies by up to about 1.8x from one run to the next,
-  while the raw server, bound by autocannon (see its CPU column), varies less: the ratio is noisy,
-  and \`server CPU ms/req\` is the figure to compare between runs.
+  the app's hooks, headers, the log line and metrics): compare scenarios 1 and 2. About a third
+  of the samples of a CPU profile (\`bench/profile.ts profile\`) are the \`writev\` of the answer,
+  which the raw server pays too. Stratus runs with the flags of \`npm start\`: without
+  \`--no-allocation-site-pretenuring\`, V8 at times moved to allocating request objects in the old
+  generation under this load, and full collections every second or two then cost up to twice the
+  CPU per request, which made this ratio swing between runs. The raw server, bound by autocannon
+  (see its CPU column), also moves from run to run: \`server CPU ms/req\` is the figure to compare
+  between runs.
 - **Events page** (scenarios 3 and 4): clients poll the same filtered page again and again (SDKs
   and infrastructure tools wait for an entity's event that way), so Stratus keeps rendered pages
   (\`src/modules/events/events.feed.ts\`, \`STRATUS_FEED_CACHE_MB\`, default 16) and proves each
