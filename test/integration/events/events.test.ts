@@ -3,6 +3,7 @@ import { isoSeconds } from '../../../src/lib/time.js';
 import { bootstrapAccount } from '../../../src/modules/identity/bootstrap.js';
 import { entityRefs, type NewEvent } from '../../../src/modules/events/events.types.js';
 import { createTestUser } from '../../helpers/auth.js';
+import { recordEvent } from '../../helpers/events.js';
 import { buildTestApp, type TestApp } from '../../helpers/build-test-app.js';
 
 const DAY = 86_400_000;
@@ -16,15 +17,7 @@ describe('events', () => {
     await t.close();
   });
 
-  const record = (e: Partial<NewEvent> = {}): Promise<number> =>
-    t.ctx.events.record(t.ctx.db, {
-      accountId: t.admin.accountId,
-      action: 'compute_boot',
-      entity: entityRefs.compute(1, 'web-1'),
-      status: 'finished',
-      username: 'owner',
-      ...e,
-    });
+  const record = (e: Partial<NewEvent> = {}): Promise<number> => recordEvent(t, e);
   const listIds = async (opts: { token?: string; filter?: unknown } = {}): Promise<number[]> => {
     const r = await t.get('/v4/account/events', opts);
     expect(r.status).toBe(200);

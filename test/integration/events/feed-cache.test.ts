@@ -10,6 +10,7 @@ import { feedVersion } from '../../../src/modules/events/events.feed.js';
 import { entityRefs, type NewEvent } from '../../../src/modules/events/events.types.js';
 import { bootstrapAccount } from '../../../src/modules/identity/bootstrap.js';
 import { createTestUser } from '../../helpers/auth.js';
+import { recordEvent } from '../../helpers/events.js';
 import { buildTestApp, DIALECT, type TestApp } from '../../helpers/build-test-app.js';
 
 const DAY = 86_400_000;
@@ -30,15 +31,7 @@ describe('events feed cache', () => {
   });
 
   const stats = () => t.ctx.services.events.cache.stats;
-  const record = (e: Partial<NewEvent> = {}): Promise<number> =>
-    t.ctx.events.record(t.ctx.db, {
-      accountId: t.admin.accountId,
-      action: 'compute_boot',
-      entity: entityRefs.compute(1, 'web-1'),
-      status: 'finished',
-      username: 'owner',
-      ...e,
-    });
+  const record = (e: Partial<NewEvent> = {}): Promise<number> => recordEvent(t, e);
   const page = async (opts: { token?: string; filter?: unknown; query?: string } = {}) => {
     const r = await t.get(`/v4/account/events${opts.query ?? ''}`, {
       filter: opts.filter ?? FILTER,
@@ -147,14 +140,7 @@ describe('events feed cache', () => {
     const version = () => feedVersion(t.ctx.db, t.admin.accountId);
     const before = await version();
     await t.ctx.db.transaction(async (tx) => {
-      for (let i = 0; i < 3; i++)
-        await t.ctx.events.record(tx, {
-          accountId: t.admin.accountId,
-          action: 'compute_boot',
-          entity: entityRefs.compute(1, 'web-1'),
-          status: 'finished',
-          username: 'owner',
-        });
+      for (let i = 0; i < 3; i++) await recordEvent(t, {}, tx);
     });
     const after = await version();
     expect(after).not.toBe(before);
@@ -162,13 +148,7 @@ describe('events feed cache', () => {
     await cached();
     await expect(
       t.ctx.db.transaction(async (tx) => {
-        await t.ctx.events.record(tx, {
-          accountId: t.admin.accountId,
-          action: 'compute_reboot',
-          entity: entityRefs.compute(1, 'web-1'),
-          status: 'finished',
-          username: 'owner',
-        });
+        await recordEvent(t, { action: 'compute_reboot' }, tx);
         throw new Error('rolled back');
       }),
     ).rejects.toThrow('rolled back');
