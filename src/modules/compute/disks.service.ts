@@ -23,7 +23,7 @@ import {
   parseDevices,
   toApiDisk,
 } from './compute.repository.js';
-import { checkPassword, stackscriptDataProblem } from './compute.rules.js';
+import { checkPassword, checkStackScript } from './compute.rules.js';
 import { type DiskJobPayload, diskJob } from './disks.jobs.js';
 import type { CreateDiskBody } from './disks.schemas.js';
 import type { InstancesService } from './instances.service.js';
@@ -154,15 +154,7 @@ export class DisksService {
       imageFound: image !== undefined,
       ...b,
     });
-    if (b.stackscript_id !== undefined && b.stackscript_id !== null)
-      fe.add('stackscript_id', 'StackScript not found');
-    if (b.stackscript_data !== undefined && b.stackscript_data !== null) {
-      const sp = stackscriptDataProblem(b.stackscript_data);
-      if (sp) fe.add('stackscript_data', sp);
-      else if (b.stackscript_id === undefined || b.stackscript_id === null) {
-        fe.add('stackscript_data', 'stackscript_data needs a stackscript_id');
-      }
-    }
+    checkStackScript(fe, b);
 
     return this.d.db.transaction(async (tx) => {
       const inst = await this.instances.load(tx, p, computeId, 'read_write', true);

@@ -34,7 +34,7 @@ import {
   DEFAULT_SWAP_MB,
   defaultAlerts,
   instanceLabelProblem,
-  stackscriptDataProblem,
+  checkStackScript,
   userDataProblem,
 } from './compute.rules.js';
 import type { CreateComputeBody, UpdateComputeBody } from './compute.schemas.js';
@@ -173,15 +173,7 @@ export class InstancesService {
         fe.add('metadata.user_data', 'user_data needs an image that supports cloud-init');
       }
     }
-    if (b.stackscript_id !== undefined && b.stackscript_id !== null)
-      fe.add('stackscript_id', 'StackScript not found');
-    if (b.stackscript_data !== undefined && b.stackscript_data !== null) {
-      const sp = stackscriptDataProblem(b.stackscript_data);
-      if (sp) fe.add('stackscript_data', sp);
-      else if (b.stackscript_id === undefined || b.stackscript_id === null) {
-        fe.add('stackscript_data', 'stackscript_data needs a stackscript_id');
-      }
-    }
+    checkStackScript(fe, b);
     if (b.firewall_id !== undefined && b.firewall_id !== null)
       fe.add('firewall_id', 'Firewall not found');
     const interfaces =
