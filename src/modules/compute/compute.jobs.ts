@@ -7,7 +7,7 @@ import { isoSeconds } from '../../lib/time.js';
 import { authz } from '../../auth/authz.js';
 import { entityRefs } from '../events/events.types.js';
 import { dropTags } from '../tags/tags.repository.js';
-import type { InstanceRow } from './compute.repository.js';
+import { type InstanceRow, instanceById } from './compute.repository.js';
 import type { InstanceStatus } from './compute.table.js';
 
 /** Progress steps of each long operation (percent_complete moves at each). */
@@ -88,11 +88,7 @@ export const lifecycleJob = defineJob<LifecyclePayload>({
   payload: Type.Object({ instanceId: Type.Integer(), op: Type.String() }),
   maxAttempts: 5,
   async handle(ctx, p) {
-    const inst = await ctx.db.db
-      .selectFrom('instances')
-      .selectAll()
-      .where('id', '=', p.instanceId)
-      .executeTakeFirst();
+    const inst = await instanceById(ctx.db, p.instanceId);
     if (!inst) return undefined;
     if (inst.status === 'deleting') {
       await ctx.events.update(ctx.db, p.eventId, {
@@ -196,11 +192,7 @@ export const deleteJob = defineJob<DeletePayload>({
       await ctx.events.update(ctx.db, p.eventId, { percentComplete: 50 });
       return { next: { ...p, step: 2 }, delayMs: delay };
     }
-    const inst = await ctx.db.db
-      .selectFrom('instances')
-      .selectAll()
-      .where('id', '=', p.instanceId)
-      .executeTakeFirst();
+    const inst = await instanceById(ctx.db, p.instanceId);
     if (inst) {
       for (const hook of instanceDeleteHooks) await hook(ctx.db, inst, ctx);
       await closeRun(ctx.db, inst.id, ctx.clock.nowMs());

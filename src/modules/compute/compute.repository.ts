@@ -35,6 +35,11 @@ export const INSTANCE_FILTERS: FilterSpec = {
   },
 };
 
+/** An instance by id alone, for jobs: their payload was checked when they were enqueued. */
+export function instanceById(db: Database, id: number): Promise<InstanceRow | undefined> {
+  return db.db.selectFrom('instances').selectAll().where('id', '=', id).executeTakeFirst();
+}
+
 export async function findInstance(
   db: Database,
   accountId: number,
@@ -249,23 +254,31 @@ export async function replaceInterfaces(
   if (list.length === 0) return;
   await db.db
     .insertInto('config_interfaces')
-    .values(
-      list.map((i, position) => ({
-        config_id: configId,
-        instance_id: instanceId,
-        position,
-        purpose: i.purpose,
-        label: i.label,
-        ipam_address: i.ipam_address,
-        is_primary: i.primary ? 1 : 0,
-        vpc_id: null,
-        subnet_id: i.subnet_id,
-        ipv4_vpc: i.ipv4_vpc,
-        ipv4_nat_1_1: i.ipv4_nat_1_1,
-        ip_ranges: i.ip_ranges === null ? null : JSON.stringify(i.ip_ranges),
-      })),
-    )
+    .values(list.map((i, position) => interfaceValues(configId, instanceId, position, i)))
     .execute();
+}
+
+/** The row of an interface at a position of a config: the inverse of `normalizedOf`. */
+export function interfaceValues(
+  configId: number,
+  instanceId: number,
+  position: number,
+  i: NormalizedInterface,
+) {
+  return {
+    config_id: configId,
+    instance_id: instanceId,
+    position,
+    purpose: i.purpose,
+    label: i.label,
+    ipam_address: i.ipam_address,
+    is_primary: i.primary ? 1 : 0,
+    vpc_id: null,
+    subnet_id: i.subnet_id,
+    ipv4_vpc: i.ipv4_vpc,
+    ipv4_nat_1_1: i.ipv4_nat_1_1,
+    ip_ranges: i.ip_ranges === null ? null : JSON.stringify(i.ip_ranges),
+  };
 }
 
 // ---- disks, configs and config interfaces ----

@@ -4,7 +4,7 @@ import { defineJob } from '../../jobs/job.js';
 import type { WorkKind } from '../../jobs/timing.js';
 import { isoSeconds } from '../../lib/time.js';
 import { STEPS } from './compute.jobs.js';
-import { diskInUse, findDisk } from './compute.repository.js';
+import { diskInUse, findDisk, instanceById } from './compute.repository.js';
 import type { DiskStatus } from './compute.table.js';
 
 export type DiskOp = 'create' | 'clone' | 'resize' | 'delete';
@@ -61,11 +61,7 @@ export const diskJob = defineJob<DiskJobPayload>({
   payload: Type.Object({ op: Type.String(), instanceId: Type.Integer(), diskId: Type.Integer() }),
   maxAttempts: 5,
   async handle(ctx, p) {
-    const inst = await ctx.db.db
-      .selectFrom('instances')
-      .selectAll()
-      .where('id', '=', p.instanceId)
-      .executeTakeFirst();
+    const inst = await instanceById(ctx.db, p.instanceId);
     const disk = inst ? await findDisk(ctx.db, inst.id, p.diskId) : undefined;
     if (!inst || !disk || inst.status === 'deleting') {
       await ctx.events.update(ctx.db, p.eventId, {

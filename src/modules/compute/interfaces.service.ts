@@ -15,6 +15,7 @@ import {
   type InterfaceRow,
   instanceIpams,
   interfacesOf,
+  interfaceValues,
   normalizedOf,
   toApiInterface,
 } from './compute.repository.js';
@@ -130,20 +131,7 @@ export class InterfacesService {
       if (added.primary) await this.clearPrimary(tx, config.id);
       const { id } = await tx.db
         .insertInto('config_interfaces')
-        .values({
-          config_id: config.id,
-          instance_id: inst.id,
-          position: rows.length,
-          purpose: added.purpose,
-          label: added.label,
-          ipam_address: added.ipam_address,
-          is_primary: added.primary ? 1 : 0,
-          vpc_id: null,
-          subnet_id: added.subnet_id,
-          ipv4_vpc: added.ipv4_vpc,
-          ipv4_nat_1_1: added.ipv4_nat_1_1,
-          ip_ranges: added.ip_ranges === null ? null : JSON.stringify(added.ip_ranges),
-        })
+        .values(interfaceValues(config.id, inst.id, rows.length, added))
         .returning('id')
         .executeTakeFirstOrThrow();
       await this.changed(tx, p, inst, config);
