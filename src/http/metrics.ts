@@ -18,6 +18,7 @@ export interface JobGauges {
 export interface FeedCacheGauges {
   hits: number;
   misses: number;
+  /** Pages not cached: restricted users (their grants decide), or the cache is off. */
   bypassed: number;
   entries: number;
   bytes: number;

@@ -1,5 +1,6 @@
 import { sql } from 'kysely';
 import type { Database } from '../../db/database.js';
+import type { FeedCacheGauges } from '../../http/metrics.js';
 
 /**
  * The feed's version and the cache of rendered pages it makes exact.
@@ -104,15 +105,6 @@ interface Entry {
   size: number;
 }
 
-export interface FeedCacheStats {
-  hits: number;
-  misses: number;
-  /** Pages not cached: restricted users (their grants decide), or the cache is off. */
-  bypassed: number;
-  entries: number;
-  bytes: number;
-}
-
 /**
  * Rendered pages (encoded, ready to send) by key, least recently used evicted first, bounded in
  * bytes (the pages' and the keys' lengths). A maximum of 0 turns the cache off.
@@ -128,7 +120,7 @@ export class FeedCache {
     return this.maxBytes > 0;
   }
 
-  get stats(): FeedCacheStats {
+  get stats(): FeedCacheGauges {
     return { ...this.counts, entries: this.entries.size, bytes: this.bytes };
   }
 
