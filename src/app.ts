@@ -20,6 +20,7 @@ import type { AppContext } from './context.js';
 import { errors } from './errors/errors.js';
 import { authHook } from './http/auth-hook.js';
 import { errorHandler } from './http/error-handler.js';
+import { canonicalIdsHook, integerParams } from './http/path-ids.js';
 import './http/route-config.js';
 import { ErrorEnvelope } from './http/schemas/common.js';
 import { subsystem } from './logger.js';
@@ -122,13 +123,19 @@ export async function buildApp(ctx: AppContext): Promise<StratusApp> {
     httpPart === 'body' ? bodyAjv.compile(schema) : queryAjv.compile(schema),
   );
 
-  // JSON bodies; an empty body counts as no body (clients send actions without one).
+  // JSON bodies. An empty body counts as no body whatever its Content-Type: SDKs send actions
+  // without one, with their HTTP library's default type or none. Only a non-empty body that is
+  // not JSON is a 415.
   const jsonParser = app.getDefaultJsonParser('error', 'error');
+  const isEmpty = (body: string | Buffer) => body.length === 0 || body.toString().trim() === '';
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (req, body, done) => {
-    if (body === '' || (typeof body === 'string' && body.trim() === ''))
-      return done(null, undefined);
+    if (isEmpty(body)) return done(null, undefined);
     jsonParser(req, body as string, done);
+  });
+  app.addContentTypeParser('*', { parseAs: 'buffer' }, (_req, body, done) => {
+    if (isEmpty(body)) return done(null, undefined);
+    done(errors.unsupportedMediaType());
   });
 
   // A router of every API path, to tell 405 (known path, other method) from 404.
@@ -155,10 +162,13 @@ export async function buildApp(ctx: AppContext): Promise<StratusApp> {
       }
       if (route.url.startsWith('/v4beta')) schema.hide = true;
     }
-    if ((route.schema as { body?: unknown } | undefined)?.body) {
-      const own = route.preValidation === undefined ? [] : [route.preValidation].flat();
-      route.preValidation = [emptyBodyHook, ...own];
-    }
+    const own = route.preValidation === undefined ? [] : [route.preValidation].flat();
+    const ids = integerParams(route);
+    route.preValidation = [
+      ...(ids.length > 0 ? [canonicalIdsHook(ids)] : []),
+      ...((route.schema as { body?: unknown } | undefined)?.body ? [emptyBodyHook] : []),
+      ...own,
+    ];
     for (const m of [route.method].flat()) {
       const key = `${m} ${route.url}`;
       if ((METHODS as readonly string[]).includes(m) && !seen.has(key)) {

@@ -13,8 +13,8 @@ import { createLogger, subsystem } from './logger.js';
 import { type CatalogueData, catalogueData } from './modules/catalogue/catalogue.data.js';
 import { seedCatalogue } from './modules/catalogue/catalogue.repository.js';
 import { CatalogueService } from './modules/catalogue/catalogue.service.js';
-import { registerGrantable } from './auth/grantable.js';
-import { instanceLabels } from './modules/compute/compute.repository.js';
+import { EntityRegistry, type EntityType } from './entities/entities.js';
+import { entityDeclarations } from './entities/declarations.js';
 import { InstancesService } from './modules/compute/instances.service.js';
 import { PowerService } from './modules/compute/power.service.js';
 import { ConfigsService } from './modules/compute/configs.service.js';
@@ -32,7 +32,6 @@ import { GrantsService } from './modules/account/grants.service.js';
 import { UsersService } from './modules/account/users.service.js';
 import { SshKeysService } from './modules/profile/sshkeys.service.js';
 import { TokensService } from './modules/profile/tokens.service.js';
-import { registerVolumeHooks } from './modules/volumes/volumes.jobs.js';
 import { VolumesService } from './modules/volumes/volumes.service.js';
 
 export interface Services {
@@ -67,6 +66,8 @@ export interface AppContext {
   rateLimits: RateLimitStore;
   metrics: Metrics;
   catalogue: CatalogueData;
+  /** Every area's entity types (grants, event references, cascades, …). */
+  entities: EntityRegistry;
   ips: IpAllocator;
   services: Services;
 }
@@ -75,6 +76,8 @@ export interface ContextOverrides {
   clock?: Clock;
   log?: Logger;
   db?: Database;
+  /** Entity types declared in addition to the areas' own (tests of the cross-cutting views). */
+  entities?: EntityType[];
 }
 
 /** Connects, migrates, seeds the catalogue and builds the services. */
@@ -89,6 +92,7 @@ export async function createContext(
   const data = catalogueData();
   await seedCatalogue(db, data);
 
+  const entities = new EntityRegistry([...entityDeclarations(), ...(overrides.entities ?? [])]);
   const timing = new Timing(config.timing);
   const events = new EventWriter(clock);
   const queue = new JobQueue(clock);
@@ -98,6 +102,7 @@ export async function createContext(
     timing,
     events,
     queue,
+    entities,
     log: subsystem(log, 'jobs'),
     definitions: jobDefinitions(),
   });
@@ -111,8 +116,6 @@ export async function createContext(
     ),
   );
   const instances = new InstancesService({ db, clock, events, queue, catalogue, ips });
-  registerGrantable('compute', instanceLabels);
-  registerVolumeHooks();
   const services: Services = {
     instances,
     power: new PowerService({ db, clock, events, queue }, instances),
@@ -126,7 +129,7 @@ export async function createContext(
     profile: new ProfileService(db, events),
     account: new AccountService(db, events),
     users: new UsersService(db, clock, events),
-    grants: new GrantsService(db),
+    grants: new GrantsService(db, entities),
     tokens: new TokensService(db, clock, events),
     sshKeys: new SshKeysService(db, clock, events),
     volumes: new VolumesService({ db, clock, events, queue, catalogue }),
@@ -143,6 +146,7 @@ export async function createContext(
     rateLimits: new MemoryRateLimitStore(),
     metrics: new Metrics(),
     catalogue: data,
+    entities,
     ips,
     services,
   };

@@ -2,7 +2,7 @@ import type { Database } from '../db/database.js';
 import { parseJson } from '../db/database.js';
 import { FieldErrors } from '../errors/errors.js';
 import { GRANT_TYPES, type GrantType, type Permission } from './authz.js';
-import { type GrantableEntity, grantableEntities } from './grantable.js';
+import type { EntityRegistry } from '../entities/entities.js';
 import { EMPTY_GLOBAL_GRANTS, type GlobalGrants } from './principal.js';
 import { principalChanged } from './principal-cache.js';
 
@@ -60,6 +60,7 @@ async function entityPermissions(
  */
 export async function grantsView(
   db: Database,
+  entities: EntityRegistry,
   holder: GrantHolder,
   mode: 'all' | 'granted',
 ): Promise<GrantsView> {
@@ -69,11 +70,11 @@ export async function grantsView(
     .where('id', '=', holder.userId)
     .executeTakeFirst();
   const perms = await entityPermissions(db, holder.userId);
-  const entities = await grantableEntities.listAll(db, holder.accountId);
   const view = { global: parseGlobalGrants(user?.global_grants) } as GrantsView;
   for (const type of GRANT_TYPES) {
     const mine = perms.get(type);
-    const items = entities[type].map((e) => ({
+    const all = await entities.grantable(db, holder.accountId, type);
+    const items = all.map((e) => ({
       id: e.id,
       label: e.label,
       permissions: mine?.get(e.id) ?? null,
@@ -90,6 +91,7 @@ export async function grantsView(
  */
 export async function applyGrants(
   db: Database,
+  entities: EntityRegistry,
   holder: GrantHolder,
   update: GrantsUpdate,
 ): Promise<void> {
@@ -98,8 +100,8 @@ export async function applyGrants(
   for (const type of GRANT_TYPES) {
     const items = update[type];
     if (!items || items.length === 0) continue;
-    const entities: GrantableEntity[] = await grantableEntities.list(db, holder.accountId, type);
-    const ids = new Set(entities.map((e) => e.id));
+    const owned = await entities.grantable(db, holder.accountId, type);
+    const ids = new Set(owned.map((e) => e.id));
     known.set(type, ids);
     items.forEach((item, i) => {
       fe.check(

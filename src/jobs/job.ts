@@ -1,3 +1,4 @@
+import type { EntityRegistry } from '../entities/entities.js';
 import type { TSchema } from '@sinclair/typebox';
 import type { Logger } from 'pino';
 import type { Database } from '../db/database.js';
@@ -13,6 +14,8 @@ export interface JobContext {
   timing: Timing;
   events: EventWriter;
   queue: JobQueue;
+  /** Every declared entity type (cascades on delete, grants, …). */
+  entities: EntityRegistry;
   log: Logger;
   jobId: number;
   attempt: number;

@@ -1,3 +1,4 @@
+import type { EntityRegistry } from '../entities/entities.js';
 import { randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
 import type { Logger } from 'pino';
@@ -18,6 +19,7 @@ export interface RunnerDeps {
   timing: Timing;
   events: EventWriter;
   queue: JobQueue;
+  entities: EntityRegistry;
   log: Logger;
   definitions: readonly AnyJobDefinition[];
   /** How long a claimed job stays locked to this worker. */
@@ -97,13 +99,14 @@ export class JobRunner {
   }
 
   private context(db: Database, job: ClaimedJob): JobContext {
-    const { clock, timing, events, queue, log } = this.deps;
+    const { clock, timing, events, queue, entities, log } = this.deps;
     return {
       db,
       clock,
       timing,
       events,
       queue,
+      entities,
       log: log.child({ jobId: job.id, job: job.name }),
       jobId: job.id,
       attempt: job.attempts + 1,

@@ -3,6 +3,7 @@ import { inject } from 'vitest';
 import { type StratusApp, buildApp } from '../../src/app.js';
 import { envToConfig, type TimingProfile } from '../../src/config/config.js';
 import { type AppContext, createContext } from '../../src/context.js';
+import type { EntityType } from '../../src/entities/entities.js';
 import { FakeClock } from '../../src/lib/clock.js';
 import { type BootstrapResult, bootstrapAccount } from '../../src/modules/identity/bootstrap.js';
 import { createDatabase, dropDatabase } from './pg-server.js';
@@ -49,6 +50,8 @@ export interface TestAppOptions {
   rateLimits?: boolean;
   /** STRATUS_BODY_LIMIT in bytes (default: the configured default). */
   bodyLimit?: number;
+  /** Entity types declared beside the areas' own (tests of the cross-cutting views). */
+  entities?: EntityType[];
 }
 
 async function databaseUrl(): Promise<{ url: string; drop: () => Promise<void> }> {
@@ -70,7 +73,7 @@ export async function buildTestApp(opts: TestAppOptions = {}): Promise<TestApp> 
     ...(opts.bodyLimit !== undefined ? { STRATUS_BODY_LIMIT: String(opts.bodyLimit) } : {}),
   });
   const clock = new FakeClock('2026-03-01T12:00:00Z');
-  const ctx = await createContext(config, { clock });
+  const ctx = await createContext(config, { clock, entities: opts.entities ?? [] });
   const admin = await bootstrapAccount(ctx.db, clock, {
     email: 'owner@example.com',
     username: 'owner',

@@ -4,6 +4,7 @@ import type { Principal } from '../../auth/principal.js';
 import type { Database } from '../../db/database.js';
 import { toBool } from '../../db/database.js';
 import { errors } from '../../errors/errors.js';
+import type { EntityRegistry } from '../../entities/entities.js';
 import { findUser } from './users.repository.js';
 
 /**
@@ -12,7 +13,10 @@ import { findUser } from './users.repository.js';
  * Unrestricted users have no grants: their views answer 204.
  */
 export class GrantsService {
-  constructor(private readonly db: Database) {}
+  constructor(
+    private readonly db: Database,
+    private readonly entities: EntityRegistry,
+  ) {}
 
   /** GET /account/users/{username}/grants: every entity of the account; undefined = 204. */
   async ofUser(p: Principal, username: string): Promise<GrantsView | undefined> {
@@ -20,7 +24,7 @@ export class GrantsService {
     const u = await findUser(this.db, p.accountId, username);
     if (!u) throw errors.notFound();
     if (!toBool(u.restricted)) return undefined;
-    return grantsView(this.db, { userId: u.id, accountId: p.accountId }, 'all');
+    return grantsView(this.db, this.entities, { userId: u.id, accountId: p.accountId }, 'all');
   }
 
   /** PUT /account/users/{username}/grants: a partial update; answers the full grants. */
@@ -32,14 +36,19 @@ export class GrantsService {
       if (!toBool(u.restricted))
         throw errors.reason('Grants are not available for unrestricted users');
       const holder = { userId: u.id, accountId: p.accountId };
-      await applyGrants(tx, holder, body);
-      return grantsView(tx, holder, 'all');
+      await applyGrants(tx, this.entities, holder, body);
+      return grantsView(tx, this.entities, holder, 'all');
     });
   }
 
   /** GET /profile/grants: the caller's own grants, only entities it may access; undefined = 204. */
   async ofCaller(p: Principal): Promise<GrantsView | undefined> {
     if (!p.restricted) return undefined;
-    return grantsView(this.db, { userId: p.userId, accountId: p.accountId }, 'granted');
+    return grantsView(
+      this.db,
+      this.entities,
+      { userId: p.userId, accountId: p.accountId },
+      'granted',
+    );
   }
 }

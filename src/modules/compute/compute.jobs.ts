@@ -34,17 +34,6 @@ const KIND: Record<LifecycleOp, WorkKind> = {
   shutdown: 'shutdown',
 };
 
-/**
- * Code that other areas run when an instance goes away (volumes detach, firewalls drop the
- * device, …), inside the delete's transaction. Areas register at start-up.
- */
-export type InstanceDeleteHook = (
-  db: Database,
-  instance: InstanceRow,
-  ctx: JobContext,
-) => Promise<void>;
-export const instanceDeleteHooks: InstanceDeleteHook[] = [];
-
 async function setStatus(ctx: JobContext, id: number, status: InstanceStatus): Promise<void> {
   await ctx.db.db
     .updateTable('instances')
@@ -194,7 +183,7 @@ export const deleteJob = defineJob<DeletePayload>({
     }
     const inst = await instanceById(ctx.db, p.instanceId);
     if (inst) {
-      for (const hook of instanceDeleteHooks) await hook(ctx.db, inst, ctx);
+      for (const cascade of ctx.entities.cascadesOf('compute')) await cascade(ctx.db, inst, ctx);
       await closeRun(ctx.db, inst.id, ctx.clock.nowMs());
       await ctx.db.db.deleteFrom('ip_addresses').where('instance_id', '=', inst.id).execute();
       await ctx.db.db.deleteFrom('config_interfaces').where('instance_id', '=', inst.id).execute();

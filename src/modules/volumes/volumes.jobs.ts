@@ -4,7 +4,7 @@ import type { JobContext } from '../../jobs/job.js';
 import { defineJob } from '../../jobs/job.js';
 import type { WorkKind } from '../../jobs/timing.js';
 import { isoSeconds } from '../../lib/time.js';
-import { type InstanceDeleteHook, instanceDeleteHooks } from '../compute/compute.jobs.js';
+import type { DeleteCascade } from '../../entities/entities.js';
 import type { InstanceRow } from '../compute/compute.repository.js';
 import { entityRefs } from '../events/events.types.js';
 import { removeFromConfigs } from './volumes.repository.js';
@@ -84,11 +84,7 @@ export const volumeJob = defineJob<VolumeJobPayload>({
 export const volumeJobs = [volumeJob];
 
 /** Detaches every volume of an instance that is being deleted (in the delete job's transaction). */
-export const detachOnInstanceDelete: InstanceDeleteHook = async (
-  db: Database,
-  inst: InstanceRow,
-  ctx: JobContext,
-) => {
+export const detachOnInstanceDelete: DeleteCascade = async (db, inst, ctx) => {
   const attached = await db
     .forUpdate(
       db.db
@@ -115,9 +111,3 @@ export const detachOnInstanceDelete: InstanceDeleteHook = async (
     });
   }
 };
-
-/** Registers the volume area's instance-delete hook (once per process, whatever the contexts). */
-export function registerVolumeHooks(): void {
-  if (!instanceDeleteHooks.includes(detachOnInstanceDelete))
-    instanceDeleteHooks.push(detachOnInstanceDelete);
-}

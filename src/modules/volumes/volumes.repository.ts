@@ -119,3 +119,16 @@ export async function removeFromConfigs(
     }
   }
 }
+
+/** Id and label of every volume of an account, by id (grants views and checks). */
+export async function volumeLabels(
+  db: Database,
+  accountId: number,
+): Promise<{ id: number; label: string }[]> {
+  return db.db
+    .selectFrom('volumes')
+    .select(['id', 'label'])
+    .where('account_id', '=', accountId)
+    .orderBy('id')
+    .execute();
+}

@@ -1,7 +1,7 @@
 import { generateKeyPairSync } from 'node:crypto';
 import { afterEach, beforeEach } from 'vitest';
 import { bootstrapAccount } from '../../../src/modules/identity/bootstrap.js';
-import { buildTestApp, type TestApp } from '../../helpers/build-test-app.js';
+import { buildTestApp, type TestApp, type TestAppOptions } from '../../helpers/build-test-app.js';
 
 /** An SSH wire-format string: uint32 length, then the bytes. */
 function wire(...parts: (string | Buffer)[]): Buffer {
@@ -55,10 +55,10 @@ export function mismatchedKey(): string {
 }
 
 /** A fresh test app per test, closed afterwards. */
-export function useTestApp(): () => TestApp {
+export function useTestApp(opts: TestAppOptions = {}): () => TestApp {
   let t: TestApp | undefined;
   beforeEach(async () => {
-    t = await buildTestApp();
+    t = await buildTestApp(opts);
   });
   afterEach(async () => {
     await t?.close();

@@ -1,13 +1,27 @@
-import { beforeAll, describe, expect, it } from 'vitest';
-import { type GrantableEntity, registerGrantable } from '../../../src/auth/grantable.js';
+import { describe, expect, it } from 'vitest';
+import type { EntitySummary, EntityType } from '../../../src/entities/entities.js';
 import { createTestUser } from '../../helpers/auth.js';
 import { secondAccount, useTestApp } from './fixtures.js';
 
 /**
- * No entity tables exist yet: these tests register listers for two grant types, as the areas
- * that own entities will, backed by this map of account id → entities.
+ * StackScripts and Longview clients have no area yet: these tests declare the two entity types,
+ * as their areas will, backed by this map of account id → entities.
  */
-const entities = new Map<number, { stackscript: GrantableEntity[]; longview: GrantableEntity[] }>();
+const entities = new Map<number, { stackscript: EntitySummary[]; longview: EntitySummary[] }>();
+const declared: EntityType[] = [
+  {
+    type: 'stackscript',
+    grant: 'stackscript',
+    url: (id) => `/v4/compute/stackscripts/${id}`,
+    list: async (_db, accountId) => entities.get(accountId)?.stackscript ?? [],
+  },
+  {
+    type: 'longview',
+    grant: 'longview',
+    url: (id) => `/v4/longview/clients/${id}`,
+    list: async (_db, accountId) => entities.get(accountId)?.longview ?? [],
+  },
+];
 const ALL_TYPES = [
   'compute',
   'database',
@@ -22,17 +36,7 @@ const ALL_TYPES = [
 ];
 
 describe('grants', () => {
-  beforeAll(() => {
-    registerGrantable(
-      'stackscript',
-      async (_db, accountId) => entities.get(accountId)?.stackscript ?? [],
-    );
-    registerGrantable(
-      'longview',
-      async (_db, accountId) => entities.get(accountId)?.longview ?? [],
-    );
-  });
-  const app = useTestApp();
+  const app = useTestApp({ entities: declared });
 
   const seed = (accountId: number) => {
     entities.set(accountId, {

@@ -82,6 +82,7 @@ describe('JobRunner', () => {
       timing: app.ctx.timing,
       events: app.ctx.events,
       queue: app.ctx.queue,
+      entities: app.ctx.entities,
       log: silent,
       definitions: [multiStep, flaky],
       ...extra,
@@ -286,6 +287,7 @@ describe('JobRunner', () => {
       timing: t.ctx.timing,
       events: t.ctx.events,
       queue: t.ctx.queue,
+      entities: t.ctx.entities,
       log: silent,
       definitions: [bumpy],
     });
@@ -561,6 +563,7 @@ describe('JobRunner timing profiles', () => {
           timing: t.ctx.timing,
           events: t.ctx.events,
           queue: t.ctx.queue,
+          entities: t.ctx.entities,
           log: silent,
           definitions: [multiStep],
         });

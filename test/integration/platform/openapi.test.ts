@@ -270,7 +270,7 @@ const ALLOWED: AllowedDifference[] = [
 ];
 
 const reference = JSON.parse(
-  readFileSync(new URL('../../../../shared/reference/openapi.json', import.meta.url), 'utf8'),
+  readFileSync(new URL('../../fixtures/reference/openapi.json', import.meta.url), 'utf8'),
 ) as OpenApiDoc;
 const fidelity = readFileSync(new URL('../../../docs/fidelity.md', import.meta.url), 'utf8');
 

@@ -1,0 +1,87 @@
+import type { GrantType } from '../auth/authz.js';
+import type { Database } from '../db/database.js';
+import type { JobContext } from '../jobs/job.js';
+
+/** One entity of an account as the cross-cutting views name it: its id and current label. */
+export interface EntitySummary {
+  id: number;
+  label: string;
+}
+
+/**
+ * An entity type, declared once by the area that owns it. The cross-cutting mechanisms (grants
+ * and the grants views, event entity references, and later tags, billing facts, transfers, reset
+ * and firewall devices) read these records instead of being told about each area by hand, so a
+ * new area is wired in when its declaration is complete, and one test walks every declared type.
+ * Areas add fields here as their seam needs them; a field stays optional only where some types
+ * have no such seam.
+ */
+export interface EntityType {
+  /** The name in event `entity.type`, as the reference's enum spells it (e.g. `compute`). */
+  type: string;
+  /** The grant type (a key of the reference's GrantsResponse) when users get per-entity grants. */
+  grant?: GrantType;
+  /** The entity's API path, as event `entity.url` shows it. */
+  url(id: number): string;
+  /** Every entity of this type in an account, ordered by id (grants views, grant checks). */
+  list(db: Database, accountId: number): Promise<EntitySummary[]>;
+  /**
+   * What this type does when an entity of another type goes away, keyed by that type's name and
+   * run inside the delete's transaction before the entity's row is removed (e.g. a volume
+   * declares `compute: detach` so an instance's deletion detaches its volumes).
+   */
+  onDeleteOf?: Readonly<Record<string, DeleteCascade>>;
+}
+
+/** Runs in the deleting transaction; `deleted` is the entity about to be removed. */
+export type DeleteCascade = (
+  db: Database,
+  deleted: EntitySummary,
+  ctx: JobContext,
+) => Promise<void>;
+
+/** Every declared entity type, held by the context (nothing is registered at import time). */
+export class EntityRegistry {
+  private readonly byType = new Map<string, EntityType>();
+  private readonly byGrantType = new Map<GrantType, EntityType>();
+
+  constructor(declarations: readonly EntityType[]) {
+    for (const d of declarations) {
+      if (this.byType.has(d.type)) throw new Error(`entity type ${d.type} declared twice`);
+      this.byType.set(d.type, d);
+      if (d.grant) {
+        if (this.byGrantType.has(d.grant)) throw new Error(`grant type ${d.grant} declared twice`);
+        this.byGrantType.set(d.grant, d);
+      }
+    }
+  }
+
+  all(): EntityType[] {
+    return [...this.byType.values()];
+  }
+
+  get(type: string): EntityType | undefined {
+    return this.byType.get(type);
+  }
+
+  /** The entity type a grant type names, if an area declared it. */
+  forGrant(grant: GrantType): EntityType | undefined {
+    return this.byGrantType.get(grant);
+  }
+
+  /** Every cascade declared for the deletion of an entity of `type`, in declaration order. */
+  cascadesOf(type: string): DeleteCascade[] {
+    const out: DeleteCascade[] = [];
+    for (const d of this.byType.values()) {
+      const c = d.onDeleteOf?.[type];
+      if (c) out.push(c);
+    }
+    return out;
+  }
+
+  /** The entities a grant of this type can name in an account (none for undeclared types). */
+  async grantable(db: Database, accountId: number, grant: GrantType): Promise<EntitySummary[]> {
+    const d = this.byGrantType.get(grant);
+    return d ? d.list(db, accountId) : [];
+  }
+}
