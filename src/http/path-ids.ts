@@ -29,7 +29,10 @@ export function canonicalIdsHook(names: readonly string[]) {
     const params = req.params as Record<string, string | undefined>;
     for (const name of names) {
       const v = params[name];
-      if (v === undefined || !isCanonicalId(v)) return done(errors.notFound());
+      if (v === undefined || !isCanonicalId(v)) {
+        done(errors.notFound());
+        return;
+      }
     }
     done();
   };

@@ -7,7 +7,7 @@ import { isoSeconds } from '../../lib/time.js';
 import { authz } from '../../auth/authz.js';
 import { entityRefs } from '../events/events.types.js';
 import { dropTags } from '../tags/tags.repository.js';
-import { type InstanceRow, instanceById } from './compute.repository.js';
+import { instanceById } from './compute.repository.js';
 import type { InstanceStatus } from './compute.table.js';
 
 /** Progress steps of each long operation (percent_complete moves at each). */

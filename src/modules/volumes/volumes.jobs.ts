@@ -1,11 +1,9 @@
 import { Type } from '@sinclair/typebox';
-import type { Database } from '../../db/database.js';
 import type { JobContext } from '../../jobs/job.js';
 import { defineJob } from '../../jobs/job.js';
 import type { WorkKind } from '../../jobs/timing.js';
 import { isoSeconds } from '../../lib/time.js';
 import type { DeleteCascade } from '../../entities/entities.js';
-import type { InstanceRow } from '../compute/compute.repository.js';
 import { entityRefs } from '../events/events.types.js';
 import { removeFromConfigs } from './volumes.repository.js';
 
