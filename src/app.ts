@@ -36,6 +36,7 @@ import { eventsRoutes } from './modules/events/events.routes.js';
 import { profileRoutes } from './modules/profile/profile.routes.js';
 import { accountRoutes } from './modules/account/account.routes.js';
 import { volumesRoutes } from './modules/volumes/volumes.routes.js';
+import { vpcsRoutes } from './modules/vpcs/vpcs.routes.js';
 
 export type StratusApp = FastifyInstance<
   RawServerDefault,
@@ -64,6 +65,7 @@ function areas(ctx: AppContext): FastifyPluginAsync[] {
     computeStatsRoutes(ctx),
     networkingRoutes(ctx),
     volumesRoutes(ctx),
+    vpcsRoutes(ctx),
   ] as FastifyPluginAsync[];
 }
 

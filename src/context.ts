@@ -33,6 +33,8 @@ import { UsersService } from './modules/account/users.service.js';
 import { SshKeysService } from './modules/profile/sshkeys.service.js';
 import { TokensService } from './modules/profile/tokens.service.js';
 import { VolumesService } from './modules/volumes/volumes.service.js';
+import { SubnetsService } from './modules/vpcs/subnets.service.js';
+import { VpcsService } from './modules/vpcs/vpcs.service.js';
 
 export interface Services {
   catalogue: CatalogueService;
@@ -51,6 +53,8 @@ export interface Services {
   ips: IpsService;
   stats: StatsService;
   volumes: VolumesService;
+  vpcs: VpcsService;
+  subnets: SubnetsService;
 }
 
 /** Everything a process needs, wired explicitly. Nothing is created at import time. */
@@ -116,6 +120,7 @@ export async function createContext(
     ),
   );
   const instances = new InstancesService({ db, clock, events, queue, catalogue, ips });
+  const vpcs = new VpcsService({ db, clock, events, catalogue });
   const services: Services = {
     instances,
     power: new PowerService({ db, clock, events, queue }, instances),
@@ -133,6 +138,8 @@ export async function createContext(
     tokens: new TokensService(db, clock, events),
     sshKeys: new SshKeysService(db, clock, events),
     volumes: new VolumesService({ db, clock, events, queue, catalogue }),
+    vpcs,
+    subnets: new SubnetsService(vpcs),
   };
   return {
     config,

@@ -6,6 +6,7 @@ import type { IdentityTables } from '../modules/identity/identity.table.js';
 import type { NetworkingTables } from '../modules/networking/networking.table.js';
 import type { TagTables } from '../modules/tags/tags.table.js';
 import type { VolumeTables } from '../modules/volumes/volumes.table.js';
+import type { VpcTables } from '../modules/vpcs/vpcs.table.js';
 
 /** Every table of the database: the intersection of each area's tables. */
 export type DatabaseSchema = IdentityTables &
@@ -15,4 +16,5 @@ export type DatabaseSchema = IdentityTables &
   ComputeTables &
   NetworkingTables &
   TagTables &
-  VolumeTables;
+  VolumeTables &
+  VpcTables;

@@ -28,6 +28,7 @@ import {
   toApiConfigs,
 } from './compute.repository.js';
 import type { CreateConfigBody, DevicesRequest, UpdateConfigBody } from './configs.schemas.js';
+import { listField, vpcInterfaceChecker } from '../vpcs/vpc-interfaces.js';
 import type { InstancesService } from './instances.service.js';
 import {
   checkInstanceIpams,
@@ -178,11 +179,18 @@ export class ConfigsService {
   ): Promise<NormalizedInterface[] | undefined> {
     if (list === undefined || list === null) return undefined;
     const input = list.length === 0 ? [{ purpose: 'public' }] : list;
+    const vpc = await vpcInterfaceChecker(db, inst.account_id, input);
     const out = checkInterfaces(fe, 'interfaces', input, {
       creating: false,
-      subnetExists: () => false,
+      subnetExists: vpc.subnetExists,
     });
     checkInstanceIpams(fe, 'interfaces', out, await instanceIpams(db, inst.id, configId));
+    await vpc.complete(fe, listField('interfaces'), out, {
+      accountId: inst.account_id,
+      instanceId: inst.id,
+      region: inst.region,
+      creating: false,
+    });
     return out;
   }
 

@@ -39,6 +39,7 @@ import {
 } from './compute.rules.js';
 import type { CreateComputeBody, UpdateComputeBody } from './compute.schemas.js';
 import { checkInterfaces } from './interfaces.rules.js';
+import { listField, vpcInterfaceChecker } from '../vpcs/vpc-interfaces.js';
 import { checkDeployCredentials } from './ssh.js';
 
 type CreateBody = Static<typeof CreateComputeBody>;
@@ -176,17 +177,18 @@ export class InstancesService {
     checkStackScript(fe, b);
     if (b.firewall_id !== undefined && b.firewall_id !== null)
       fe.add('firewall_id', 'Firewall not found');
+    const vpc = await vpcInterfaceChecker(this.d.db, p.accountId, b.interfaces, false);
     const interfaces =
       b.interfaces === undefined
         ? undefined
         : b.interfaces.length === 0
           ? checkInterfaces(fe, 'interfaces', [{ purpose: 'public' }], {
               creating: true,
-              subnetExists: () => false,
+              subnetExists: vpc.subnetExists,
             })
           : checkInterfaces(fe, 'interfaces', b.interfaces, {
               creating: true,
-              subnetExists: () => false,
+              subnetExists: vpc.subnetExists,
             });
     fe.throwIfAny();
     if (!region || !type) throw errors.internal();
@@ -236,6 +238,17 @@ export class InstancesService {
         .where('id', '=', id)
         .execute();
       await authz.grantCreator(tx, p, 'compute', id);
+      if (interfaces) {
+        // VPC addresses are chosen with the subnets locked, inside the create's transaction.
+        const vfe = new FieldErrors();
+        await (await vpcInterfaceChecker(tx, p.accountId, b.interfaces)).complete(
+          vfe,
+          listField('interfaces'),
+          interfaces,
+          { accountId: p.accountId, instanceId: id, region: region.id, creating: true },
+        );
+        vfe.throwIfAny();
+      }
       if (b.tags) await setTags(tx, p.accountId, 'compute', id, b.tags);
 
       const pub = await this.d.ips.next(tx, region.id, 'public');

@@ -12,6 +12,8 @@ export interface NormalizedInterface {
   ipam_address: string | null;
   primary: boolean;
   subnet_id: number | null;
+  /** The subnet's VPC, filled in from the subnet's row (src/modules/vpcs/vpc-interfaces.ts). */
+  vpc_id?: number | null;
   ipv4_vpc: string | null;
   ipv4_nat_1_1: string | null;
   ip_ranges: string[] | null;

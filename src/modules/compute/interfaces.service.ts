@@ -21,12 +21,21 @@ import {
 } from './compute.repository.js';
 import type { AddInterfaceBody, UpdateInterfaceBody } from './configs.schemas.js';
 import type { InstancesService } from './instances.service.js';
-import { checkAddition, checkInterface, ipamProblem } from './interfaces.rules.js';
+import { bodyField, vpcInterfaceChecker } from '../vpcs/vpc-interfaces.js';
+import { checkAddition, checkInterface } from './interfaces.rules.js';
 
 type AddBody = Static<typeof AddInterfaceBody>;
 type UpdateBody = Static<typeof UpdateInterfaceBody>;
 
 const blank = (v: string | null | undefined) => v === undefined || v === null || v === '';
+
+/** The instance whose vpc interfaces are checked (src/modules/vpcs/vpc-interfaces.ts). */
+const vpcTarget = (inst: InstanceRow) => ({
+  accountId: inst.account_id,
+  instanceId: inst.id,
+  region: inst.region,
+  creating: false,
+});
 
 /** Whether the config's interfaces are active: the instance runs with the config. */
 const activeIn = (inst: InstanceRow, configId: number) =>
@@ -125,8 +134,10 @@ export class InterfacesService {
     return this.d.db.transaction(async (tx) => {
       const { inst, config, rows } = await this.context(tx, p, computeId, configId, 'read_write');
       const fe = new FieldErrors();
-      const added = checkInterface(fe, '', b, { creating: false, subnetExists: () => false });
+      const vpc = await vpcInterfaceChecker(tx, inst.account_id, [b]);
+      const added = checkInterface(fe, '', b, { creating: false, subnetExists: vpc.subnetExists });
       checkAddition(fe, added, rows.map(normalizedOf), await instanceIpams(tx, inst.id));
+      await vpc.complete(fe, bodyField, [added], vpcTarget(inst));
       fe.throwIfAny();
       if (added.primary) await this.clearPrimary(tx, config.id);
       const { id } = await tx.db
@@ -159,7 +170,7 @@ export class InterfacesService {
         const onlyPrimary = 'Only primary can be updated for a public interface';
         if (b.ipv4 && (!blank(b.ipv4.vpc) || !blank(b.ipv4.nat_1_1))) fe.add('ipv4', onlyPrimary);
         if (b.ip_ranges !== undefined && b.ip_ranges !== null) fe.add('ip_ranges', onlyPrimary);
-      } else this.checkVpcChanges(fe, b, set);
+      } else await this.checkVpcChanges(tx, fe, inst, row, b, set);
       fe.throwIfAny();
       if (b.primary === true) await this.clearPrimary(tx, config.id);
       if (b.primary !== undefined) set.is_primary = b.primary ? 1 : 0;
@@ -170,31 +181,38 @@ export class InterfacesService {
     });
   }
 
-  /** A vpc interface's `ipv4` and `ip_ranges` (replaced when given; [] or null clears). */
-  private checkVpcChanges(
+  /**
+   * A vpc interface's `ipv4` and `ip_ranges`, checked against its subnet: `ipv4.vpc` replaced when
+   * given (null or empty keeps the address), `nat_1_1` replaced when given (null or empty: none),
+   * `ip_ranges` replaced when given ([] or null clears).
+   */
+  private async checkVpcChanges(
+    tx: Database,
     fe: FieldErrors,
+    inst: InstanceRow,
+    row: InterfaceRow,
     b: UpdateBody,
     set: Partial<Omit<InterfaceRow, 'id'>>,
-  ): void {
-    if (b.ipv4?.vpc !== undefined) {
-      const vpc = blank(b.ipv4.vpc) ? null : (b.ipv4.vpc as string);
-      if (vpc !== null && !isIpv4(vpc)) fe.add('ipv4.vpc', 'ipv4.vpc must be an IPv4 address');
-      set.ipv4_vpc = vpc;
+  ): Promise<void> {
+    const next = normalizedOf(row);
+    if (!blank(b.ipv4?.vpc)) {
+      const vpc = b.ipv4?.vpc as string;
+      if (!isIpv4(vpc)) fe.add('ipv4.vpc', 'ipv4.vpc must be an IPv4 address');
+      next.ipv4_vpc = vpc;
     }
     if (b.ipv4?.nat_1_1 !== undefined) {
       const nat = blank(b.ipv4.nat_1_1) ? null : (b.ipv4.nat_1_1 as string);
       if (nat !== null && nat !== 'any' && !isIpv4(nat))
         fe.add('ipv4.nat_1_1', 'nat_1_1 must be "any" or an IPv4 address');
-      set.ipv4_nat_1_1 = nat;
+      next.ipv4_nat_1_1 = nat;
     }
-    if (b.ip_ranges !== undefined) {
-      const ranges = b.ip_ranges ?? [];
-      ranges.forEach((r, n) => {
-        if (ipamProblem(r))
-          fe.add(`ip_ranges.${n}`, 'ip_ranges must be IPv4 CIDR ranges, such as 10.0.0.64/26');
-      });
-      set.ip_ranges = ranges.length === 0 ? null : JSON.stringify(ranges);
-    }
+    if (b.ip_ranges !== undefined) next.ip_ranges = b.ip_ranges ?? [];
+    const vpc = await vpcInterfaceChecker(tx, inst.account_id, [next]);
+    await vpc.complete(fe, bodyField, [next], vpcTarget(inst));
+    set.ipv4_vpc = next.ipv4_vpc;
+    set.ipv4_nat_1_1 = next.ipv4_nat_1_1;
+    set.ip_ranges = next.ip_ranges === null ? null : JSON.stringify(next.ip_ranges);
+    if (next.vpc_id !== undefined) set.vpc_id = next.vpc_id;
   }
 
   /** Delete: not an active interface (the instance runs with its config); the rest move up. */

@@ -7,7 +7,7 @@ import {
 } from '../networking/ips.schemas.js';
 
 /** A VPC interface's address (`vpc` of the instance's networking view). */
-const VpcIpSchema = Type.Object({
+export const VpcIpSchema = Type.Object({
   active: Type.Boolean(),
   address: Nullable(Type.String()),
   address_range: Nullable(Type.String()),

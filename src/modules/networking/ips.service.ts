@@ -11,6 +11,8 @@ import { findInstance, type InstanceRow, insertIp } from '../compute/compute.rep
 import type { InstancesService } from '../compute/instances.service.js';
 import { type EntityRef, entityRefs } from '../events/events.types.js';
 import type { EventWriter } from '../events/events.writer.js';
+import type { ApiVpcIp } from '../vpcs/vpcs.schemas.js';
+import { instanceVpcIps } from '../vpcs/vpcs.service.js';
 import { defaultRdns, type IpAllocator } from './ip-allocator.js';
 import {
   accountIpv4Rows,
@@ -59,7 +61,7 @@ export interface ApiIp {
 export type ApiIpV6 = ApiIp & { gateway: string };
 
 export interface InstanceIps {
-  ipv4: { public: ApiIp[]; private: ApiIp[]; shared: ApiIp[]; reserved: ApiIp[]; vpc: never[] };
+  ipv4: { public: ApiIp[]; private: ApiIp[]; shared: ApiIp[]; reserved: ApiIp[]; vpc: ApiVpcIp[] };
   ipv6: { link_local: ApiIpV6; slaac: ApiIpV6; global: never[] };
 }
 
@@ -216,10 +218,10 @@ export class IpsService {
       ipv4: {
         public: rows.filter((r) => r.kind === 'public').map(shape),
         private: rows.filter((r) => r.kind === 'private').map(shape),
-        // Sharing, reservations and VPC interfaces come with their own areas.
+        // Sharing and reservations come with their own areas.
         shared: [],
         reserved: [],
-        vpc: [],
+        vpc: await instanceVpcIps(db, inst),
       },
       ipv6: {
         link_local: this.v6(inst, 'link_local', null),

@@ -1,0 +1,220 @@
+import type { Database } from '../../db/database.js';
+import type { FieldErrors } from '../../errors/errors.js';
+import { ipv4ToNum, numToIpv4 } from '../../lib/ip.js';
+import type { NormalizedInterface } from '../compute/interfaces.rules.js';
+import { overlaps, parseRange, type Range4, usableBounds, within } from './vpcs.rules.js';
+
+/** A subnet as the interface rules need it: its VPC, region and range. */
+export interface SubnetInfo extends Range4 {
+  id: number;
+  vpc_id: number;
+  region: string;
+}
+
+/** The subnet ids named by a request's interfaces (vpc ones with an integer `subnet_id`). */
+export function subnetIdsOf(
+  list: readonly { purpose?: string; subnet_id?: number | null }[] | null | undefined,
+): number[] {
+  const ids = (list ?? [])
+    .filter((i) => i.purpose === 'vpc' && typeof i.subnet_id === 'number')
+    .map((i) => i.subnet_id as number);
+  return [...new Set(ids)].sort((a, b) => a - b);
+}
+
+/**
+ * The account's subnets among `ids`, locked in id order when `lock` (PostgreSQL): address
+ * choices in a subnet serialise on its row, and a subnet being deleted is waited for.
+ */
+export async function loadSubnets(
+  db: Database,
+  accountId: number,
+  ids: readonly number[],
+  lock = false,
+): Promise<Map<number, SubnetInfo>> {
+  const out = new Map<number, SubnetInfo>();
+  if (ids.length === 0) return out;
+  const q = db.db
+    .selectFrom('vpc_subnets as s')
+    .innerJoin('vpcs as v', 'v.id', 's.vpc_id')
+    .select(['s.id', 's.vpc_id', 's.ipv4', 'v.region'])
+    .where('s.account_id', '=', accountId)
+    .where('s.id', 'in', [...ids])
+    .orderBy('s.id');
+  const rows = await (lock && db.dialect === 'postgres' ? q.forUpdate('s') : q).execute();
+  for (const r of rows) {
+    const range = parseRange(r.ipv4);
+    if (range) out.set(r.id, { ...range, id: r.id, vpc_id: r.vpc_id, region: r.region });
+  }
+  return out;
+}
+
+/** What other instances hold in a subnet: single addresses and ranges. */
+interface Taken {
+  addresses: Set<number>;
+  ranges: Range4[];
+}
+
+async function takenIn(db: Database, subnetId: number, instanceId: number | null): Promise<Taken> {
+  let q = db.db
+    .selectFrom('config_interfaces')
+    .select(['ipv4_vpc', 'ip_ranges'])
+    .where('purpose', '=', 'vpc')
+    .where('subnet_id', '=', subnetId);
+  if (instanceId !== null) q = q.where('instance_id', '<>', instanceId);
+  const taken: Taken = { addresses: new Set(), ranges: [] };
+  for (const r of await q.execute()) {
+    if (r.ipv4_vpc !== null) taken.addresses.add(ipv4ToNum(r.ipv4_vpc));
+    for (const cidr of r.ip_ranges === null ? [] : (JSON.parse(r.ip_ranges) as string[])) {
+      const range = parseRange(cidr);
+      if (range) taken.ranges.push(range);
+    }
+  }
+  return taken;
+}
+
+const isTaken = (t: Taken, n: number) =>
+  t.addresses.has(n) || t.ranges.some((r) => n >= r.start && n <= r.end);
+
+/** The instance whose interfaces are checked; `creating`: the instance create request. */
+export interface VpcTarget {
+  accountId: number;
+  /** null while the instance does not exist yet. */
+  instanceId: number | null;
+  region: string;
+  creating: boolean;
+}
+
+/**
+ * Completes the vpc interfaces of `list` against the subnets' rows, in place: `vpc_id` from the
+ * subnet; the subnet in the instance's region; `ipv4.vpc` inside the subnet, not one of its
+ * first two or last two addresses and not held by another instance (chosen when omitted);
+ * `ipv4.nat_1_1` a public IPv4 of the instance (or `any`); `ip_ranges` canonical ranges inside
+ * the subnet that no other instance holds. `at(n)` names the interface's field path.
+ * The subnets were checked to exist by the caller's `subnetExists`.
+ */
+export async function completeVpcInterfaces(
+  db: Database,
+  fe: FieldErrors,
+  at: (n: number, field: string) => string,
+  list: NormalizedInterface[],
+  subnets: ReadonlyMap<number, SubnetInfo>,
+  target: VpcTarget,
+): Promise<void> {
+  // Addresses chosen in this request, by subnet, so two interfaces never get the same one.
+  const chosen = new Map<number, Set<number>>();
+  for (const [n, i] of list.entries()) {
+    if (i.purpose !== 'vpc' || i.subnet_id === null) continue;
+    const subnet = subnets.get(i.subnet_id);
+    if (!subnet) continue;
+    i.vpc_id = subnet.vpc_id;
+    if (subnet.region !== target.region) {
+      fe.add(at(n, 'subnet_id'), 'The subnet must be in the same region as the instance');
+      continue;
+    }
+    const taken = await takenIn(db, subnet.id, target.instanceId);
+    const mine = chosen.get(subnet.id) ?? new Set<number>();
+    chosen.set(subnet.id, mine);
+    const { first, last } = usableBounds(subnet);
+    if (i.ipv4_vpc !== null) {
+      const num = ipv4ToNum(i.ipv4_vpc);
+      if (Number.isNaN(num)) continue; // reported by the interface rules
+      if (num < subnet.start || num > subnet.end)
+        fe.add(at(n, 'ipv4.vpc'), `ipv4.vpc must be inside the subnet ${subnet.cidr}`);
+      else if (num < first || num > last)
+        fe.add(
+          at(n, 'ipv4.vpc'),
+          'ipv4.vpc cannot be one of the first two or last two addresses of the subnet',
+        );
+      else if (isTaken(taken, num) || mine.has(num))
+        fe.add(at(n, 'ipv4.vpc'), 'ipv4.vpc is already in use');
+      else mine.add(num);
+    } else {
+      let pick = first;
+      while (pick <= last && (isTaken(taken, pick) || mine.has(pick))) pick++;
+      if (pick > last) fe.add(at(n, 'subnet_id'), 'The subnet has no free address');
+      else {
+        mine.add(pick);
+        i.ipv4_vpc = numToIpv4(pick);
+      }
+    }
+    await checkNat(db, fe, at(n, 'ipv4.nat_1_1'), i.ipv4_nat_1_1, target);
+    checkRanges(fe, (k) => at(n, `ip_ranges.${k}`), i, subnet, taken);
+  }
+}
+
+/** A specific 1:1 NAT address: a public IPv4 of the instance (never at instance create). */
+async function checkNat(
+  db: Database,
+  fe: FieldErrors,
+  field: string,
+  nat: string | null,
+  target: VpcTarget,
+): Promise<void> {
+  if (nat === null || nat === 'any' || fe.has(field) || Number.isNaN(ipv4ToNum(nat))) return;
+  const own =
+    target.instanceId === null
+      ? undefined
+      : await db.db
+          .selectFrom('ip_addresses')
+          .select('id')
+          .where('instance_id', '=', target.instanceId)
+          .where('kind', '=', 'public')
+          .where('address', '=', nat)
+          .executeTakeFirst();
+  if (!own) fe.add(field, 'nat_1_1 must be "any" or a public IPv4 address of this instance');
+}
+
+function checkRanges(
+  fe: FieldErrors,
+  at: (k: number) => string,
+  i: NormalizedInterface,
+  subnet: SubnetInfo,
+  taken: Taken,
+): void {
+  const seen: Range4[] = [];
+  const own = i.ipv4_vpc === null ? Number.NaN : ipv4ToNum(i.ipv4_vpc);
+  const { first, last } = usableBounds(subnet);
+  for (const [k, text] of (i.ip_ranges ?? []).entries()) {
+    const r = parseRange(text);
+    if (!r)
+      fe.add(at(k), 'ip_ranges must be IPv4 ranges in canonical CIDR form, such as 10.0.0.64/26');
+    else if (!within(r, { start: first, end: last }))
+      fe.add(at(k), `The range must be inside the usable addresses of the subnet ${subnet.cidr}`);
+    else if (
+      seen.some((s) => overlaps(s, r)) ||
+      (own >= r.start && own <= r.end) ||
+      taken.ranges.some((s) => overlaps(s, r)) ||
+      [...taken.addresses].some((a) => a >= r.start && a <= r.end)
+    )
+      fe.add(at(k), 'The range overlaps addresses already in use');
+    else seen.push(r);
+  }
+  if (i.ip_ranges !== null && i.ip_ranges.length === 0) i.ip_ranges = null;
+}
+
+/** Field paths: of a list's items (`interfaces.0.ipv4.vpc`) or of a single interface body. */
+export const listField = (field: string) => (n: number, f: string) => `${field}.${n}.${f}`;
+export const bodyField = (_n: number, f: string) => f;
+
+/**
+ * The VPC side of a compute interface check, in two calls: `subnetExists` for the purpose rules
+ * (`checkInterface(s)`), then `complete` on the normalized list (see completeVpcInterfaces).
+ * Loads, and locks when `lock`, the account's subnets the request names.
+ */
+export async function vpcInterfaceChecker(
+  db: Database,
+  accountId: number,
+  input: readonly { purpose?: string; subnet_id?: number | null }[] | null | undefined,
+  lock = true,
+) {
+  const subnets = await loadSubnets(db, accountId, subnetIdsOf(input), lock);
+  return {
+    subnetExists: (id: number) => subnets.has(id),
+    complete: (
+      fe: FieldErrors,
+      at: (n: number, field: string) => string,
+      list: NormalizedInterface[],
+      target: VpcTarget,
+    ) => completeVpcInterfaces(db, fe, at, list, subnets, target),
+  };
+}

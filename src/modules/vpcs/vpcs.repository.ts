@@ -1,0 +1,247 @@
+import { type RawBuilder, type SqlBool, sql } from 'kysely';
+import type { Database } from '../../db/database.js';
+import type { FilterSpec } from '../../lib/filter.js';
+import type { VpcSubnetsTable, VpcsTable } from './vpcs.table.js';
+
+export type VpcRow = Omit<VpcsTable, 'id'> & { id: number };
+export type SubnetRow = Omit<VpcSubnetsTable, 'id'> & { id: number };
+
+/** Filterable fields (reference `x-compute-filterable`). */
+export const VPC_FILTERS: FilterSpec = {
+  id: { kind: 'int', column: 'vpcs.id' },
+  label: { kind: 'string', column: 'vpcs.label' },
+  region: { kind: 'string', column: 'vpcs.region' },
+  created: { kind: 'datetime', column: 'vpcs.created' },
+  updated: { kind: 'datetime', column: 'vpcs.updated' },
+};
+export const SUBNET_FILTERS: FilterSpec = {
+  id: { kind: 'int', column: 'vpc_subnets.id' },
+  label: { kind: 'string', column: 'vpc_subnets.label' },
+  created: { kind: 'datetime', column: 'vpc_subnets.created' },
+  updated: { kind: 'datetime', column: 'vpc_subnets.updated' },
+};
+export const VPC_IP_FILTERS: FilterSpec = {
+  active: { kind: 'bool', column: 'vips.active' },
+  config_id: { kind: 'int', column: 'vips.config_id' },
+  compute_id: { kind: 'int', column: 'vips.compute_id' },
+  region: { kind: 'string', column: 'vips.region' },
+  vpc_id: { kind: 'int', column: 'vips.vpc_id' },
+};
+
+export async function findVpc(
+  db: Database,
+  accountId: number,
+  id: number,
+  lock = false,
+): Promise<VpcRow | undefined> {
+  const q = db.db
+    .selectFrom('vpcs')
+    .selectAll()
+    .where('id', '=', id)
+    .where('account_id', '=', accountId);
+  return (lock ? db.forUpdate(q) : q).executeTakeFirst();
+}
+
+export async function findSubnet(
+  db: Database,
+  vpcId: number,
+  id: number,
+  lock = false,
+): Promise<SubnetRow | undefined> {
+  const q = db.db
+    .selectFrom('vpc_subnets')
+    .selectAll()
+    .where('id', '=', id)
+    .where('vpc_id', '=', vpcId);
+  return (lock ? db.forUpdate(q) : q).executeTakeFirst();
+}
+
+/** The subnets of VPCs, each list by id. */
+export async function subnetsOf(
+  db: Database,
+  vpcIds: readonly number[],
+  lock = false,
+): Promise<Map<number, SubnetRow[]>> {
+  const out = new Map<number, SubnetRow[]>(vpcIds.map((id) => [id, []]));
+  if (vpcIds.length === 0) return out;
+  const q = db.db
+    .selectFrom('vpc_subnets')
+    .selectAll()
+    .where('vpc_id', 'in', [...vpcIds])
+    .orderBy('id');
+  for (const r of await (lock ? db.forUpdate(q) : q).execute()) out.get(r.vpc_id)?.push(r);
+  return out;
+}
+
+/** Ids of the subnets among `ids` that an interface (of any profile) uses. */
+export async function subnetsInUse(db: Database, ids: readonly number[]): Promise<Set<number>> {
+  if (ids.length === 0) return new Set();
+  const rows = await db.db
+    .selectFrom('config_interfaces')
+    .select('subnet_id')
+    .distinct()
+    .where('purpose', '=', 'vpc')
+    .where('subnet_id', 'in', [...ids])
+    .execute();
+  return new Set(rows.map((r) => r.subnet_id as number));
+}
+
+/**
+ * Whether an instance has a vpc interface in any of its profiles (migration across data centers
+ * is refused for it).
+ */
+export async function instanceHasVpcInterface(db: Database, instanceId: number): Promise<boolean> {
+  const row = await db.db
+    .selectFrom('config_interfaces')
+    .select('id')
+    .where('instance_id', '=', instanceId)
+    .where('purpose', '=', 'vpc')
+    .limit(1)
+    .executeTakeFirst();
+  return row !== undefined;
+}
+
+/** `active` in SQL: the interface's profile is the booted one of a running instance. */
+const activeSql = sql<number>`case when i.status = 'running' and i.last_booted_config_id = ci.config_id then 1 else 0 end`;
+
+interface ComputeOnSubnet {
+  id: number;
+  interfaces: { id: number; active: boolean }[];
+}
+
+/** Instances with a vpc interface on each subnet (active profile or not), by instance id. */
+export async function computesOf(
+  db: Database,
+  subnetIds: readonly number[],
+): Promise<Map<number, ComputeOnSubnet[]>> {
+  const out = new Map<number, ComputeOnSubnet[]>(subnetIds.map((id) => [id, []]));
+  if (subnetIds.length === 0) return out;
+  const rows = await db.db
+    .selectFrom('config_interfaces as ci')
+    .innerJoin('instances as i', 'i.id', 'ci.instance_id')
+    .select(['ci.id', 'ci.subnet_id', 'ci.instance_id', activeSql.as('active')])
+    .where('ci.purpose', '=', 'vpc')
+    .where('ci.subnet_id', 'in', [...subnetIds])
+    .orderBy('ci.instance_id')
+    .orderBy('ci.id')
+    .execute();
+  for (const r of rows) {
+    const list = out.get(r.subnet_id as number);
+    if (!list) continue;
+    let c = list.find((x) => x.id === r.instance_id);
+    if (!c) {
+      c = { id: r.instance_id, interfaces: [] };
+      list.push(c);
+    }
+    c.interfaces.push({ id: r.id, active: Number(r.active) === 1 });
+  }
+  return out;
+}
+
+export async function toApiSubnets(db: Database, rows: readonly SubnetRow[]) {
+  const computes = await computesOf(
+    db,
+    rows.map((r) => r.id),
+  );
+  return rows.map((r) => ({
+    id: r.id,
+    label: r.label,
+    ipv4: r.ipv4,
+    computes: computes.get(r.id) ?? [],
+    created: r.created,
+    updated: r.updated,
+  }));
+}
+export type ApiSubnet = Awaited<ReturnType<typeof toApiSubnets>>[number];
+
+export async function toApiVpcs(db: Database, rows: readonly VpcRow[]) {
+  const subnets = await subnetsOf(
+    db,
+    rows.map((r) => r.id),
+  );
+  const api = await toApiSubnets(db, [...subnets.values()].flat());
+  const byId = new Map(api.map((s) => [s.id, s]));
+  return rows.map((r) => ({
+    id: r.id,
+    label: r.label,
+    description: r.description,
+    region: r.region,
+    subnets: (subnets.get(r.id) ?? []).map((s) => byId.get(s.id) as ApiSubnet),
+    created: r.created,
+    updated: r.updated,
+  }));
+}
+export type ApiVpc = Awaited<ReturnType<typeof toApiVpcs>>[number];
+
+/** Ids and labels of an account's VPCs, for the grants views. */
+export async function vpcLabels(db: Database, accountId: number) {
+  return db.db
+    .selectFrom('vpcs')
+    .select(['id', 'label'])
+    .where('account_id', '=', accountId)
+    .orderBy('id')
+    .execute();
+}
+
+/** One row of the VPC address listing: an interface's address or one of its ranges. */
+export interface VpcIpRow {
+  interface_id: number;
+  config_id: number;
+  compute_id: number;
+  region: string;
+  vpc_id: number;
+  subnet_id: number;
+  subnet_start: number | string;
+  subnet_cidr: string;
+  address: string | null;
+  address_range: string | null;
+  nat_1_1: string | null;
+  active: number;
+  ord: number | string;
+}
+
+/**
+ * Every address and range of every vpc interface of an account as one relation `vips`, for
+ * paging and X-Filter. `ord` orders by interface, the address before its ranges.
+ */
+export function vpcIps(
+  db: Database,
+  accountId: number,
+  where: { vpcId?: number; instanceId?: number; visible?: RawBuilder<SqlBool> | undefined },
+) {
+  const cond = sql.join(
+    [
+      sql`ci.purpose = 'vpc'`,
+      sql`v.account_id = ${accountId}`,
+      ...(where.vpcId !== undefined ? [sql`v.id = ${where.vpcId}`] : []),
+      ...(where.instanceId !== undefined ? [sql`ci.instance_id = ${where.instanceId}`] : []),
+      ...(where.visible ? [where.visible] : []),
+    ],
+    sql` and `,
+  );
+  const from = sql`config_interfaces ci
+    join vpc_subnets s on s.id = ci.subnet_id
+    join vpcs v on v.id = s.vpc_id
+    join instances i on i.id = ci.instance_id`;
+  const ranges =
+    db.dialect === 'postgres'
+      ? sql`cross join lateral jsonb_array_elements_text(ci.ip_ranges::jsonb) with ordinality as r(value, n)`
+      : sql`join json_each(ci.ip_ranges) r`;
+  const rangeN = db.dialect === 'postgres' ? sql`r.n` : sql`(r.key + 1)`;
+  const nat = sql`case when ci.ipv4_nat_1_1 = 'any' then (
+      select p.address from ip_addresses p where p.instance_id = i.id and p.kind = 'public'
+      order by p.id limit 1) else ci.ipv4_nat_1_1 end`;
+  const common = sql`ci.id as interface_id, ci.config_id as config_id, ci.instance_id as compute_id,
+    v.region as region, v.id as vpc_id, s.id as subnet_id, s.ipv4_start as subnet_start,
+    s.ipv4 as subnet_cidr`;
+  const union = sql<VpcIpRow>`(
+    select ${common}, ci.ipv4_vpc as address, cast(null as text) as address_range,
+      ${nat} as nat_1_1, ${activeSql} as active, cast(ci.id as bigint) * 1048576 as ord
+    from ${from} where ${cond} and ci.ipv4_vpc is not null
+    union all
+    select ${common}, cast(null as text), r.value, cast(null as text), ${activeSql},
+      cast(ci.id as bigint) * 1048576 + ${rangeN}
+    from ${from} ${ranges} where ${cond} and ci.ip_ranges is not null
+  )`;
+  return db.db.selectFrom(union.as('vips'));
+}

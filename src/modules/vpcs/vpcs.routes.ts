@@ -1,0 +1,177 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { AppContext } from '../../context.js';
+import { principal, xFilter } from '../../http/principal.js';
+import { Empty, PageQuery } from '../../http/schemas/common.js';
+import {
+  CreateSubnetBody,
+  CreateVpcBody,
+  SubnetPage,
+  SubnetParams,
+  SubnetSchema,
+  UpdateSubnetBody,
+  UpdateVpcBody,
+  VpcIpPage,
+  VpcPage,
+  VpcParams,
+  VpcSchema,
+} from './vpcs.schemas.js';
+
+const tags = ['VPCs'];
+// The spec leaves the scope of the VPC and subnet reads unlisted: any valid token, as the reference.
+const anyToken = { auth: 'token' as const };
+const write = { scopes: ['vpc:read_write'] };
+const ips = { scopes: ['ips:read_only'] };
+
+export function vpcsRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
+  const svc = ctx.services.vpcs;
+  const subnets = ctx.services.subnets;
+  return async (app) => {
+    app.get(
+      '/vpcs',
+      {
+        schema: { tags, summary: 'VPCs List', querystring: PageQuery, response: { 200: VpcPage } },
+        config: { operationId: 'getVPCs', ...anyToken, paged: true },
+      },
+      (req) => svc.list(principal(req), req.query, xFilter(req)),
+    );
+    app.post(
+      '/vpcs',
+      {
+        schema: { tags, summary: 'VPC Create', body: CreateVpcBody, response: { 200: VpcSchema } },
+        config: { operationId: 'createVPC', ...write },
+      },
+      (req) => svc.create(principal(req), req.body),
+    );
+    app.get(
+      '/vpcs/ips',
+      {
+        schema: {
+          tags,
+          summary: 'VPCs IP Addresses List',
+          querystring: PageQuery,
+          response: { 200: VpcIpPage },
+        },
+        config: { operationId: 'getAllVPCIPs', ...ips, paged: true },
+      },
+      (req) => svc.ips(principal(req), req.query, xFilter(req)),
+    );
+    app.get(
+      '/vpcs/:vpcId',
+      {
+        schema: { tags, summary: 'VPC View', params: VpcParams, response: { 200: VpcSchema } },
+        config: { operationId: 'getVPC', ...anyToken },
+      },
+      (req) => svc.get(principal(req), req.params.vpcId),
+    );
+    app.put(
+      '/vpcs/:vpcId',
+      {
+        schema: {
+          tags,
+          summary: 'VPC Update',
+          params: VpcParams,
+          body: UpdateVpcBody,
+          response: { 200: VpcSchema },
+        },
+        config: { operationId: 'updateVPC', ...write },
+      },
+      (req) => svc.update(principal(req), req.params.vpcId, req.body),
+    );
+    app.delete(
+      '/vpcs/:vpcId',
+      {
+        schema: { tags, summary: 'VPC Delete', params: VpcParams, response: { 200: Empty } },
+        config: { operationId: 'deleteVPC', ...write },
+      },
+      async (req) => {
+        await svc.delete(principal(req), req.params.vpcId);
+        return {};
+      },
+    );
+    app.get(
+      '/vpcs/:vpcId/ips',
+      {
+        schema: {
+          tags,
+          summary: 'VPC IP Addresses List',
+          params: VpcParams,
+          querystring: PageQuery,
+          response: { 200: VpcIpPage },
+        },
+        config: { operationId: 'getVPCIPs', ...ips, paged: true },
+      },
+      (req) => svc.ips(principal(req), req.query, xFilter(req), req.params.vpcId),
+    );
+    app.get(
+      '/vpcs/:vpcId/subnets',
+      {
+        schema: {
+          tags,
+          summary: 'VPC Subnets List',
+          params: VpcParams,
+          querystring: PageQuery,
+          response: { 200: SubnetPage },
+        },
+        config: { operationId: 'getVPCSubnets', ...anyToken, paged: true },
+      },
+      (req) => subnets.list(principal(req), req.params.vpcId, req.query, xFilter(req)),
+    );
+    app.post(
+      '/vpcs/:vpcId/subnets',
+      {
+        schema: {
+          tags,
+          summary: 'VPC Subnet Create',
+          params: VpcParams,
+          body: CreateSubnetBody,
+          response: { 200: SubnetSchema },
+        },
+        config: { operationId: 'createVPCSubnet', ...write },
+      },
+      (req) => subnets.create(principal(req), req.params.vpcId, req.body),
+    );
+    app.get(
+      '/vpcs/:vpcId/subnets/:vpcSubnetId',
+      {
+        schema: {
+          tags,
+          summary: 'VPC Subnet View',
+          params: SubnetParams,
+          response: { 200: SubnetSchema },
+        },
+        config: { operationId: 'getVPCSubnet', ...anyToken },
+      },
+      (req) => subnets.get(principal(req), req.params.vpcId, req.params.vpcSubnetId),
+    );
+    app.put(
+      '/vpcs/:vpcId/subnets/:vpcSubnetId',
+      {
+        schema: {
+          tags,
+          summary: 'VPC Subnet Update',
+          params: SubnetParams,
+          body: UpdateSubnetBody,
+          response: { 200: SubnetSchema },
+        },
+        config: { operationId: 'updateVPCSubnet', ...write },
+      },
+      (req) => subnets.update(principal(req), req.params.vpcId, req.params.vpcSubnetId, req.body),
+    );
+    app.delete(
+      '/vpcs/:vpcId/subnets/:vpcSubnetId',
+      {
+        schema: {
+          tags,
+          summary: 'VPC Subnet Delete',
+          params: SubnetParams,
+          response: { 200: Empty },
+        },
+        config: { operationId: 'deleteVPCSubnet', ...write },
+      },
+      async (req) => {
+        await subnets.delete(principal(req), req.params.vpcId, req.params.vpcSubnetId);
+        return {};
+      },
+    );
+  };
+}

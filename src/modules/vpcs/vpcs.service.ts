@@ -1,0 +1,270 @@
+import { authz, type Permission } from '../../auth/authz.js';
+import type { Principal } from '../../auth/principal.js';
+import type { Database } from '../../db/database.js';
+import { errors, FieldErrors } from '../../errors/errors.js';
+import type { Clock } from '../../lib/clock.js';
+import { compileFilter } from '../../lib/filter.js';
+import { maskOf, numToIpv4 } from '../../lib/ip.js';
+import { type Page, type PageParams, paginate } from '../../lib/pagination.js';
+import { isoSeconds } from '../../lib/time.js';
+import type { CatalogueService } from '../catalogue/catalogue.service.js';
+import type { EventWriter } from '../events/events.writer.js';
+import { type CheckedSubnet, checkSubnets } from './subnets.rules.js';
+import { recordVpcEvent } from './vpcs.events.js';
+import {
+  type ApiVpc,
+  findVpc,
+  subnetsInUse,
+  subnetsOf,
+  toApiVpcs,
+  VPC_FILTERS,
+  VPC_IP_FILTERS,
+  type VpcIpRow,
+  type VpcRow,
+  vpcIps,
+} from './vpcs.repository.js';
+import { labelProblem, parseRange } from './vpcs.rules.js';
+import type { ApiVpcIp, CreateVpc, UpdateVpc } from './vpcs.schemas.js';
+
+type XFilter = string | string[] | undefined;
+
+export interface VpcDeps {
+  db: Database;
+  clock: Clock;
+  events: EventWriter;
+  catalogue: CatalogueService;
+}
+
+export const SUBNET_IN_USE =
+  'The subnet is in use by a compute interface; delete the interface first (shut the instance down if it is active).';
+
+/** VPCs: list, create (with subnets), view, update, all-or-nothing delete, and VPC addresses. */
+export class VpcsService {
+  constructor(readonly d: VpcDeps) {}
+
+  now(): string {
+    return isoSeconds(this.d.clock.nowMs());
+  }
+
+  /** A VPC the caller may see (404 otherwise), checked for the given permission. */
+  async load(
+    db: Database,
+    p: Principal,
+    id: number,
+    level: Permission,
+    lock = false,
+  ): Promise<VpcRow> {
+    const row = await findVpc(db, p.accountId, id, lock);
+    if (!row) throw errors.notFound();
+    await authz.requireEntity(db, p, 'vpc', id, level);
+    return row;
+  }
+
+  private async one(db: Database, id: number): Promise<ApiVpc> {
+    const row = await db.db.selectFrom('vpcs').selectAll().where('id', '=', id).executeTakeFirst();
+    if (!row) throw errors.notFound();
+    return (await toApiVpcs(db, [row]))[0] as ApiVpc;
+  }
+
+  /**
+   * Label uniqueness in the account. The account's row is locked first (PostgreSQL), so two
+   * concurrent creates or renames of one account cannot both take a label.
+   */
+  private async assertLabelFree(db: Database, p: Principal, label: string, exceptId?: number) {
+    await db
+      .forUpdate(db.db.selectFrom('accounts').select('id').where('id', '=', p.accountId))
+      .execute();
+    let q = db.db
+      .selectFrom('vpcs')
+      .select('id')
+      .where('account_id', '=', p.accountId)
+      .where('label', '=', label);
+    if (exceptId !== undefined) q = q.where('id', '<>', exceptId);
+    if (await q.executeTakeFirst())
+      throw errors.invalidField('label', 'Label must be unique among your VPCs');
+  }
+
+  async list(p: Principal, params: PageParams, xf: XFilter): Promise<Page<ApiVpc>> {
+    const { db } = this.d;
+    let base = db.db.selectFrom('vpcs').where('vpcs.account_id', '=', p.accountId);
+    const vis = authz.visible(p, 'vpc', 'vpcs.id');
+    if (vis) base = base.where(vis);
+    const page = await paginate(
+      base,
+      (qb) => qb.selectAll('vpcs'),
+      compileFilter(xf, VPC_FILTERS, db.dialect),
+      params,
+      { idColumn: 'vpcs.id' },
+      (r: VpcRow) => r,
+    );
+    return { ...page, data: await toApiVpcs(db, page.data) };
+  }
+
+  async get(p: Principal, id: number): Promise<ApiVpc> {
+    await this.load(this.d.db, p, id, 'read_only');
+    return this.one(this.d.db, id);
+  }
+
+  /** Create: the VPC and its subnets in one transaction; `vpc_create` and a `subnet_create` each. */
+  async create(p: Principal, b: CreateVpc): Promise<ApiVpc> {
+    authz.requireGlobal(p, 'add_vpcs');
+    const fe = new FieldErrors();
+    const lp = labelProblem(b.label);
+    if (lp) fe.add('label', lp);
+    const region = this.d.catalogue.region(b.region);
+    if (!region) fe.add('region', 'region is not valid');
+    else if (!region.capabilities.includes('VPCs'))
+      fe.add('region', 'VPCs are not available in this region');
+    const subnets = checkSubnets(fe, b.subnets ?? [], [], (n, f) => `subnets.${n}.${f}`);
+    fe.throwIfAny();
+    return this.d.db.transaction(async (tx) => {
+      await this.assertLabelFree(tx, p, b.label);
+      const now = this.now();
+      const vpc = await tx.db
+        .insertInto('vpcs')
+        .values({
+          account_id: p.accountId,
+          label: b.label,
+          description: b.description ?? '',
+          region: b.region,
+          created: now,
+          updated: now,
+        })
+        .returning('id')
+        .executeTakeFirstOrThrow();
+      await authz.grantCreator(tx, p, 'vpc', vpc.id);
+      await recordVpcEvent(this.d.events, tx, p, 'vpc_create', { id: vpc.id, label: b.label });
+      for (const s of subnets) await this.insertSubnet(tx, p, { id: vpc.id, label: b.label }, s);
+      return this.one(tx, vpc.id);
+    });
+  }
+
+  /** Inserts a checked subnet and records `subnet_create`; returns its id. */
+  async insertSubnet(
+    tx: Database,
+    p: Principal,
+    vpc: { id: number; label: string },
+    s: CheckedSubnet,
+  ): Promise<number> {
+    const now = this.now();
+    const { id } = await tx.db
+      .insertInto('vpc_subnets')
+      .values({
+        vpc_id: vpc.id,
+        account_id: p.accountId,
+        label: s.label,
+        ipv4: s.range.cidr,
+        ipv4_start: s.range.start,
+        ipv4_end: s.range.end,
+        created: now,
+        updated: now,
+      })
+      .returning('id')
+      .executeTakeFirstOrThrow();
+    await recordVpcEvent(this.d.events, tx, p, 'subnet_create', vpc, { id, label: s.label });
+    return id;
+  }
+
+  async update(p: Principal, id: number, b: UpdateVpc): Promise<ApiVpc> {
+    return this.d.db.transaction(async (tx) => {
+      const row = await this.load(tx, p, id, 'read_write', true);
+      if (b.label !== undefined) {
+        const lp = labelProblem(b.label);
+        if (lp) throw errors.invalidField('label', lp);
+        await this.assertLabelFree(tx, p, b.label, id);
+      }
+      await tx.db
+        .updateTable('vpcs')
+        .set({
+          label: b.label ?? row.label,
+          description: b.description ?? row.description,
+          updated: this.now(),
+        })
+        .where('id', '=', id)
+        .execute();
+      await recordVpcEvent(this.d.events, tx, p, 'vpc_update', {
+        id,
+        label: b.label ?? row.label,
+      });
+      return this.one(tx, id);
+    });
+  }
+
+  /**
+   * Delete: the VPC and all its subnets, or nothing when an interface uses any of them. The VPC
+   * and subnet rows are locked first, so an interface being added waits or sees them gone.
+   */
+  async delete(p: Principal, id: number): Promise<void> {
+    await this.d.db.transaction(async (tx) => {
+      const row = await this.load(tx, p, id, 'read_write', true);
+      const subnets = (await subnetsOf(tx, [id], true)).get(id) ?? [];
+      const used = await subnetsInUse(
+        tx,
+        subnets.map((s) => s.id),
+      );
+      if (used.size > 0) throw errors.reason(SUBNET_IN_USE);
+      await tx.db.deleteFrom('vpc_subnets').where('vpc_id', '=', id).execute();
+      await tx.db.deleteFrom('vpcs').where('id', '=', id).execute();
+      await authz.dropEntity(tx, 'vpc', id);
+      await recordVpcEvent(this.d.events, tx, p, 'vpc_delete', row);
+      for (const s of subnets) await recordVpcEvent(this.d.events, tx, p, 'subnet_delete', row, s);
+    });
+  }
+
+  /** `GET /vpcs/ips` and `GET /vpcs/{vpcId}/ips`: every address and range of vpc interfaces. */
+  async ips(
+    p: Principal,
+    params: PageParams,
+    xf: XFilter,
+    vpcId?: number,
+  ): Promise<Page<ApiVpcIp>> {
+    const { db } = this.d;
+    if (vpcId !== undefined) await this.load(db, p, vpcId, 'read_only');
+    const base = vpcIps(db, p.accountId, {
+      ...(vpcId !== undefined ? { vpcId } : {}),
+      visible: authz.visible(p, 'vpc', 'v.id'),
+    });
+    return paginate(
+      base,
+      (qb) => qb.selectAll(),
+      compileFilter(xf, VPC_IP_FILTERS, db.dialect),
+      params,
+      { idColumn: 'vips.ord' },
+      toApiVpcIp,
+    );
+  }
+}
+
+/** A row of the VPC address listing in the API's shape. */
+export function toApiVpcIp(r: VpcIpRow): ApiVpcIp {
+  const subnet = parseRange(r.subnet_cidr);
+  const range = r.address_range === null ? undefined : parseRange(r.address_range);
+  const prefix = range?.prefix ?? subnet?.prefix ?? 32;
+  return {
+    active: Number(r.active) === 1,
+    address: r.address,
+    address_range: r.address_range,
+    config_id: Number(r.config_id),
+    gateway: r.address === null || !subnet ? null : numToIpv4(subnet.start + 1),
+    interface_id: Number(r.interface_id),
+    compute_id: Number(r.compute_id),
+    nat_1_1: r.address === null ? null : r.nat_1_1,
+    prefix,
+    region: r.region,
+    subnet_id: Number(r.subnet_id),
+    subnet_mask: maskOf(prefix),
+    vpc_id: Number(r.vpc_id),
+  };
+}
+
+/** The VPC addresses of one instance (`ipv4.vpc` of `GET /compute/instances/{id}/ips`). */
+export async function instanceVpcIps(
+  db: Database,
+  inst: { id: number; account_id: number },
+): Promise<ApiVpcIp[]> {
+  const rows = await vpcIps(db, inst.account_id, { instanceId: inst.id })
+    .selectAll()
+    .orderBy('vips.ord')
+    .execute();
+  return (rows as VpcIpRow[]).map(toApiVpcIp);
+}

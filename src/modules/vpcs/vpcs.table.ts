@@ -1,0 +1,30 @@
+import type { Generated } from '../../db/database.js';
+
+export interface VpcsTable {
+  id: Generated<number>;
+  account_id: number;
+  label: string;
+  description: string;
+  region: string;
+  created: string;
+  updated: string;
+}
+
+export interface VpcSubnetsTable {
+  id: Generated<number>;
+  vpc_id: number;
+  account_id: number;
+  label: string;
+  /** Canonical IPv4 CIDR (`10.0.1.0/24`). */
+  ipv4: string;
+  /** First address of the range as a number, and its size: overlap checks in SQL. */
+  ipv4_start: number;
+  ipv4_end: number;
+  created: string;
+  updated: string;
+}
+
+export interface VpcTables {
+  vpcs: VpcsTable;
+  vpc_subnets: VpcSubnetsTable;
+}
