@@ -4,6 +4,8 @@ import { ipv4ToNum, numToIpv4 } from '../../lib/ip.js';
 import type { NormalizedInterface } from '../compute/interfaces.rules.js';
 import { overlaps, parseRange, type Range4, usableBounds, within } from './vpcs.rules.js';
 
+const RANGE_FORM = 'ip_ranges must be IPv4 ranges in canonical CIDR form, such as 10.0.0.64/26';
+
 /** A subnet as the interface rules need it: its VPC, region and range. */
 export interface SubnetInfo extends Range4 {
   id: number;
@@ -104,8 +106,15 @@ export async function completeVpcInterfaces(
   const chosen = new Map<number, Set<number>>();
   for (const [n, i] of list.entries()) {
     if (i.purpose !== 'vpc' || i.subnet_id === null) continue;
+    if (i.ip_ranges !== null && i.ip_ranges.length === 0) i.ip_ranges = null;
     const subnet = subnets.get(i.subnet_id);
-    if (!subnet) continue;
+    if (!subnet) {
+      // Reported missing by the purpose rules; the ranges' form is still checked.
+      (i.ip_ranges ?? []).forEach((text, k) => {
+        if (!parseRange(text)) fe.add(at(n, `ip_ranges.${k}`), RANGE_FORM);
+      });
+      continue;
+    }
     i.vpc_id = subnet.vpc_id;
     if (subnet.region !== target.region) {
       fe.add(at(n, 'subnet_id'), 'The subnet must be in the same region as the instance');
@@ -176,8 +185,7 @@ function checkRanges(
   const { first, last } = usableBounds(subnet);
   for (const [k, text] of (i.ip_ranges ?? []).entries()) {
     const r = parseRange(text);
-    if (!r)
-      fe.add(at(k), 'ip_ranges must be IPv4 ranges in canonical CIDR form, such as 10.0.0.64/26');
+    if (!r) fe.add(at(k), RANGE_FORM);
     else if (!within(r, { start: first, end: last }))
       fe.add(at(k), `The range must be inside the usable addresses of the subnet ${subnet.cidr}`);
     else if (
@@ -189,7 +197,6 @@ function checkRanges(
       fe.add(at(k), 'The range overlaps addresses already in use');
     else seen.push(r);
   }
-  if (i.ip_ranges !== null && i.ip_ranges.length === 0) i.ip_ranges = null;
 }
 
 /** Field paths: of a list's items (`interfaces.0.ipv4.vpc`) or of a single interface body. */
