@@ -148,7 +148,7 @@ describe('vpc subnets', () => {
       ['a', '10.0.0.0/24'],
       ['b', '10.0.1.0/24'],
     ]);
-    const [a, b] = v.subnets as [{ id: number }, { id: number }];
+    const [a, b] = v.subnets as unknown as [{ id: number }, { id: number }];
     const inst = await instanceWith(t, [
       { purpose: 'public' },
       { purpose: 'vpc', subnet_id: a.id },
