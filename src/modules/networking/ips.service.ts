@@ -12,6 +12,7 @@ import type { InstancesService } from '../compute/instances.service.js';
 import { type EntityRef, entityRefs } from '../events/events.types.js';
 import type { EventWriter } from '../events/events.writer.js';
 import type { ApiVpcIp } from '../vpcs/vpcs.schemas.js';
+import { natsOfInstances } from '../vpcs/vpcs.repository.js';
 import { instanceVpcIps } from '../vpcs/vpcs.service.js';
 import { defaultRdns, type IpAllocator } from './ip-allocator.js';
 import {
@@ -381,7 +382,7 @@ export class IpsService {
       (col) => authz.visible(p, 'compute', col),
       skipIpv6Rdns,
     );
-    return paginate(
+    const page = await paginate(
       base,
       (qb) => qb.selectAll(),
       compileFilter(xf, IP_FILTERS, db.dialect),
@@ -397,10 +398,14 @@ export class IpsService {
         rdns: r.rdns,
         compute_id: Number(r.compute_id),
         region: r.region,
-        // @TODO the VPC area adds 1:1 NATs here (none can exist before it).
         vpc_nat_1_1: null,
       }),
     );
+    const nats = await natsOfInstances(db, [
+      ...new Set(page.data.filter((r) => r.type === 'ipv4').map((r) => r.compute_id)),
+    ]);
+    for (const r of page.data) if (r.type === 'ipv4') r.vpc_nat_1_1 = nats.get(r.address) ?? null;
+    return page;
   }
 
   async get(p: Principal, address: string): Promise<ApiIp> {

@@ -245,3 +245,40 @@ export function vpcIps(
   )`;
   return db.db.selectFrom(union.as('vips'));
 }
+
+/**
+ * 1:1 NATs of instances' current profiles (the last booted, else the first), by public address:
+ * the `vpc_nat_1_1` of account-wide address lists. `any` maps the instance's first public IPv4.
+ */
+export async function natsOfInstances(
+  db: Database,
+  instanceIds: readonly number[],
+): Promise<Map<string, { vpc_id: number; subnet_id: number; address: string }>> {
+  const out = new Map<string, { vpc_id: number; subnet_id: number; address: string }>();
+  if (instanceIds.length === 0) return out;
+  const rows = await db.db
+    .selectFrom('config_interfaces as ci')
+    .innerJoin('instances as i', 'i.id', 'ci.instance_id')
+    .select([
+      'ci.vpc_id',
+      'ci.subnet_id',
+      'ci.ipv4_vpc',
+      sql<string | null>`case when ci.ipv4_nat_1_1 = 'any' then (
+        select p.address from ip_addresses p where p.instance_id = i.id and p.kind = 'public'
+        order by p.id limit 1) else ci.ipv4_nat_1_1 end`.as('nat'),
+    ])
+    .where('ci.purpose', '=', 'vpc')
+    .where('ci.ipv4_nat_1_1', 'is not', null)
+    .where('ci.instance_id', 'in', [...instanceIds])
+    .where(
+      sql<SqlBool>`ci.config_id = coalesce(i.last_booted_config_id,
+        (select min(c.id) from configs c where c.instance_id = i.id))`,
+    )
+    .execute();
+  for (const r of rows) {
+    if (r.nat === null || r.vpc_id === null || r.subnet_id === null || r.ipv4_vpc === null)
+      continue;
+    out.set(r.nat, { vpc_id: r.vpc_id, subnet_id: r.subnet_id, address: r.ipv4_vpc });
+  }
+  return out;
+}

@@ -141,4 +141,34 @@ describe('vpc ips', () => {
     expect((await t.get('/v4/vpcs/ips', { token: ro.token })).body.results).toBe(1);
     expect((await t.get('/v4/vpcs/999/ips')).status).toBe(404);
   });
+
+  it('1:1 NAT: shown on the public address in every view; the address cannot be deleted while active', async () => {
+    const v = await vpc(t);
+    const s = v.subnets[0]?.id;
+    const inst = await instanceWith(t, [{ purpose: 'public' }], { booted: true });
+    const extra = (
+      await t.post(`/v4/compute/instances/${inst.id}/ips`, { type: 'ipv4', public: true })
+    ).body.address as string;
+    // A specific NAT to the extra address, in the booted profile (takes effect after a reboot).
+    const add = await t.post(inst.url, { purpose: 'vpc', subnet_id: s, ipv4: { nat_1_1: extra } });
+    expect(add.status).toBe(200);
+    const nat = { vpc_id: v.id, subnet_id: s, address: '10.0.0.2' };
+    expect((await t.get(`/v4/compute/instances/${inst.id}/ips/${extra}`)).body.vpc_nat_1_1).toEqual(
+      nat,
+    );
+    expect((await t.get(`/v4/networking/ips/${extra}`)).body.vpc_nat_1_1).toEqual(nat);
+    const listed = (await t.get('/v4/networking/ips')).body.data as {
+      address: string;
+      vpc_nat_1_1: unknown;
+    }[];
+    expect(listed.find((r) => r.address === extra)?.vpc_nat_1_1).toEqual(nat);
+    expect(listed.find((r) => r.address === inst.ipv4[0])?.vpc_nat_1_1).toBeNull();
+    expect((await t.get(`/v4/vpcs/${v.id}/ips`)).body.data[0].nat_1_1).toBe(extra);
+    const refused = await t.del(`/v4/compute/instances/${inst.id}/ips/${extra}`);
+    expect(refused.status).toBe(400);
+    expect(refused.body.errors[0].reason).toMatch(/1:1 NAT/);
+    await t.post(`/v4/compute/instances/${inst.id}/shutdown`);
+    await t.settle();
+    expect((await t.del(`/v4/compute/instances/${inst.id}/ips/${extra}`)).status).toBe(200);
+  });
 });
