@@ -30,11 +30,13 @@ type UpdateBody = Static<typeof UpdateInterfaceBody>;
 const blank = (v: string | null | undefined) => v === undefined || v === null || v === '';
 
 /** The instance whose vpc interfaces are checked (src/modules/vpcs/vpc-interfaces.ts). */
-const vpcTarget = (inst: InstanceRow) => ({
+const vpcTarget = (inst: InstanceRow, configId: number, interfaceId?: number) => ({
   accountId: inst.account_id,
   instanceId: inst.id,
   region: inst.region,
   creating: false,
+  configId,
+  ...(interfaceId !== undefined ? { interfaceId } : {}),
 });
 
 /** Whether the config's interfaces are active: the instance runs with the config. */
@@ -137,7 +139,7 @@ export class InterfacesService {
       const vpc = await vpcInterfaceChecker(tx, inst.account_id, [b]);
       const added = checkInterface(fe, '', b, { creating: false, subnetExists: vpc.subnetExists });
       checkAddition(fe, added, rows.map(normalizedOf), await instanceIpams(tx, inst.id));
-      await vpc.complete(fe, bodyField, [added], vpcTarget(inst));
+      await vpc.complete(fe, bodyField, [added], vpcTarget(inst, config.id));
       fe.throwIfAny();
       if (added.primary) await this.clearPrimary(tx, config.id);
       const { id } = await tx.db
@@ -208,7 +210,7 @@ export class InterfacesService {
     }
     if (b.ip_ranges !== undefined) next.ip_ranges = b.ip_ranges ?? [];
     const vpc = await vpcInterfaceChecker(tx, inst.account_id, [next]);
-    await vpc.complete(fe, bodyField, [next], vpcTarget(inst));
+    await vpc.complete(fe, bodyField, [next], vpcTarget(inst, row.config_id, row.id));
     set.ipv4_vpc = next.ipv4_vpc;
     set.ipv4_nat_1_1 = next.ipv4_nat_1_1;
     set.ip_ranges = next.ip_ranges === null ? null : JSON.stringify(next.ip_ranges);

@@ -56,13 +56,25 @@ interface Taken {
   ranges: Range4[];
 }
 
-async function takenIn(db: Database, subnetId: number, instanceId: number | null): Promise<Taken> {
+/**
+ * What a subnet's other interfaces hold: those of other instances, and those of the same config
+ * (an instance's other profiles may reuse its address). `interfaceId`: the interface itself.
+ */
+async function takenIn(db: Database, subnetId: number, target: VpcTarget): Promise<Taken> {
+  const { instanceId, configId, interfaceId } = target;
   let q = db.db
     .selectFrom('config_interfaces')
     .select(['ipv4_vpc', 'ip_ranges'])
     .where('purpose', '=', 'vpc')
     .where('subnet_id', '=', subnetId);
-  if (instanceId !== null) q = q.where('instance_id', '<>', instanceId);
+  if (instanceId !== null) {
+    q = q.where((eb) =>
+      eb.or([
+        eb('instance_id', '<>', instanceId),
+        eb.and([eb('config_id', '=', configId ?? -1), eb('id', '<>', interfaceId ?? -1)]),
+      ]),
+    );
+  }
   const taken: Taken = { addresses: new Set(), ranges: [] };
   for (const r of await q.execute()) {
     if (r.ipv4_vpc !== null) taken.addresses.add(ipv4ToNum(r.ipv4_vpc));
@@ -84,6 +96,9 @@ export interface VpcTarget {
   instanceId: number | null;
   region: string;
   creating: boolean;
+  /** The config the interfaces join without replacing its list (add, update), and the interface updated. */
+  configId?: number;
+  interfaceId?: number;
 }
 
 /**
@@ -120,7 +135,7 @@ export async function completeVpcInterfaces(
       fe.add(at(n, 'subnet_id'), 'The subnet must be in the same region as the instance');
       continue;
     }
-    const taken = await takenIn(db, subnet.id, target.instanceId);
+    const taken = await takenIn(db, subnet.id, target);
     const mine = chosen.get(subnet.id) ?? new Set<number>();
     chosen.set(subnet.id, mine);
     const { first, last } = usableBounds(subnet);

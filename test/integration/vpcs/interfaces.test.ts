@@ -300,4 +300,19 @@ describe('vpc interfaces', () => {
     expect(await instanceHasVpcInterface(t.ctx.db, withVpc.id)).toBe(true);
     expect(await instanceHasVpcInterface(t.ctx.db, plain.id)).toBe(false);
   });
+
+  it('addComputeConfigInterface: two vpc interfaces of one profile never share an address', async () => {
+    const v = await vpc(t);
+    const s = v.subnets[0]?.id;
+    const inst = await instanceWith(t, [{ purpose: 'vpc', subnet_id: s }]);
+    const dup = await t.post(inst.url, { purpose: 'vpc', subnet_id: s, ipv4: { vpc: '10.0.0.2' } });
+    expect(dup.body.errors).toEqual([{ field: 'ipv4.vpc', reason: 'ipv4.vpc is already in use' }]);
+    const auto = await t.post(inst.url, { purpose: 'vpc', subnet_id: s });
+    expect(auto.body.ipv4.vpc).toBe('10.0.0.3');
+    // Updating an interface to its own address is no conflict.
+    const same = await t.put(`${inst.url}/${auto.body.id}`, { ipv4: { vpc: '10.0.0.3' } });
+    expect(same.status).toBe(200);
+    const taken = await t.put(`${inst.url}/${auto.body.id}`, { ipv4: { vpc: '10.0.0.2' } });
+    expect(taken.body.errors[0].reason).toBe('ipv4.vpc is already in use');
+  });
 });
