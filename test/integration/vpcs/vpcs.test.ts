@@ -228,4 +228,18 @@ describe('vpcs', () => {
     expect((await t.put('/v4/vpcs/999', { label: 'x' })).status).toBe(404);
     expect((await t.del('/v4/vpcs/999')).status).toBe(404);
   });
+
+  it('getEvents: a restricted user sees the events of VPCs they hold a grant on', async () => {
+    const a = await vpc(t, [], { label: 'seen' });
+    const b = await vpc(t, [], { label: 'hidden' });
+    const u = await createTestUser(t, {
+      grants: [{ type: 'vpc', id: a.id, permissions: 'read_only' }],
+    });
+    const r = await t.get('/v4/account/events', {
+      token: u.token,
+      filter: { action: 'vpc_create' },
+    });
+    expect(r.body.data.map((e: { entity: { id: number } }) => e.entity.id)).toEqual([a.id]);
+    expect(b.id).not.toBe(a.id);
+  });
 });
