@@ -35,6 +35,9 @@ import { networkingRoutes } from './modules/networking/networking.routes.js';
 import { eventsRoutes } from './modules/events/events.routes.js';
 import { profileRoutes } from './modules/profile/profile.routes.js';
 import { accountRoutes } from './modules/account/account.routes.js';
+import { nbConfigsRoutes } from './modules/nodebalancers/configs.routes.js';
+import { nodebalancersRoutes } from './modules/nodebalancers/nodebalancers.routes.js';
+import { tagsRoutes } from './modules/tags/tags.routes.js';
 import { volumesRoutes } from './modules/volumes/volumes.routes.js';
 
 export type StratusApp = FastifyInstance<
@@ -64,6 +67,9 @@ function areas(ctx: AppContext): FastifyPluginAsync[] {
     computeStatsRoutes(ctx),
     networkingRoutes(ctx),
     volumesRoutes(ctx),
+    tagsRoutes(ctx),
+    nodebalancersRoutes(ctx),
+    nbConfigsRoutes(ctx),
   ] as FastifyPluginAsync[];
 }
 

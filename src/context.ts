@@ -32,6 +32,9 @@ import { GrantsService } from './modules/account/grants.service.js';
 import { UsersService } from './modules/account/users.service.js';
 import { SshKeysService } from './modules/profile/sshkeys.service.js';
 import { TokensService } from './modules/profile/tokens.service.js';
+import { NbConfigsService } from './modules/nodebalancers/configs.service.js';
+import { NodeBalancersService } from './modules/nodebalancers/nodebalancers.service.js';
+import { TagsService } from './modules/tags/tags.service.js';
 import { VolumesService } from './modules/volumes/volumes.service.js';
 
 export interface Services {
@@ -51,6 +54,9 @@ export interface Services {
   ips: IpsService;
   stats: StatsService;
   volumes: VolumesService;
+  tags: TagsService;
+  nodebalancers: NodeBalancersService;
+  nbConfigs: NbConfigsService;
 }
 
 /** Everything a process needs, wired explicitly. Nothing is created at import time. */
@@ -116,6 +122,7 @@ export async function createContext(
     ),
   );
   const instances = new InstancesService({ db, clock, events, queue, catalogue, ips });
+  const nodebalancers = new NodeBalancersService({ db, clock, events, catalogue, ips });
   const services: Services = {
     instances,
     power: new PowerService({ db, clock, events, queue }, instances),
@@ -133,6 +140,9 @@ export async function createContext(
     tokens: new TokensService(db, clock, events),
     sshKeys: new SshKeysService(db, clock, events),
     volumes: new VolumesService({ db, clock, events, queue, catalogue }),
+    tags: new TagsService({ db, clock, events, catalogue, entities }),
+    nodebalancers,
+    nbConfigs: new NbConfigsService({ db, clock, events }, nodebalancers),
   };
   return {
     config,
