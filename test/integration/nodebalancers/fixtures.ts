@@ -1,5 +1,6 @@
 import { expect } from 'vitest';
 import type { TestApp } from '../../helpers/build-test-app.js';
+import { STRONG } from '../volumes/fixtures.js';
 
 export interface ApiNb {
   id: number;
@@ -26,18 +27,31 @@ export async function nodebalancer(
   return r.body;
 }
 
-/** The private IPv4 address of an instance (instances get one on create in this project). */
-export async function privateIp(t: TestApp, computeId: number): Promise<string> {
+/** A running instance with a private IPv4 address (a backend), settled. */
+export async function backend(
+  t: TestApp,
+  o: { region?: string; token?: string } = {},
+): Promise<{ id: number; ip: string }> {
+  const r = await t.post(
+    '/v4/compute/instances',
+    {
+      region: o.region ?? 'us-east',
+      type: 'g6-nanode-1',
+      image: 'compute/debian12',
+      root_pass: STRONG,
+      private_ip: true,
+    },
+    o.token ? { token: o.token } : {},
+  );
+  expect(r.status, r.text).toBe(200);
+  await t.settle();
   const row = await t.ctx.db.db
     .selectFrom('ip_addresses')
     .select('address')
-    .where('instance_id', '=', computeId)
+    .where('instance_id', '=', r.body.id)
     .where('kind', '=', 'private')
-    .executeTakeFirst();
-  if (row) return row.address;
-  const r = await t.post(`/v4/compute/instances/${computeId}/ips`, { type: 'ipv4', public: false });
-  expect(r.status, r.text).toBe(200);
-  return r.body.address;
+    .executeTakeFirstOrThrow();
+  return { id: r.body.id, ip: row.address };
 }
 
 /** The events of a NodeBalancer, oldest first, as [action, status]. */
