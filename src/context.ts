@@ -122,7 +122,15 @@ export async function createContext(
     ),
   );
   const instances = new InstancesService({ db, clock, events, queue, catalogue, ips });
-  const nodebalancers = new NodeBalancersService({ db, clock, events, catalogue, ips });
+  const nodebalancers = new NodeBalancersService({
+    db,
+    clock,
+    events,
+    catalogue,
+    ips,
+    entities,
+    cascade: { clock, timing, events, queue, entities, log: subsystem(log, 'nodebalancers') },
+  });
   const services: Services = {
     instances,
     power: new PowerService({ db, clock, events, queue }, instances),

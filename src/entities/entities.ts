@@ -64,12 +64,18 @@ export interface EntityView {
   catalogue: CatalogueService;
 }
 
-/** Runs in the deleting transaction; `deleted` is the entity about to be removed. */
+/**
+ * Runs in the deleting transaction; `deleted` is the entity about to be removed. Deletes run in a
+ * job (instances) or in a request (NodeBalancers), so the context is a job's without its job.
+ */
 export type DeleteCascade = (
   db: Database,
   deleted: EntitySummary,
-  ctx: JobContext,
+  ctx: CascadeContext,
 ) => Promise<void>;
+
+/** What a cascade sees: a job's context without the job's own bookkeeping. */
+export type CascadeContext = Omit<JobContext, 'jobId' | 'attempt'>;
 
 /** Every declared entity type, held by the context (nothing is registered at import time). */
 export class EntityRegistry {

@@ -1,6 +1,7 @@
 import { authz, type Permission } from '../../auth/authz.js';
 import type { Principal } from '../../auth/principal.js';
 import type { Database } from '../../db/database.js';
+import type { CascadeContext, EntityRegistry } from '../../entities/entities.js';
 import { errors, FieldErrors } from '../../errors/errors.js';
 import type { Clock } from '../../lib/clock.js';
 import { compileFilter } from '../../lib/filter.js';
@@ -33,6 +34,9 @@ export interface NodeBalancerDeps {
   events: EventWriter;
   catalogue: CatalogueService;
   ips: IpAllocator;
+  /** Cascades declared for a NodeBalancer's deletion (e.g. firewall devices) run in its delete. */
+  entities: EntityRegistry;
+  cascade: Omit<CascadeContext, 'db'>;
 }
 
 const CAPABILITY = 'NodeBalancers';
@@ -238,10 +242,15 @@ export class NodeBalancersService {
     });
   }
 
-  /** Delete: its configs and nodes go with it, and its addresses return to the pool. */
+  /**
+   * Delete: its configs and nodes go with it, its addresses return to the pool, and every cascade
+   * declared for `nodebalancer` runs first in the same transaction.
+   */
   async delete(p: Principal, id: number): Promise<void> {
     await this.d.db.transaction(async (tx) => {
       const row = await this.load(tx, p, id, 'read_write', true);
+      for (const cascade of this.d.entities.cascadesOf('nodebalancer'))
+        await cascade(tx, { id, label: row.label }, { ...this.d.cascade, db: tx });
       await tx.db.deleteFrom('nodebalancer_nodes').where('nodebalancer_id', '=', id).execute();
       await tx.db.deleteFrom('nodebalancer_configs').where('nodebalancer_id', '=', id).execute();
       await tx.db

@@ -1,4 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { EntityType } from '../../../src/entities/entities.js';
 import { bootstrapAccount } from '../../../src/modules/identity/bootstrap.js';
 import { createTestUser } from '../../helpers/auth.js';
 import { buildTestApp, type TestApp } from '../../helpers/build-test-app.js';
@@ -337,5 +338,56 @@ describe('nodebalancers', () => {
       results: 0,
     });
     expect((await t.get('/v4/nodebalancers/999/firewalls')).status).toBe(404);
+  });
+});
+
+describe('nodebalancers: cascades declared for their deletion', () => {
+  it('deleteNodeBalancer: runs every onDeleteOf.nodebalancer cascade inside its transaction', async () => {
+    const seen: { id: number; label: string }[] = [];
+    let fail = false;
+    const probe: EntityType = {
+      type: 'probe',
+      url: (id) => `/v4/probes/${id}`,
+      list: async () => [],
+      onDeleteOf: {
+        nodebalancer: async (db, deleted, ctx) => {
+          seen.push({ id: deleted.id, label: deleted.label });
+          await ctx.events.record(db, {
+            accountId: (
+              await db.db
+                .selectFrom('nodebalancers')
+                .select('account_id')
+                .where('id', '=', deleted.id)
+                .executeTakeFirstOrThrow()
+            ).account_id,
+            action: 'firewall_device_remove',
+            entity: { type: 'firewall', id: 1, label: 'fw', url: '/v4/networking/firewalls/1' },
+            status: 'notification',
+            username: null,
+          });
+          if (fail) throw new Error('cascade failed');
+        },
+      },
+    };
+    const t = await buildTestApp({ entities: [probe] });
+    try {
+      const nb = await nodebalancer(t);
+      fail = true;
+      expect((await t.del(`/v4/nodebalancers/${nb.id}`)).status).toBe(500);
+      expect((await t.get(`/v4/nodebalancers/${nb.id}`)).status).toBe(200);
+      const events = async () =>
+        (await t.get('/v4/account/events', { filter: { action: 'firewall_device_remove' } })).body
+          .results;
+      expect(await events()).toBe(0);
+      fail = false;
+      expect((await t.del(`/v4/nodebalancers/${nb.id}`)).status).toBe(200);
+      expect(seen).toEqual([
+        { id: nb.id, label: nb.label },
+        { id: nb.id, label: nb.label },
+      ]);
+      expect(await events()).toBe(1);
+    } finally {
+      await t.close();
+    }
   });
 });
