@@ -33,6 +33,7 @@ import {
   insertNode,
   prepareConfig,
   prepareNode,
+  uniqueAs,
 } from './nodebalancers.writer.js';
 
 export interface NbConfigDeps {
@@ -134,7 +135,7 @@ export class NbConfigsService {
   }
 
   async create(p: Principal, nbId: number, b: ConfigInput): Promise<ApiConfig> {
-    return this.d.db.transaction(async (tx) => {
+    const work = this.d.db.transaction(async (tx) => {
       const nb = await this.nbs.load(tx, p, nbId, 'read_write', true);
       const fe = new FieldErrors();
       const cols = prepareConfig(fe, '', b);
@@ -144,6 +145,7 @@ export class NbConfigsService {
       await this.event(tx, p, nb, 'nodebalancer_config_create');
       return this.apiConfig(tx, nb, id);
     });
+    return uniqueAs(work, 'port', 'Port is already in use by another config.');
   }
 
   private async write(db: Database, id: number, cols: ConfigColumns): Promise<void> {
@@ -155,7 +157,7 @@ export class NbConfigsService {
   }
 
   async update(p: Principal, nbId: number, id: number, b: ConfigInput): Promise<ApiConfig> {
-    return this.d.db.transaction(async (tx) => {
+    const work = this.d.db.transaction(async (tx) => {
       const nb = await this.nbs.load(tx, p, nbId, 'read_write', true);
       const row = await this.config(tx, nb, id);
       const fe = new FieldErrors();
@@ -166,6 +168,7 @@ export class NbConfigsService {
       await this.event(tx, p, nb, 'nodebalancer_config_update');
       return this.apiConfig(tx, nb, id);
     });
+    return uniqueAs(work, 'port', 'Port is already in use by another config.');
   }
 
   /**
@@ -257,7 +260,7 @@ export class NbConfigsService {
   }
 
   async createNode(p: Principal, nbId: number, configId: number, b: NodeInput): Promise<ApiNode> {
-    return this.d.db.transaction(async (tx) => {
+    const work = this.d.db.transaction(async (tx) => {
       const nb = await this.nbs.load(tx, p, nbId, 'read_write', true);
       await this.config(tx, nb, configId);
       const fe = new FieldErrors();
@@ -269,6 +272,7 @@ export class NbConfigsService {
       await this.event(tx, p, nb, 'nodebalancer_node_create');
       return this.apiNode(tx, nb, await this.node(tx, configId, id));
     });
+    return uniqueAs(work, 'address', 'This address is already a node of this config.');
   }
 
   async updateNode(
@@ -278,7 +282,7 @@ export class NbConfigsService {
     id: number,
     b: UpdateNodeInput,
   ): Promise<ApiNode> {
-    return this.d.db.transaction(async (tx) => {
+    const work = this.d.db.transaction(async (tx) => {
       const nb = await this.nbs.load(tx, p, nbId, 'read_write', true);
       await this.config(tx, nb, configId);
       const row = await this.node(tx, configId, id);
@@ -291,6 +295,7 @@ export class NbConfigsService {
       await this.event(tx, p, nb, 'nodebalancer_node_update');
       return this.apiNode(tx, nb, await this.node(tx, configId, id));
     });
+    return uniqueAs(work, 'address', 'This address is already a node of this config.');
   }
 
   async deleteNode(p: Principal, nbId: number, configId: number, id: number): Promise<void> {

@@ -24,6 +24,7 @@ import {
   insertNode,
   prepareConfig,
   prepareNode,
+  uniqueAs,
 } from './nodebalancers.writer.js';
 
 type XFilter = string | string[] | undefined;
@@ -40,6 +41,7 @@ export interface NodeBalancerDeps {
 }
 
 const CAPABILITY = 'NodeBalancers';
+const LABEL_TAKEN = 'Label must be unique.';
 const STATS_STEP_MS = 5 * 60_000;
 const DAY_MS = 24 * 3600_000;
 
@@ -135,7 +137,7 @@ export class NodeBalancersService {
       .where('account_id', '=', accountId)
       .where('label', '=', label);
     if (self !== undefined) q = q.where('id', '!=', self);
-    if (await q.executeTakeFirst()) throw errors.invalidField('label', 'Label must be unique.');
+    if (await q.executeTakeFirst()) throw errors.invalidField('label', LABEL_TAKEN);
   }
 
   /** Create: a public IPv4 from the region's pool, an IPv6 address, and the configs given. */
@@ -147,7 +149,7 @@ export class NodeBalancersService {
     else if (!catalogue.regionHas(b.region, CAPABILITY))
       fe.add('region', 'NodeBalancers are not available in this region');
     fe.throwIfAny();
-    return this.d.db.transaction(async (tx) => {
+    const work = this.d.db.transaction(async (tx) => {
       const now = this.now();
       if (b.label !== undefined) await this.assertLabelFree(tx, p.accountId, b.label);
       const scope = { accountId: p.accountId, region: b.region };
@@ -212,11 +214,12 @@ export class NodeBalancersService {
       });
       return this.one(tx, (await findNb(tx, p.accountId, id)) as NbRow);
     });
+    return uniqueAs(work, 'label', LABEL_TAKEN);
   }
 
   /** Update: label, client_conn_throttle, tags. */
   async update(p: Principal, id: number, b: UpdateNodeBalancer): Promise<ApiNodeBalancer> {
-    return this.d.db.transaction(async (tx) => {
+    const work = this.d.db.transaction(async (tx) => {
       const row = await this.load(tx, p, id, 'read_write', true);
       if (b.label !== undefined) await this.assertLabelFree(tx, p.accountId, b.label, id);
       await tx.db
@@ -240,6 +243,7 @@ export class NodeBalancersService {
       });
       return this.one(tx, (await findNb(tx, p.accountId, id)) as NbRow);
     });
+    return uniqueAs(work, 'label', LABEL_TAKEN);
   }
 
   /**

@@ -1,5 +1,6 @@
 import type { Database } from '../../db/database.js';
-import type { FieldErrors } from '../../errors/errors.js';
+import { isUniqueViolation } from '../../errors/db-errors.js';
+import { errors, type FieldErrors } from '../../errors/errors.js';
 import {
   type ConfigRow,
   configColumns,
@@ -176,4 +177,17 @@ export function duplicateAddresses(
       fe.add(`${at}${i}.address`, 'Each node of a config must have its own address');
     seen.add(n.address);
   });
+}
+
+/**
+ * A transaction whose unique constraint (label, port, node address) was broken by a concurrent
+ * request that passed the same check first: 400 naming the field, as the check would have said.
+ */
+export async function uniqueAs<T>(work: Promise<T>, field: string, reason: string): Promise<T> {
+  try {
+    return await work;
+  } catch (err) {
+    if (isUniqueViolation(err)) throw errors.invalidField(field, reason);
+    throw err;
+  }
 }

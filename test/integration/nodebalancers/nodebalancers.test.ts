@@ -74,6 +74,20 @@ describe('nodebalancers', () => {
     await nodebalancer(t, { label: 'web_lb-1' }, other.token);
   });
 
+  it('createNodeBalancer: concurrent creates with one label make one NodeBalancer; the others are 400 naming label', async () => {
+    const rs = await Promise.all(
+      [1, 2, 3].map(() => t.post('/v4/nodebalancers', { region: 'us-east', label: 'same-label' })),
+    );
+    expect(rs.map((r) => r.status).sort()).toEqual([200, 400, 400]);
+    for (const r of rs.filter((x) => x.status === 400)) expect(fieldsOf(r)).toEqual(['label']);
+    const nb = rs.find((r) => r.status === 200)?.body;
+    const rs2 = await Promise.all(
+      [80, 80].map((port) => t.post(`/v4/nodebalancers/${nb.id}/configs`, { port })),
+    );
+    expect(rs2.map((r) => r.status).sort()).toEqual([200, 400]);
+    expect((await t.get(`/v4/nodebalancers/${nb.id}/configs`)).body.results).toBe(1);
+  });
+
   it('createNodeBalancer: client_conn_throttle is 0..20', async () => {
     for (const bad of [-1, 21, 1.5]) {
       const r = await t.post('/v4/nodebalancers', { region: 'us-east', client_conn_throttle: bad });
