@@ -34,6 +34,7 @@ import { SshKeysService } from './modules/profile/sshkeys.service.js';
 import { TokensService } from './modules/profile/tokens.service.js';
 import { NbConfigsService } from './modules/nodebalancers/configs.service.js';
 import { NodeBalancersService } from './modules/nodebalancers/nodebalancers.service.js';
+import { NbNodesService } from './modules/nodebalancers/nodes.service.js';
 import { TagsService } from './modules/tags/tags.service.js';
 import { VolumesService } from './modules/volumes/volumes.service.js';
 
@@ -57,6 +58,7 @@ export interface Services {
   tags: TagsService;
   nodebalancers: NodeBalancersService;
   nbConfigs: NbConfigsService;
+  nbNodes: NbNodesService;
 }
 
 /** Everything a process needs, wired explicitly. Nothing is created at import time. */
@@ -151,6 +153,7 @@ export async function createContext(
     tags: new TagsService({ db, clock, events, catalogue, entities }),
     nodebalancers,
     nbConfigs: new NbConfigsService({ db, clock, events }, nodebalancers),
+    nbNodes: new NbNodesService({ db, clock, events }, nodebalancers),
   };
   return {
     config,

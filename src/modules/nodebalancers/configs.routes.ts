@@ -25,6 +25,7 @@ const NODE = `${CONFIG}/nodes/:nodeId`;
 /** The configs (ports) of a NodeBalancer and their nodes. */
 export function nbConfigsRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
   const svc = ctx.services.nbConfigs;
+  const nodes = ctx.services.nbNodes;
   return async (app) => {
     app.get(
       '/nodebalancers/:nodeBalancerId/configs',
@@ -120,7 +121,7 @@ export function nbConfigsRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
         config: { operationId: 'getNodeBalancerConfigNodes', ...read, paged: true },
       },
       (req) =>
-        svc.listNodes(principal(req), req.params.nodeBalancerId, req.params.configId, req.query),
+        nodes.listNodes(principal(req), req.params.nodeBalancerId, req.params.configId, req.query),
     );
     app.post(
       `${CONFIG}/nodes`,
@@ -135,7 +136,7 @@ export function nbConfigsRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
         config: { operationId: 'createNodeBalancerNode', ...write },
       },
       (req) =>
-        svc.createNode(principal(req), req.params.nodeBalancerId, req.params.configId, req.body),
+        nodes.createNode(principal(req), req.params.nodeBalancerId, req.params.configId, req.body),
     );
     app.get(
       NODE,
@@ -145,7 +146,7 @@ export function nbConfigsRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
         config: { operationId: 'getNodeBalancerNode', ...write },
       },
       (req) =>
-        svc.getNode(
+        nodes.getNode(
           principal(req),
           req.params.nodeBalancerId,
           req.params.configId,
@@ -165,7 +166,7 @@ export function nbConfigsRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
         config: { operationId: 'updateNodeBalancerNode', ...write },
       },
       (req) =>
-        svc.updateNode(
+        nodes.updateNode(
           principal(req),
           req.params.nodeBalancerId,
           req.params.configId,
@@ -180,7 +181,7 @@ export function nbConfigsRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
         config: { operationId: 'deleteNodeBalancerConfigNode', ...write },
       },
       async (req) => {
-        await svc.deleteNode(
+        await nodes.deleteNode(
           principal(req),
           req.params.nodeBalancerId,
           req.params.configId,
