@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { AppContext } from '../../context.js';
-import { principal } from '../../http/principal.js';
+import { principal, xFilter } from '../../http/principal.js';
 import { Empty, PageQuery } from '../../http/schemas/common.js';
 import {
   ConfigBody,
@@ -39,7 +39,7 @@ export function nbConfigsRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
         },
         config: { operationId: 'getNodeBalancerConfigs', ...read, paged: true },
       },
-      (req) => svc.list(principal(req), req.params.nodeBalancerId, req.query),
+      (req) => svc.list(principal(req), req.params.nodeBalancerId, req.query, xFilter(req)),
     );
     app.post(
       '/nodebalancers/:nodeBalancerId/configs',
@@ -121,7 +121,13 @@ export function nbConfigsRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
         config: { operationId: 'getNodeBalancerConfigNodes', ...read, paged: true },
       },
       (req) =>
-        nodes.listNodes(principal(req), req.params.nodeBalancerId, req.params.configId, req.query),
+        nodes.listNodes(
+          principal(req),
+          req.params.nodeBalancerId,
+          req.params.configId,
+          req.query,
+          xFilter(req),
+        ),
     );
     app.post(
       `${CONFIG}/nodes`,

@@ -36,13 +36,18 @@ export class NbConfigsService extends NbChildService {
       throw errors.invalidField('port', `Port ${port} is already in use by another config.`);
   }
 
-  async list(p: Principal, nbId: number, params: PageParams): Promise<Page<ApiConfig>> {
+  async list(
+    p: Principal,
+    nbId: number,
+    params: PageParams,
+    xf?: string | string[],
+  ): Promise<Page<ApiConfig>> {
     const { db } = this.d;
     const nb = await this.nbs.load(db, p, nbId, 'read_only');
     const page = await paginate(
       db.db.selectFrom('nodebalancer_configs').where('nodebalancer_id', '=', nbId),
       (qb) => qb.selectAll(),
-      compileFilter(undefined, {}, db.dialect),
+      compileFilter(xf, {}, db.dialect),
       params,
       { idColumn: 'id' },
       (r: ConfigRow) => r,

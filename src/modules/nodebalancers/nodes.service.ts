@@ -36,6 +36,7 @@ export class NbNodesService extends NbChildService {
     nbId: number,
     configId: number,
     params: PageParams,
+    xf?: string | string[],
   ): Promise<Page<ApiNode>> {
     const { db } = this.d;
     const nb = await this.nbs.load(db, p, nbId, 'read_only');
@@ -43,7 +44,7 @@ export class NbNodesService extends NbChildService {
     const page = await paginate(
       db.db.selectFrom('nodebalancer_nodes').where('config_id', '=', configId),
       (qb) => qb.selectAll(),
-      compileFilter(undefined, {}, db.dialect),
+      compileFilter(xf, {}, db.dialect),
       params,
       { idColumn: 'id' },
       (r: NodeRow) => r,

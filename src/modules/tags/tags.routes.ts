@@ -52,7 +52,7 @@ export function tagsRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
         },
         config: { operationId: 'getTaggedObjects', scopes: ['account:read_only'], paged: true },
       },
-      (req) => svc.objects(principal(req), req.params.tagLabel, req.query),
+      (req) => svc.objects(principal(req), req.params.tagLabel, req.query, xFilter(req)),
     );
     app.delete(
       '/tags/:tagLabel',

@@ -108,7 +108,12 @@ export class TagsService {
   }
 
   /** The entities of every taggable type that carry the tag, by type then id. */
-  async objects(p: Principal, label: string, params: PageParams): Promise<Page<TaggedObject>> {
+  async objects(
+    p: Principal,
+    label: string,
+    params: PageParams,
+    xf?: XFilter,
+  ): Promise<Page<TaggedObject>> {
     authz.requireUnrestricted(p);
     const { db } = this.d;
     if (!(await this.find(db, p.accountId, label))) throw errors.notFound();
@@ -125,7 +130,7 @@ export class TagsService {
           taggable.map((d) => d.type),
         ),
       (qb) => qb.select(['entity_tags.entity_type', 'entity_tags.entity_id']),
-      compileFilter(undefined, {}, db.dialect),
+      compileFilter(xf, {}, db.dialect),
       params,
       { idColumn: ['entity_tags.entity_type', 'entity_tags.entity_id'] },
       (r: { entity_type: string; entity_id: number }) => r,

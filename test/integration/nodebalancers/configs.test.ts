@@ -204,6 +204,15 @@ describe('nodebalancer configs', () => {
     expect((await t.del(`${configs()}/${c.id}`)).status).toBe(404);
   });
 
+  it('getNodeBalancerConfigs, getNodeBalancerConfigNodes: nothing is filterable (400 Cannot filter on)', async () => {
+    const c = (await t.post(configs(), {})).body;
+    for (const url of [configs(), `${configs()}/${c.id}/nodes`]) {
+      const r = await t.get(url, { filter: { port: 80 } });
+      expect(r.status, url).toBe(400);
+      expect(r.body.errors[0]).toMatchObject({ field: 'X-Filter' });
+    }
+  });
+
   it('getNodeBalancerConfig: a config of another NodeBalancer is 404 under this one', async () => {
     const other = await nodebalancer(t);
     const c = (await t.post(`/v4/nodebalancers/${other.id}/configs`, {})).body;

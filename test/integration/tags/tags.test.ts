@@ -147,6 +147,15 @@ describe('tags', () => {
     expect(r.body).toEqual({ data: [], page: 1, pages: 1, results: 0 });
   });
 
+  it('getTags, getTaggedObjects: tags have no filterable field (400 Cannot filter on)', async () => {
+    await t.post('/v4/tags', { label: 'web' });
+    for (const url of ['/v4/tags', '/v4/tags/web']) {
+      const r = await t.get(url, { filter: { label: 'web' } });
+      expect(r.status, url).toBe(400);
+      expect(r.body.errors).toEqual([{ reason: 'Cannot filter on label', field: 'X-Filter' }]);
+    }
+  });
+
   it('deleteTag: removes the tag from every entity and deletes it, with a tag_delete event', async () => {
     const inst = await instance(t);
     const vol = await volume(t, { tags: ['web', 'keep'] });
