@@ -117,26 +117,30 @@ export class NbConfigsService extends NbChildService {
           fe.add(`nodes.${i}.id`, 'This node is not a node of this config');
         planned.push({
           id: existing?.id,
+          created: existing?.created ?? '',
           cols: await prepareNode(tx, fe, `nodes.${i}.`, scope, n),
         });
       }
       fe.throwIfAny();
       await this.assertPortFree(tx, nbId, cols.port, id);
       await this.write(tx, id, cols);
-      const keep = planned.flatMap((n) => (n.id === undefined ? [] : [n.id]));
-      let del = tx.db.deleteFrom('nodebalancer_nodes').where('config_id', '=', id);
-      if (keep.length > 0) del = del.where('id', 'not in', keep);
-      await del.execute();
+      // Kept nodes come back under their ids, so addresses may move between nodes in one rebuild.
+      await tx.db.deleteFrom('nodebalancer_nodes').where('config_id', '=', id).execute();
       const now = this.now();
-      // Updated nodes first: a new node may take an address an updated node gives up.
-      for (const n of planned.filter((x) => x.id !== undefined))
-        await tx.db
-          .updateTable('nodebalancer_nodes')
-          .set(n.cols)
-          .where('id', '=', n.id as number)
-          .execute();
-      for (const n of planned.filter((x) => x.id === undefined))
-        await insertNode(tx, nbId, id, n.cols, now);
+      for (const n of planned) {
+        if (n.id === undefined) await insertNode(tx, nbId, id, n.cols, now);
+        else
+          await tx.db
+            .insertInto('nodebalancer_nodes')
+            .values({
+              id: n.id,
+              nodebalancer_id: nbId,
+              config_id: id,
+              ...n.cols,
+              created: n.created,
+            })
+            .execute();
+      }
       await this.event(tx, p, nb, 'nodebalancer_config_update');
       return this.apiConfig(tx, nb, id);
     });

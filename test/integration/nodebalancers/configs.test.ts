@@ -386,6 +386,26 @@ describe('nodebalancer nodes', () => {
     ]);
   });
 
+  it('rebuildNodeBalancerConfig: kept nodes may trade addresses', async () => {
+    const b = await backend(t);
+    const n1 = (await t.post(nodes(), { address: `${b.ip}:80`, label: 'node-1' })).body;
+    const n2 = (await t.post(nodes(), { address: `${b.ip}:81`, label: 'node-2' })).body;
+    const r = await t.post(`/v4/nodebalancers/${nbId}/configs/${configId}/rebuild`, {
+      nodes: [
+        { id: n1.id, address: `${b.ip}:81`, label: 'node-1' },
+        { id: n2.id, address: `${b.ip}:80`, label: 'node-2' },
+      ],
+    });
+    expect(r.status, r.text).toBe(200);
+    const list = (await t.get(nodes())).body.data;
+    expect(list.map((n: { id: number; address: string }) => [n.id, n.address])).toEqual([
+      [n1.id, `${b.ip}:81`],
+      [n2.id, `${b.ip}:80`],
+    ]);
+    const n3 = (await t.post(nodes(), { address: `${b.ip}:82`, label: 'node-3' })).body;
+    expect(n3.id).toBeGreaterThan(n2.id);
+  });
+
   it('rebuildNodeBalancerConfig: nothing changes when a field or a node fails', async () => {
     const b = await backend(t);
     const n = (await t.post(nodes(), { address: `${b.ip}:80`, label: 'node-1' })).body;
