@@ -92,6 +92,7 @@ export const CreateNodeBalancerBody = Type.Object({
   region: Type.String(),
   label: Type.Optional(NbLabel),
   client_conn_throttle: Type.Optional(Throttle),
+  firewall_id: Type.Optional(Type.Integer()),
   tags: Type.Optional(Tags),
   configs: Type.Optional(
     Type.Array(Type.Object({ ...configFields, nodes: Type.Optional(Type.Array(NodeBody)) })),

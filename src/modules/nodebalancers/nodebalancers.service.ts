@@ -148,6 +148,10 @@ export class NodeBalancersService {
     if (!catalogue.region(b.region)) fe.add('region', 'region is not valid');
     else if (!catalogue.regionHas(b.region, CAPABILITY))
       fe.add('region', 'NodeBalancers are not available in this region');
+    // @NOTE firewalls are the networking area's: until a create can assign one (wired when both
+    // areas are merged), a firewall_id is refused rather than dropped, so no NodeBalancer is made
+    // without the firewall its client asked for.
+    if (b.firewall_id !== undefined) fe.add('firewall_id', 'Firewall not found');
     fe.throwIfAny();
     const work = this.d.db.transaction(async (tx) => {
       const now = this.now();

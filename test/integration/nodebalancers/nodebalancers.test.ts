@@ -47,12 +47,14 @@ describe('nodebalancers', () => {
     expect(await nbEvents(t, nb.id)).toEqual([['nodebalancer_create', 'notification']]);
   });
 
-  it('createNodeBalancer: only in regions with the NodeBalancers capability', async () => {
+  it('createNodeBalancer: only in regions with the NodeBalancers capability; a firewall_id is not dropped', async () => {
     const none = await t.post('/v4/nodebalancers', { region: 'eu-south' });
     expect(none.status).toBe(400);
     expect(fieldsOf(none)).toEqual(['region']);
     expect(fieldsOf(await t.post('/v4/nodebalancers', { region: 'mars-1' }))).toEqual(['region']);
     expect(fieldsOf(await t.post('/v4/nodebalancers', {}))).toEqual(['region']);
+    const fw = await t.post('/v4/nodebalancers', { region: 'us-east', firewall_id: 1 });
+    expect(fw.body.errors).toEqual([{ field: 'firewall_id', reason: 'Firewall not found' }]);
     expect((await t.get('/v4/nodebalancers')).body.results).toBe(0);
   });
 

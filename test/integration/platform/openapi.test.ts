@@ -287,12 +287,6 @@ const ALLOWED: AllowedDifference[] = [
   },
   {
     ops: ['createNodeBalancer'],
-    details: ['request (body): field firewall_id only in reference'],
-    reason:
-      'firewalls are the networking area; firewall_id is accepted once firewalls exist (until then it could only name nothing)',
-  },
-  {
-    ops: ['createNodeBalancer'],
     details: ['request NodeBalancerNode: required [address, label] in Stratus, [] in reference'],
     reason:
       'the reference reuses the node schema; a node needs address and label, as Node Create requires',
