@@ -39,6 +39,7 @@ import { accountRoutes } from './modules/account/account.routes.js';
 import { nbConfigsRoutes } from './modules/nodebalancers/configs.routes.js';
 import { nodebalancersRoutes } from './modules/nodebalancers/nodebalancers.routes.js';
 import { tagsRoutes } from './modules/tags/tags.routes.js';
+import { paymentMethodsRoutes } from './modules/billing/payment-methods.routes.js';
 import { volumesRoutes } from './modules/volumes/volumes.routes.js';
 
 export type StratusApp = FastifyInstance<
@@ -60,6 +61,7 @@ function areas(ctx: AppContext): FastifyPluginAsync[] {
     eventsRoutes(ctx),
     profileRoutes(ctx),
     accountRoutes(ctx),
+    paymentMethodsRoutes(ctx),
     instancesRoutes(ctx),
     disksRoutes(ctx),
     configsRoutes(ctx),

@@ -28,6 +28,7 @@ import { EventWriter } from './modules/events/events.writer.js';
 import { IpAllocator, loadPools } from './modules/networking/ip-allocator.js';
 import { ProfileService } from './modules/profile/profile.service.js';
 import { AccountService } from './modules/account/account.service.js';
+import { PaymentMethodsService } from './modules/billing/payment-methods.service.js';
 import { GrantsService } from './modules/account/grants.service.js';
 import { UsersService } from './modules/account/users.service.js';
 import { SshKeysService } from './modules/profile/sshkeys.service.js';
@@ -59,6 +60,7 @@ export interface Services {
   nodebalancers: NodeBalancersService;
   nbConfigs: NbConfigsService;
   nbNodes: NbNodesService;
+  paymentMethods: PaymentMethodsService;
 }
 
 /** Everything a process needs, wired explicitly. Nothing is created at import time. */
@@ -154,6 +156,7 @@ export async function createContext(
     nodebalancers,
     nbConfigs: new NbConfigsService({ db, clock, events }, nodebalancers),
     nbNodes: new NbNodesService({ db, clock, events }, nodebalancers),
+    paymentMethods: new PaymentMethodsService({ db, clock, events }),
   };
   return {
     config,
