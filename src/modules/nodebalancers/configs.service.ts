@@ -118,7 +118,7 @@ export class NbConfigsService extends NbChildService {
         planned.push({
           id: existing?.id,
           created: existing?.created ?? '',
-          cols: await prepareNode(tx, fe, `nodes.${i}.`, scope, n),
+          cols: await prepareNode(tx, fe, `nodes.${i}.`, scope, n, existing),
         });
       }
       fe.throwIfAny();

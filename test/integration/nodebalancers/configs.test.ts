@@ -386,10 +386,12 @@ describe('nodebalancer nodes', () => {
     ]);
   });
 
-  it('rebuildNodeBalancerConfig: kept nodes may trade addresses', async () => {
+  it('rebuildNodeBalancerConfig: kept nodes may trade addresses and keep what their entry leaves out', async () => {
     const b = await backend(t);
     const n1 = (await t.post(nodes(), { address: `${b.ip}:80`, label: 'node-1' })).body;
-    const n2 = (await t.post(nodes(), { address: `${b.ip}:81`, label: 'node-2' })).body;
+    const n2 = (
+      await t.post(nodes(), { address: `${b.ip}:81`, label: 'node-2', weight: 7, mode: 'drain' })
+    ).body;
     const r = await t.post(`/v4/nodebalancers/${nbId}/configs/${configId}/rebuild`, {
       nodes: [
         { id: n1.id, address: `${b.ip}:81`, label: 'node-1' },
@@ -402,6 +404,8 @@ describe('nodebalancer nodes', () => {
       [n1.id, `${b.ip}:81`],
       [n2.id, `${b.ip}:80`],
     ]);
+    // What a kept node's entry leaves out stays as it was.
+    expect(list[1]).toMatchObject({ weight: 7, mode: 'drain' });
     const n3 = (await t.post(nodes(), { address: `${b.ip}:82`, label: 'node-3' })).body;
     expect(n3.id).toBeGreaterThan(n2.id);
   });
