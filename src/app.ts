@@ -36,6 +36,9 @@ import { networkingRoutes } from './modules/networking/networking.routes.js';
 import { eventsRoutes } from './modules/events/events.routes.js';
 import { profileRoutes } from './modules/profile/profile.routes.js';
 import { accountRoutes } from './modules/account/account.routes.js';
+import { nbConfigsRoutes } from './modules/nodebalancers/configs.routes.js';
+import { nodebalancersRoutes } from './modules/nodebalancers/nodebalancers.routes.js';
+import { tagsRoutes } from './modules/tags/tags.routes.js';
 import { paymentMethodsRoutes } from './modules/billing/payment-methods.routes.js';
 import { volumesRoutes } from './modules/volumes/volumes.routes.js';
 import { vpcsRoutes } from './modules/vpcs/vpcs.routes.js';
@@ -78,6 +81,9 @@ function areas(ctx: AppContext): FastifyPluginAsync[] {
     networkingRoutes(ctx),
     volumesRoutes(ctx),
     vpcsRoutes(ctx),
+    tagsRoutes(ctx),
+    nodebalancersRoutes(ctx),
+    nbConfigsRoutes(ctx),
   ] as FastifyPluginAsync[];
 }
 

@@ -33,6 +33,10 @@ import { GrantsService } from './modules/account/grants.service.js';
 import { UsersService } from './modules/account/users.service.js';
 import { SshKeysService } from './modules/profile/sshkeys.service.js';
 import { TokensService } from './modules/profile/tokens.service.js';
+import { NbConfigsService } from './modules/nodebalancers/configs.service.js';
+import { NodeBalancersService } from './modules/nodebalancers/nodebalancers.service.js';
+import { NbNodesService } from './modules/nodebalancers/nodes.service.js';
+import { TagsService } from './modules/tags/tags.service.js';
 import { VolumesService } from './modules/volumes/volumes.service.js';
 import { SubnetsService } from './modules/vpcs/subnets.service.js';
 import { VpcsService } from './modules/vpcs/vpcs.service.js';
@@ -56,6 +60,10 @@ export interface Services {
   volumes: VolumesService;
   vpcs: VpcsService;
   subnets: SubnetsService;
+  tags: TagsService;
+  nodebalancers: NodeBalancersService;
+  nbConfigs: NbConfigsService;
+  nbNodes: NbNodesService;
   paymentMethods: PaymentMethodsService;
 }
 
@@ -123,6 +131,15 @@ export async function createContext(
   );
   const instances = new InstancesService({ db, clock, events, queue, catalogue, ips });
   const vpcs = new VpcsService({ db, clock, events, catalogue });
+  const nodebalancers = new NodeBalancersService({
+    db,
+    clock,
+    events,
+    catalogue,
+    ips,
+    entities,
+    cascade: { clock, timing, events, queue, entities, log: subsystem(log, 'nodebalancers') },
+  });
   const services: Services = {
     instances,
     power: new PowerService({ db, clock, events, queue }, instances),
@@ -142,6 +159,10 @@ export async function createContext(
     volumes: new VolumesService({ db, clock, events, queue, catalogue }),
     vpcs,
     subnets: new SubnetsService(vpcs),
+    tags: new TagsService({ db, clock, events, catalogue, entities }),
+    nodebalancers,
+    nbConfigs: new NbConfigsService({ db, clock, events }, nodebalancers),
+    nbNodes: new NbNodesService({ db, clock, events }, nodebalancers),
     paymentMethods: new PaymentMethodsService({ db, clock, events }),
   };
   return {

@@ -4,6 +4,7 @@ import type { CatalogueTables } from '../modules/catalogue/catalogue.table.js';
 import type { ComputeTables } from '../modules/compute/compute.table.js';
 import type { EventTables } from '../modules/events/events.table.js';
 import type { IdentityTables } from '../modules/identity/identity.table.js';
+import type { NodeBalancerTables } from '../modules/nodebalancers/nodebalancers.table.js';
 import type { NetworkingTables } from '../modules/networking/networking.table.js';
 import type { TagTables } from '../modules/tags/tags.table.js';
 import type { VolumeTables } from '../modules/volumes/volumes.table.js';
@@ -16,6 +17,7 @@ export type DatabaseSchema = IdentityTables &
   CatalogueTables &
   ComputeTables &
   NetworkingTables &
+  NodeBalancerTables &
   TagTables &
   VolumeTables &
   VpcTables &

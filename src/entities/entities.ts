@@ -1,6 +1,8 @@
+import type { TSchema } from '@sinclair/typebox';
 import type { GrantType } from '../auth/authz.js';
 import type { Database } from '../db/database.js';
 import type { JobContext } from '../jobs/job.js';
+import type { CatalogueService } from '../modules/catalogue/catalogue.service.js';
 
 /** One entity of an account as the cross-cutting views name it: its id and current label. */
 export interface EntitySummary {
@@ -31,14 +33,49 @@ export interface EntityType {
    * declares `compute: detach` so an instance's deletion detaches its volumes).
    */
   onDeleteOf?: Readonly<Record<string, DeleteCascade>>;
+  /**
+   * Present when entities of this type carry tags (`entity_tags` rows under `type`). The tags
+   * area (`/tags`) reads it: `POST /tags` tags ids of every taggable type named in its body, and
+   * `GET /tags/{label}` lists the tagged entities of every taggable type as `{type, data}`.
+   */
+  taggable?: Taggable;
 }
 
-/** Runs in the deleting transaction; `deleted` is the entity about to be removed. */
+/** What the tags area needs of a taggable entity type. */
+export interface Taggable {
+  /** The body field of `POST /tags` listing ids of this type (e.g. `computes`, `volumes`). */
+  field: string;
+  /** The schema of the API object (`data` of a tagged object in `GET /tags/{label}`). */
+  schema: TSchema;
+  /**
+   * The API objects (as the type's own view answers them) of those of `ids` that exist in the
+   * account, keyed by id. Ids of other accounts or of nothing are left out.
+   */
+  render(
+    view: EntityView,
+    accountId: number,
+    ids: readonly number[],
+  ): Promise<Map<number, unknown>>;
+}
+
+/** What rendering an entity's API object may need. */
+export interface EntityView {
+  db: Database;
+  catalogue: CatalogueService;
+}
+
+/**
+ * Runs in the deleting transaction; `deleted` is the entity about to be removed. Deletes run in a
+ * job (instances) or in a request (NodeBalancers), so the context is a job's without its job.
+ */
 export type DeleteCascade = (
   db: Database,
   deleted: EntitySummary,
-  ctx: JobContext,
+  ctx: CascadeContext,
 ) => Promise<void>;
+
+/** What a cascade sees: a job's context without the job's own bookkeeping. */
+export type CascadeContext = Omit<JobContext, 'jobId' | 'attempt'>;
 
 /** Every declared entity type, held by the context (nothing is registered at import time). */
 export class EntityRegistry {
@@ -77,6 +114,11 @@ export class EntityRegistry {
       if (c) out.push(c);
     }
     return out;
+  }
+
+  /** Every taggable type, in declaration order. */
+  taggable(): (EntityType & { taggable: Taggable })[] {
+    return this.all().filter((d): d is EntityType & { taggable: Taggable } => !!d.taggable);
   }
 
   /** The entities a grant of this type can name in an account (none for undeclared types). */

@@ -6,7 +6,6 @@ import { ComputeParams } from './compute.schemas.js';
 import {
   ComputeStatsSchema,
   InstanceFirewallPage,
-  InstanceNodeBalancerPage,
   TransferMonthSchema,
   TransferSchema,
   YearMonthParams,
@@ -86,20 +85,6 @@ export function computeStatsRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
         config: { operationId: 'getComputeFirewalls', ...read, paged: true },
       },
       (req) => svc.firewalls(principal(req), req.params.computeId, req.query),
-    );
-    app.get(
-      '/compute/instances/:computeId/nodebalancers',
-      {
-        schema: {
-          tags,
-          summary: 'Compute NodeBalancers View',
-          params: ComputeParams,
-          querystring: PageQuery,
-          response: { 200: InstanceNodeBalancerPage },
-        },
-        config: { operationId: 'getComputeNodeBalancers', ...read, paged: true },
-      },
-      (req) => svc.nodebalancers(principal(req), req.params.computeId, req.query),
     );
   };
 }

@@ -71,24 +71,4 @@ export const InstanceFirewallSchema = Type.Object({
   tags: Type.Array(Type.String()),
 });
 
-/** `NodeBalancer` as listed on an instance (the NodeBalancer area owns the resource). */
-export const InstanceNodeBalancerSchema = Type.Object({
-  id: Type.Integer(),
-  label: Type.String(),
-  region: Type.String(),
-  hostname: Type.String(),
-  ipv4: Type.String(),
-  ipv6: Nullable(Type.String()),
-  created: DateTime(),
-  updated: DateTime(),
-  client_conn_throttle: Type.Integer(),
-  transfer: Type.Object({
-    total: Nullable(Type.Number()),
-    out: Nullable(Type.Number()),
-    in: Nullable(Type.Number()),
-  }),
-  tags: Type.Array(Type.String()),
-});
-
 export const InstanceFirewallPage = PageOf(InstanceFirewallSchema);
-export const InstanceNodeBalancerPage = PageOf(InstanceNodeBalancerSchema);

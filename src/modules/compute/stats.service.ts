@@ -237,15 +237,10 @@ export class StatsService {
   }
 
   /**
-   * `GET …/firewalls` and `GET …/nodebalancers`: no firewall or NodeBalancer can exist before
-   * their areas do, so the pages are empty; the instance must still be visible.
+   * `GET …/firewalls`: no firewall can exist before its area does, so the page is empty; the
+   * instance must still be visible. (`GET …/nodebalancers` is the NodeBalancers area's.)
    */
   async firewalls(p: Principal, id: number, params: PageParams): Promise<Page<never>> {
-    await this.instances.load(this.d.db, p, id, 'read_only');
-    return { data: [], page: params.page ?? 1, pages: 1, results: 0 };
-  }
-
-  async nodebalancers(p: Principal, id: number, params: PageParams): Promise<Page<never>> {
     await this.instances.load(this.d.db, p, id, 'read_only');
     return { data: [], page: params.page ?? 1, pages: 1, results: 0 };
   }

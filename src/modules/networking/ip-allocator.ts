@@ -219,6 +219,14 @@ export class IpAllocator {
     return formatIpv6([...this.net64(region), ...eui64(instanceId)]);
   }
 
+  /**
+   * The IPv6 address of a service that is not an instance (a NodeBalancer): the region's /64 and
+   * the interface id `0:1:HHHH:LLLL` of its id, which no instance's EUI-64 address can take.
+   */
+  serviceIpv6(region: string, id: number): string {
+    return formatIpv6([...this.net64(region), 0, 1, Math.floor(id / 65536) & 0xffff, id & 0xffff]);
+  }
+
   /** The instance's link-local address. */
   linkLocal(instanceId: number): string {
     return formatIpv6([0xfe80, 0, 0, 0, ...eui64(instanceId)]);

@@ -17,9 +17,40 @@ export async function setTags(
     .execute();
   const unique = [...new Set(tags)];
   if (unique.length === 0) return;
+  await ensureTags(db, accountId, unique);
   await db.db
     .insertInto('entity_tags')
     .values(unique.map((tag) => ({ account_id: accountId, entity_type: type, entity_id: id, tag })))
+    .execute();
+}
+
+/** Makes each label a tag of the account (tagging an entity creates its tags, as `/tags` shows). */
+export async function ensureTags(
+  db: Database,
+  accountId: number,
+  labels: readonly string[],
+): Promise<void> {
+  if (labels.length === 0) return;
+  await db.db
+    .insertInto('tags')
+    .values(labels.map((label) => ({ account_id: accountId, label })))
+    .onConflict((oc) => oc.columns(['account_id', 'label']).doNothing())
+    .execute();
+}
+
+/** Adds one tag to entities of a type (already tagged ones are left as they are). */
+export async function addTag(
+  db: Database,
+  accountId: number,
+  type: string,
+  ids: readonly number[],
+  tag: string,
+): Promise<void> {
+  if (ids.length === 0) return;
+  await db.db
+    .insertInto('entity_tags')
+    .values(ids.map((id) => ({ account_id: accountId, entity_type: type, entity_id: id, tag })))
+    .onConflict((oc) => oc.columns(['entity_type', 'entity_id', 'tag']).doNothing())
     .execute();
 }
 

@@ -1,3 +1,5 @@
+import type { Generated } from '../../db/database.js';
+
 /** Tags of any taggable entity (compute, volume, …). */
 export interface EntityTagsTable {
   account_id: number;
@@ -6,6 +8,14 @@ export interface EntityTagsTable {
   tag: string;
 }
 
+/** The tags of an account: created by `POST /tags` or by tagging an entity; gone on DELETE. */
+export interface TagsTable {
+  id: Generated<number>;
+  account_id: number;
+  label: string;
+}
+
 export interface TagTables {
   entity_tags: EntityTagsTable;
+  tags: TagsTable;
 }

@@ -1,8 +1,9 @@
 import type { EntityType } from '../../entities/entities.js';
+import { VolumeSchema } from './volumes.schemas.js';
 import { detachOnInstanceDelete } from './volumes.jobs.js';
-import { volumeLabels } from './volumes.repository.js';
+import { toApiVolumes, volumeLabels } from './volumes.repository.js';
 
-/** Block volumes: `volume` in events and grants; an instance's deletion detaches them. */
+/** Block volumes: `volume` in events, grants and tags; an instance's deletion detaches them. */
 export const volumeEntities: EntityType[] = [
   {
     type: 'volume',
@@ -10,5 +11,20 @@ export const volumeEntities: EntityType[] = [
     url: (id) => `/v4/volumes/${id}`,
     list: volumeLabels,
     onDeleteOf: { compute: detachOnInstanceDelete },
+    taggable: {
+      schema: VolumeSchema,
+      field: 'volumes',
+      async render({ db }, accountId, ids) {
+        if (ids.length === 0) return new Map();
+        const rows = await db.db
+          .selectFrom('volumes')
+          .selectAll()
+          .where('account_id', '=', accountId)
+          .where('id', 'in', ids)
+          .execute();
+        const api = await toApiVolumes(db, rows);
+        return new Map(api.map((a) => [a.id, a]));
+      },
+    },
   },
 ];

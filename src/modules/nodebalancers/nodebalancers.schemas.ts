@@ -1,0 +1,169 @@
+import { type Static, Type } from '@sinclair/typebox';
+import { DateTime, Nullable, PageOf } from '../../http/schemas/common.js';
+
+export const PROTOCOLS = ['http', 'https', 'tcp'] as const;
+export const ALGORITHMS = ['roundrobin', 'leastconn', 'source'] as const;
+export const STICKINESS = ['none', 'table', 'http_cookie'] as const;
+export const CHECKS = ['none', 'connection', 'http', 'http_body'] as const;
+export const PROXY_PROTOCOLS = ['none', 'v1', 'v2'] as const;
+export const CIPHER_SUITES = ['recommended', 'legacy'] as const;
+export const NODE_MODES = ['accept', 'reject', 'drain', 'backup'] as const;
+export const NODE_STATUSES = ['unknown', 'UP', 'DOWN'] as const;
+
+const Enum = (values: readonly string[]) => Type.String({ enum: [...values] });
+const Tags = Type.Array(Type.String({ minLength: 3, maxLength: 50 }));
+const NbLabel = Type.String({
+  minLength: 3,
+  maxLength: 32,
+  pattern: '^[a-zA-Z0-9-_]{3,32}$',
+  errorMessage: 'Label must be 3-32 characters: letters, digits, - and _',
+});
+const NodeLabel = Type.String({
+  minLength: 3,
+  maxLength: 32,
+  pattern: '^[a-zA-Z0-9-_.]{3,32}$',
+  errorMessage: 'Label must be 3-32 characters: letters, digits, -, _ and .',
+});
+const Throttle = Type.Integer({ minimum: 0, maximum: 20 });
+
+export const NodeBalancerSchema = Type.Object({
+  id: Type.Integer(),
+  label: Type.String(),
+  region: Type.String(),
+  hostname: Type.String(),
+  ipv4: Type.String(),
+  ipv6: Nullable(Type.String()),
+  created: DateTime(),
+  updated: DateTime(),
+  client_conn_throttle: Type.Integer(),
+  transfer: Type.Object({
+    total: Nullable(Type.Number()),
+    out: Nullable(Type.Number()),
+    in: Nullable(Type.Number()),
+  }),
+  tags: Type.Array(Type.String()),
+});
+export type ApiNodeBalancer = Static<typeof NodeBalancerSchema>;
+export const NodeBalancerPage = PageOf(NodeBalancerSchema);
+
+/** Fields of a config that a request may set (create, update, rebuild, create with a NodeBalancer). */
+const configFields = {
+  port: Type.Optional(Type.Integer({ minimum: 1, maximum: 65535 })),
+  protocol: Type.Optional(Enum(PROTOCOLS)),
+  algorithm: Type.Optional(Enum(ALGORITHMS)),
+  stickiness: Type.Optional(Enum(STICKINESS)),
+  check: Type.Optional(Enum(CHECKS)),
+  check_interval: Type.Optional(Type.Integer({ minimum: 2, maximum: 3600 })),
+  check_timeout: Type.Optional(Type.Integer({ minimum: 1, maximum: 30 })),
+  check_attempts: Type.Optional(Type.Integer({ minimum: 1, maximum: 30 })),
+  check_path: Type.Optional(
+    Type.String({
+      pattern: '^[a-zA-Z0-9\\/\\-%?&=.]*$',
+      errorMessage: 'check_path may hold letters, digits and / - % ? & = .',
+    }),
+  ),
+  check_body: Type.Optional(Type.String({ maxLength: 4096 })),
+  check_passive: Type.Optional(Type.Boolean()),
+  proxy_protocol: Type.Optional(Enum(PROXY_PROTOCOLS)),
+  cipher_suite: Type.Optional(Enum(CIPHER_SUITES)),
+  ssl_cert: Type.Optional(Nullable(Type.String())),
+  ssl_key: Type.Optional(Nullable(Type.String())),
+};
+export const ConfigBody = Type.Object(configFields);
+export type ConfigInput = Static<typeof ConfigBody>;
+
+export const NodeBody = Type.Object({
+  address: Type.String({ description: 'private IPv4 address and port, e.g. 192.168.210.120:80' }),
+  label: NodeLabel,
+  weight: Type.Optional(Type.Integer({ minimum: 1, maximum: 255 })),
+  mode: Type.Optional(Enum(NODE_MODES)),
+});
+export type NodeInput = Static<typeof NodeBody>;
+export const UpdateNodeBody = Type.Partial(NodeBody);
+export type UpdateNodeInput = Static<typeof UpdateNodeBody>;
+
+export const RebuildBody = Type.Object({
+  ...configFields,
+  nodes: Type.Array(Type.Object({ id: Type.Optional(Type.Integer()), ...NodeBody.properties })),
+});
+export type RebuildInput = Static<typeof RebuildBody>;
+
+export const CreateNodeBalancerBody = Type.Object({
+  region: Type.String(),
+  label: Type.Optional(NbLabel),
+  client_conn_throttle: Type.Optional(Throttle),
+  firewall_id: Type.Optional(Type.Integer()),
+  tags: Type.Optional(Tags),
+  configs: Type.Optional(
+    Type.Array(Type.Object({ ...configFields, nodes: Type.Optional(Type.Array(NodeBody)) })),
+  ),
+});
+export type CreateNodeBalancer = Static<typeof CreateNodeBalancerBody>;
+
+export const UpdateNodeBalancerBody = Type.Object({
+  label: Type.Optional(NbLabel),
+  client_conn_throttle: Type.Optional(Throttle),
+  tags: Type.Optional(Tags),
+});
+export type UpdateNodeBalancer = Static<typeof UpdateNodeBalancerBody>;
+
+export const ConfigSchema = Type.Object({
+  id: Type.Integer(),
+  port: Type.Integer(),
+  protocol: Enum(PROTOCOLS),
+  algorithm: Enum(ALGORITHMS),
+  stickiness: Enum(STICKINESS),
+  check: Enum(CHECKS),
+  check_interval: Type.Integer(),
+  check_timeout: Type.Integer(),
+  check_attempts: Type.Integer(),
+  check_path: Type.String(),
+  check_body: Type.String(),
+  check_passive: Type.Boolean(),
+  proxy_protocol: Enum(PROXY_PROTOCOLS),
+  cipher_suite: Enum(CIPHER_SUITES),
+  nodebalancer_id: Type.Integer(),
+  ssl_commonname: Type.String(),
+  ssl_fingerprint: Type.String(),
+  ssl_cert: Nullable(Type.String()),
+  ssl_key: Nullable(Type.String()),
+  nodes_status: Type.Object({ up: Type.Integer(), down: Type.Integer() }),
+});
+export type ApiConfig = Static<typeof ConfigSchema>;
+export const ConfigPage = PageOf(ConfigSchema);
+
+export const NodeSchema = Type.Object({
+  id: Type.Integer(),
+  address: Type.String(),
+  label: Type.String(),
+  status: Enum(NODE_STATUSES),
+  weight: Type.Integer(),
+  mode: Enum(NODE_MODES),
+  config_id: Type.Integer(),
+  nodebalancer_id: Type.Integer(),
+});
+export type ApiNode = Static<typeof NodeSchema>;
+export const NodePage = PageOf(NodeSchema);
+
+export const StatsSchema = Type.Object({
+  data: Type.Object({
+    connections: Type.Array(Type.Array(Type.Number())),
+    traffic: Type.Object({
+      in: Type.Array(Type.Array(Type.Number())),
+      out: Type.Array(Type.Array(Type.Number())),
+    }),
+  }),
+  title: Type.String(),
+});
+
+export const NbParams = Type.Object({ nodeBalancerId: Type.Integer() });
+export const ConfigParams = Type.Object({
+  nodeBalancerId: Type.Integer(),
+  configId: Type.Integer(),
+});
+export const NodeParams = Type.Object({
+  nodeBalancerId: Type.Integer(),
+  configId: Type.Integer(),
+  nodeId: Type.Integer(),
+});
+export const ComputeNbParams = Type.Object({ computeId: Type.Integer() });

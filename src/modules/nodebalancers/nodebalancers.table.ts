@@ -1,0 +1,59 @@
+import type { Generated } from '../../db/database.js';
+
+/** NodeBalancers: a public IPv4 (a row of `ip_addresses` without instance) and an IPv6 address. */
+export interface NodeBalancersTable {
+  id: Generated<number>;
+  account_id: number;
+  label: string;
+  region: string;
+  ipv4: string;
+  ipv6: string | null;
+  client_conn_throttle: number;
+  created: string;
+  updated: string;
+}
+
+/** One port of a NodeBalancer. The TLS key is never stored: only its SHA-256 (it is never shown). */
+export interface NodeBalancerConfigsTable {
+  id: Generated<number>;
+  nodebalancer_id: number;
+  port: number;
+  protocol: string;
+  algorithm: string;
+  stickiness: string;
+  /** `check` of the API. */
+  check_type: string;
+  check_interval: number;
+  check_timeout: number;
+  check_attempts: number;
+  check_path: string;
+  check_body: string;
+  check_passive: number;
+  proxy_protocol: string;
+  cipher_suite: string;
+  ssl_cert: string | null;
+  ssl_key_hash: string | null;
+  ssl_commonname: string | null;
+  ssl_fingerprint: string | null;
+  created: string;
+  updated: string;
+}
+
+/** A backend of a config: a private IPv4 address and port. */
+export interface NodeBalancerNodesTable {
+  id: Generated<number>;
+  config_id: number;
+  nodebalancer_id: number;
+  label: string;
+  ip: string;
+  port: number;
+  weight: number;
+  mode: string;
+  created: string;
+}
+
+export interface NodeBalancerTables {
+  nodebalancers: NodeBalancersTable;
+  nodebalancer_configs: NodeBalancerConfigsTable;
+  nodebalancer_nodes: NodeBalancerNodesTable;
+}

@@ -1,0 +1,193 @@
+import type { Database } from '../../db/database.js';
+import { isUniqueViolation } from '../../errors/db-errors.js';
+import { errors, type FieldErrors } from '../../errors/errors.js';
+import {
+  type ConfigRow,
+  configColumns,
+  isInstancePrivateIp,
+  type NodeRow,
+  valuesOf,
+} from './nodebalancers.repository.js';
+import {
+  CONFIG_DEFAULTS,
+  checkTls,
+  configProblems,
+  mergeConfig,
+  NODE_MODE_DEFAULT,
+  NODE_WEIGHT_DEFAULT,
+  parseNodeAddress,
+} from './nodebalancers.rules.js';
+import type { ConfigInput, UpdateNodeInput } from './nodebalancers.schemas.js';
+
+export type ConfigColumns = ReturnType<typeof configColumns> & {
+  ssl_cert: string | null;
+  ssl_key_hash: string | null;
+  ssl_commonname: string | null;
+  ssl_fingerprint: string | null;
+};
+
+export interface NodeColumns {
+  label: string;
+  ip: string;
+  port: number;
+  weight: number;
+  mode: string;
+}
+
+/** Where a NodeBalancer is: nodes must be private addresses of the account's instances there. */
+export interface NbScope {
+  accountId: number;
+  region: string;
+}
+
+/**
+ * The TLS columns of a config. `https` needs a certificate and its key (given together, checked
+ * as X.509; kept from before when neither is given); `http` and `tcp` take neither.
+ */
+function tlsColumns(
+  fe: FieldErrors,
+  at: string,
+  protocol: string,
+  b: ConfigInput,
+  existing: ConfigRow | undefined,
+) {
+  const none = { ssl_cert: null, ssl_key_hash: null, ssl_commonname: null, ssl_fingerprint: null };
+  if (protocol !== 'https') {
+    if (b.ssl_cert) fe.add(`${at}ssl_cert`, `The ${protocol} protocol does not support ssl_cert`);
+    if (b.ssl_key) fe.add(`${at}ssl_key`, `The ${protocol} protocol does not support ssl_key`);
+    return none;
+  }
+  if (b.ssl_cert || b.ssl_key) {
+    if (!b.ssl_cert) fe.add(`${at}ssl_cert`, 'ssl_cert is required with ssl_key');
+    if (!b.ssl_key) fe.add(`${at}ssl_key`, 'ssl_key is required with ssl_cert');
+    if (!b.ssl_cert || !b.ssl_key) return none;
+    const facts = checkTls(fe, b.ssl_cert, b.ssl_key, at);
+    if (!facts) return none;
+    return {
+      ssl_cert: b.ssl_cert,
+      ssl_key_hash: facts.keyHash,
+      ssl_commonname: facts.commonname,
+      ssl_fingerprint: facts.fingerprint,
+    };
+  }
+  const keep =
+    existing?.ssl_cert && existing.ssl_key_hash && b.ssl_cert !== null && b.ssl_key !== null;
+  if (keep && existing) {
+    return {
+      ssl_cert: existing.ssl_cert,
+      ssl_key_hash: existing.ssl_key_hash,
+      ssl_commonname: existing.ssl_commonname,
+      ssl_fingerprint: existing.ssl_fingerprint,
+    };
+  }
+  fe.add(`${at}ssl_cert`, 'The https protocol requires ssl_cert and ssl_key');
+  fe.add(`${at}ssl_key`, 'The https protocol requires ssl_cert and ssl_key');
+  return none;
+}
+
+/** A config's columns from a request over the stored config (or the defaults); problems into `fe`. */
+export function prepareConfig(
+  fe: FieldErrors,
+  at: string,
+  b: ConfigInput,
+  existing?: ConfigRow,
+): ConfigColumns {
+  const values = mergeConfig(existing ? valuesOf(existing) : CONFIG_DEFAULTS, b);
+  configProblems(fe, values, at);
+  return { ...configColumns(values), ...tlsColumns(fe, at, values.protocol, b, existing) };
+}
+
+/** A node's columns from a request over the stored node; the address is checked in the database. */
+export async function prepareNode(
+  db: Database,
+  fe: FieldErrors,
+  at: string,
+  scope: NbScope,
+  b: UpdateNodeInput,
+  existing?: NodeRow,
+): Promise<NodeColumns> {
+  const out: NodeColumns = {
+    label: b.label ?? existing?.label ?? '',
+    ip: existing?.ip ?? '',
+    port: existing?.port ?? 0,
+    weight: b.weight ?? existing?.weight ?? NODE_WEIGHT_DEFAULT,
+    mode: b.mode ?? existing?.mode ?? NODE_MODE_DEFAULT,
+  };
+  if (!existing && b.label === undefined) fe.add(`${at}label`, 'label is required');
+  if (b.address === undefined) {
+    if (!existing) fe.add(`${at}address`, 'address is required');
+    return out;
+  }
+  const parsed = parseNodeAddress(b.address);
+  if (!parsed) {
+    fe.add(
+      `${at}address`,
+      'address must be a private IPv4 address and a port, e.g. 192.168.210.120:80',
+    );
+    return out;
+  }
+  if (!(await isInstancePrivateIp(db, scope.accountId, scope.region, parsed.ip))) {
+    fe.add(
+      `${at}address`,
+      "address must be a private IPv4 address of one of the account's Compute instances in the NodeBalancer's region",
+    );
+  }
+  return { ...out, ...parsed };
+}
+
+export async function insertConfig(
+  db: Database,
+  nbId: number,
+  c: ConfigColumns,
+  nowIso: string,
+): Promise<number> {
+  const row = await db.db
+    .insertInto('nodebalancer_configs')
+    .values({ nodebalancer_id: nbId, ...c, created: nowIso, updated: nowIso })
+    .returning('id')
+    .executeTakeFirstOrThrow();
+  return row.id;
+}
+
+export async function insertNode(
+  db: Database,
+  nbId: number,
+  configId: number,
+  n: NodeColumns,
+  nowIso: string,
+): Promise<number> {
+  const row = await db.db
+    .insertInto('nodebalancer_nodes')
+    .values({ nodebalancer_id: nbId, config_id: configId, ...n, created: nowIso })
+    .returning('id')
+    .executeTakeFirstOrThrow();
+  return row.id;
+}
+
+/** Addresses (`ip:port`) repeated within one list of nodes, each reported at its index. */
+export function duplicateAddresses(
+  fe: FieldErrors,
+  at: string,
+  nodes: readonly { address?: string }[],
+): void {
+  const seen = new Set<string>();
+  nodes.forEach((n, i) => {
+    if (n.address === undefined) return;
+    if (seen.has(n.address))
+      fe.add(`${at}${i}.address`, 'Each node of a config must have its own address');
+    seen.add(n.address);
+  });
+}
+
+/**
+ * A transaction whose unique constraint (label, port, node address) was broken by a concurrent
+ * request that passed the same check first: 400 naming the field, as the check would have said.
+ */
+export async function uniqueAs<T>(work: Promise<T>, field: string, reason: string): Promise<T> {
+  try {
+    return await work;
+  } catch (err) {
+    if (isUniqueViolation(err)) throw errors.invalidField(field, reason);
+    throw err;
+  }
+}
