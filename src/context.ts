@@ -22,6 +22,7 @@ import { DisksService } from './modules/compute/disks.service.js';
 import { InterfacesService } from './modules/compute/interfaces.service.js';
 import { StatsService } from './modules/compute/stats.service.js';
 import { IpsService } from './modules/networking/ips.service.js';
+import { FirewallsService } from './modules/networking/firewalls.service.js';
 import { FeedCache } from './modules/events/events.feed.js';
 import { EventsService } from './modules/events/events.service.js';
 import { EventWriter } from './modules/events/events.writer.js';
@@ -49,6 +50,7 @@ export interface Services {
   configs: ConfigsService;
   interfaces: InterfacesService;
   ips: IpsService;
+  firewalls: FirewallsService;
   stats: StatsService;
   volumes: VolumesService;
 }
@@ -115,7 +117,8 @@ export async function createContext(
       data.regions.map((r) => r.id),
     ),
   );
-  const instances = new InstancesService({ db, clock, events, queue, catalogue, ips });
+  const firewalls = new FirewallsService({ db, clock, events, entities });
+  const instances = new InstancesService({ db, clock, events, queue, catalogue, ips, firewalls });
   const services: Services = {
     instances,
     power: new PowerService({ db, clock, events, queue }, instances),
@@ -123,6 +126,7 @@ export async function createContext(
     configs: new ConfigsService({ db, clock, events, catalogue }, instances),
     interfaces: new InterfacesService({ db, clock, events }, instances),
     ips: new IpsService({ db, clock, events, ips, instances }),
+    firewalls,
     stats: new StatsService({ db, clock, catalogue }, instances),
     catalogue,
     events: new EventsService(db, clock, new FeedCache(config.feedCacheMb * 1024 * 1024)),
