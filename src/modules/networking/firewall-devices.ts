@@ -37,7 +37,10 @@ export class DeviceResolver {
   ): Promise<DeviceEntity> {
     const decl = this.entities.get(type);
     if (!decl || (type !== 'compute' && type !== 'nodebalancer'))
-      throw errors.invalidField(field, `${type} devices are not available`);
+      throw errors.invalidField(
+        field === 'id' ? 'type' : field,
+        `${type} devices are not available`,
+      );
     const found = (await decl.list(db, p.accountId)).find((e) => e.id === id);
     const perm =
       found && decl.grant ? await authz.permissionOn(db, p, decl.grant, id) : 'read_write';

@@ -78,9 +78,9 @@ describe('firewall rules', () => {
     expect(problems({ inbound: [rule({ addresses: { ipv4: many, ipv6: v6 } })] })).toEqual([
       'rules.inbound[0].addresses',
     ]);
-    expect(
-      problems({ inbound: [rule({ addresses: { ipv4: many, ipv6: v6.slice(1) } })] }),
-    ).toEqual([]);
+    expect(problems({ inbound: [rule({ addresses: { ipv4: many, ipv6: v6.slice(1) } })] })).toEqual(
+      [],
+    );
     expect(problems({ inbound: [rule({ label: 'ab', description: '' })] })).toEqual([
       'rules.inbound[0].label',
       'rules.inbound[0].description',
@@ -91,7 +91,12 @@ describe('firewall rules', () => {
     const rules: RuleSet = {
       inbound: [
         { protocol: 'TCP', ports: '22', addresses: { ipv4: ['203.0.113.0/24'] }, action: 'DROP' },
-        { protocol: 'TCP', ports: '22, 80-81', addresses: { ipv4: ['0.0.0.0/0'] }, action: 'ACCEPT' },
+        {
+          protocol: 'TCP',
+          ports: '22, 80-81',
+          addresses: { ipv4: ['0.0.0.0/0'] },
+          action: 'ACCEPT',
+        },
         { protocol: 'ICMP', addresses: { ipv6: ['2001:db8::/32'] }, action: 'ACCEPT' },
       ],
       outbound: [],
