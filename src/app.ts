@@ -32,6 +32,7 @@ import { interfacesRoutes } from './modules/compute/interfaces.routes.js';
 import { computeIpsRoutes } from './modules/compute/ips.routes.js';
 import { computeStatsRoutes } from './modules/compute/stats.routes.js';
 import { networkingRoutes } from './modules/networking/networking.routes.js';
+import { addressesRoutes } from './modules/networking/addresses.routes.js';
 import { firewallInternalRoutes, firewallsRoutes } from './modules/networking/firewalls.routes.js';
 import { eventsRoutes } from './modules/events/events.routes.js';
 import { profileRoutes } from './modules/profile/profile.routes.js';
@@ -65,6 +66,7 @@ function areas(ctx: AppContext): FastifyPluginAsync[] {
     computeStatsRoutes(ctx),
     networkingRoutes(ctx),
     firewallsRoutes(ctx),
+    addressesRoutes(ctx),
     volumesRoutes(ctx),
   ] as FastifyPluginAsync[];
 }

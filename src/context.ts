@@ -23,6 +23,9 @@ import { InterfacesService } from './modules/compute/interfaces.service.js';
 import { StatsService } from './modules/compute/stats.service.js';
 import { IpsService } from './modules/networking/ips.service.js';
 import { FirewallsService } from './modules/networking/firewalls.service.js';
+import { AssignService } from './modules/networking/assign.service.js';
+import { Ipv6Service } from './modules/networking/ipv6.service.js';
+import { VlansService } from './modules/networking/vlans.service.js';
 import { FeedCache } from './modules/events/events.feed.js';
 import { EventsService } from './modules/events/events.service.js';
 import { EventWriter } from './modules/events/events.writer.js';
@@ -51,6 +54,9 @@ export interface Services {
   interfaces: InterfacesService;
   ips: IpsService;
   firewalls: FirewallsService;
+  assign: AssignService;
+  ipv6: Ipv6Service;
+  vlans: VlansService;
   stats: StatsService;
   volumes: VolumesService;
 }
@@ -127,6 +133,12 @@ export async function createContext(
     interfaces: new InterfacesService({ db, clock, events }, instances),
     ips: new IpsService({ db, clock, events, ips, instances }),
     firewalls,
+    assign: new AssignService({ db, ips }),
+    ipv6: new Ipv6Service({ db, clock, ips }),
+    vlans: new VlansService(
+      db,
+      data.regions.filter((r) => r.capabilities.includes('Vlans')).map((r) => r.id),
+    ),
     stats: new StatsService({ db, clock, catalogue }, instances),
     catalogue,
     events: new EventsService(db, clock, new FeedCache(config.feedCacheMb * 1024 * 1024)),

@@ -23,7 +23,9 @@ import {
   natsOf,
   setIpv6Rdns,
   type VpcNat,
+  sharedWith,
 } from './ips.repository.js';
+import { rangesOf } from './ipv6.repository.js';
 
 /**
  * Public IPv4 addresses an instance may hold through `POST …/ips` (the one it is created with
@@ -60,7 +62,11 @@ export type ApiIpV6 = ApiIp & { gateway: string };
 
 export interface InstanceIps {
   ipv4: { public: ApiIp[]; private: ApiIp[]; shared: ApiIp[]; reserved: ApiIp[]; vpc: never[] };
-  ipv6: { link_local: ApiIpV6; slaac: ApiIpV6; global: never[] };
+  ipv6: {
+    link_local: ApiIpV6;
+    slaac: ApiIpV6;
+    global: { range: string; prefix: number; region: string; route_target: string }[];
+  };
 }
 
 /** One address of an instance, as found from the text of a path. */
@@ -212,19 +218,26 @@ export class IpsService {
     const rows = await ipv4Rows(db, inst.id);
     const nats = await natsOf(db, inst, rows);
     const shape = (r: IpRow) => this.v4(r, nats.get(r.address));
+    const shared = await sharedWith(db, inst.id);
+    const ranges = await rangesOf(db, [inst.id]);
     return {
       ipv4: {
         public: rows.filter((r) => r.kind === 'public').map(shape),
         private: rows.filter((r) => r.kind === 'private').map(shape),
-        // Sharing, reservations and VPC interfaces come with their own areas.
-        shared: [],
+        // Reservations and VPC interfaces come with their own areas.
+        shared: shared.map((r) => this.v4(r, undefined)),
         reserved: [],
         vpc: [],
       },
       ipv6: {
         link_local: this.v6(inst, 'link_local', null),
         slaac: this.v6(inst, 'slaac', await ipv6RdnsOf(db, inst.id)),
-        global: [],
+        global: ranges.map((r) => ({
+          range: r.range,
+          prefix: r.prefix,
+          region: r.region,
+          route_target: r.route_target ?? '',
+        })),
       },
     };
   }

@@ -12,7 +12,13 @@ export const networkingEntities: EntityType[] = [
     url: (id) => `/v4/networking/firewalls/${id}`,
     list: firewallLabels,
     onDeleteOf: {
-      compute: (db, deleted) => dropDevice(db, 'compute', deleted.id),
+      // The networking area's cascade for an instance: out of firewalls, its IPv6 ranges and
+      // shares released (declared here: firewalls are the area's one entity type).
+      compute: async (db, deleted) => {
+        await dropDevice(db, 'compute', deleted.id);
+        await db.db.deleteFrom('ip_shares').where('instance_id', '=', deleted.id).execute();
+        await db.db.deleteFrom('ipv6_ranges').where('instance_id', '=', deleted.id).execute();
+      },
       nodebalancer: (db, deleted) => dropDevice(db, 'nodebalancer', deleted.id),
     },
   },
