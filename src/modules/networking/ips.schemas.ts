@@ -102,7 +102,7 @@ export const Ipv6RangeSchema = Type.Object({
   range: Type.String(),
   prefix: Type.Integer(),
   region: Type.String(),
-  route_target: Nullable(Type.String()),
+  route_target: Type.String(),
 });
 export const Ipv6RangePage = PageOf(Ipv6RangeSchema);
 

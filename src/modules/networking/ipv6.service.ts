@@ -51,11 +51,16 @@ export class Ipv6Service {
     );
   }
 
-  private shape(r: RangeRow): ApiRange {
-    return { range: r.range, prefix: r.prefix, region: r.region, route_target: r.route_target };
+  private shape(r: RangeRow): ApiRange & { route_target: string } {
+    return {
+      range: r.range,
+      prefix: r.prefix,
+      region: r.region,
+      route_target: r.route_target ?? '',
+    };
   }
 
-  async list(p: Principal, params: PageParams): Promise<Page<ApiRange>> {
+  async list(p: Principal, params: PageParams): Promise<Page<ApiRange & { route_target: string }>> {
     const { db } = this.d;
     let q = db.db.selectFrom('ipv6_ranges').where('account_id', '=', p.accountId);
     const vis = authz.visible(p, 'compute', 'instance_id');

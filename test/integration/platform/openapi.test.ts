@@ -285,6 +285,14 @@ const ALLOWED: AllowedDifference[] = [
     reason:
       'a reference bug: required [action, addresses, protocol] is placed on the inbound and outbound arrays instead of their items',
   },
+  {
+    ops: ['assignIPs', 'assignIPv4s'],
+    details: [
+      'request IPAddressesAssignRequest.assignments[]: required [address, compute_id] in Stratus, [] in reference',
+    ],
+    reason:
+      'a reference bug: required [address, compute_id] is placed on the assignments array instead of its items',
+  },
 ];
 
 const reference = JSON.parse(
