@@ -22,6 +22,7 @@ import { DisksService } from './modules/compute/disks.service.js';
 import { InterfacesService } from './modules/compute/interfaces.service.js';
 import { StatsService } from './modules/compute/stats.service.js';
 import { IpsService } from './modules/networking/ips.service.js';
+import { ForwardDns } from './modules/networking/forward-dns.js';
 import { FirewallsService } from './modules/networking/firewalls.service.js';
 import { AssignService } from './modules/networking/assign.service.js';
 import { Ipv6Service } from './modules/networking/ipv6.service.js';
@@ -131,7 +132,14 @@ export async function createContext(
     disks: new DisksService({ db, clock, events, queue, catalogue }, instances),
     configs: new ConfigsService({ db, clock, events, catalogue }, instances),
     interfaces: new InterfacesService({ db, clock, events }, instances),
-    ips: new IpsService({ db, clock, events, ips, instances }),
+    ips: new IpsService({
+      db,
+      clock,
+      events,
+      ips,
+      instances,
+      forwardDns: new ForwardDns(config.rdnsResolver),
+    }),
     firewalls,
     assign: new AssignService({ db, ips }),
     ipv6: new Ipv6Service({ db, clock, ips }),

@@ -11,6 +11,7 @@ import { findInstance, type InstanceRow, insertIp } from '../compute/compute.rep
 import type { InstancesService } from '../compute/instances.service.js';
 import { type EntityRef, entityRefs } from '../events/events.types.js';
 import type { EventWriter } from '../events/events.writer.js';
+import type { ForwardDns } from './forward-dns.js';
 import { defaultRdns, type IpAllocator } from './ip-allocator.js';
 import {
   accountIpv4Rows,
@@ -80,6 +81,8 @@ export interface IpsDeps {
   events: EventWriter;
   ips: IpAllocator;
   instances: InstancesService;
+  /** Forward-DNS check of reverse DNS names (none configured: any valid hostname). */
+  forwardDns?: ForwardDns;
 }
 
 /** A hostname for reverse DNS: 1..253 characters, dot-separated labels, a non-numeric TLD. */
@@ -308,6 +311,8 @@ export class IpsService {
     address: string,
     rdns: string | null,
   ): Promise<ApiIp> {
+    const inst = await this.d.instances.load(this.d.db, p, computeId, 'read_write');
+    await this.checkForward(await this.onInstance(this.d.db, inst, address), rdns);
     return this.d.db.transaction(async (tx) => {
       const inst = await this.d.instances.load(tx, p, computeId, 'read_write', true);
       return this.setRdns(tx, p, await this.onInstance(tx, inst, address), rdns);
@@ -339,6 +344,20 @@ export class IpsService {
         username: p.username,
       });
     });
+  }
+
+  /**
+   * The forward-DNS requirement, asked of the configured resolver before the update's
+   * transaction (no network wait while it holds locks). Bad names are left to setRdns.
+   */
+  private async checkForward(t: Target, rdns: string | null): Promise<void> {
+    if (rdns === null || !this.d.forwardDns?.enabled || rdnsProblem(rdns)) return;
+    if (t.kind === 'link_local' || (t.kind === 'ipv4' && t.row.kind === 'private')) return;
+    const fwd = await this.d.forwardDns.problem(
+      rdns,
+      t.kind === 'ipv4' ? t.row.address : t.address,
+    );
+    if (fwd) throw errors.invalidField('rdns', fwd);
   }
 
   /** Reverse DNS: a hostname, or null (a public IPv4 address goes back to its default name). */
@@ -420,6 +439,7 @@ export class IpsService {
   }
 
   async update(p: Principal, address: string, rdns: string | null): Promise<ApiIp> {
+    await this.checkForward(await this.inAccount(this.d.db, p, address, 'read_write'), rdns);
     return this.d.db.transaction(async (tx) =>
       this.setRdns(tx, p, await this.inAccount(tx, p, address, 'read_write'), rdns),
     );
