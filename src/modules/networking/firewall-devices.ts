@@ -105,7 +105,8 @@ export class DeviceResolver {
 }
 
 export const deviceRef = (d: DeviceEntity): EntityRef => ({
-  type: d.type,
+  // Device types are compute and nodebalancer only (resolve refuses others).
+  type: d.type as 'compute' | 'nodebalancer',
   id: d.id,
   label: d.label,
   url: d.url,
