@@ -265,6 +265,57 @@ describe('firewalls', () => {
     );
   });
 
+  it('updateFirewall: concurrent enables and device adds still leave one enabled firewall per service', async () => {
+    const inst = await instance(t);
+    const fws = [];
+    for (let i = 0; i < 6; i++) {
+      const fw = await firewall(t);
+      await t.put(`/v4/networking/firewalls/${fw.id}`, { status: 'disabled' });
+      fws.push(fw);
+    }
+    for (const fw of fws.slice(0, 3)) {
+      const r = await t.post(`/v4/networking/firewalls/${fw.id}/devices`, {
+        id: inst.id,
+        type: 'compute',
+      });
+      expect(r.status).toBe(200);
+    }
+    for (const fw of fws.slice(3))
+      await t.put(`/v4/networking/firewalls/${fw.id}`, { status: 'enabled' });
+    const results = await Promise.all([
+      ...fws
+        .slice(0, 3)
+        .map((fw) => t.put(`/v4/networking/firewalls/${fw.id}`, { status: 'enabled' })),
+      ...fws
+        .slice(3)
+        .map((fw) =>
+          t.post(`/v4/networking/firewalls/${fw.id}/devices`, { id: inst.id, type: 'compute' }),
+        ),
+    ]);
+    expect(results.map((r) => r.status).filter((s) => s === 200)).toHaveLength(1);
+    expect(results.every((r) => r.status === 200 || r.status === 400)).toBe(true);
+    const enabledWithInst = await t.ctx.db.db
+      .selectFrom('firewall_devices as d')
+      .innerJoin('firewalls as f', 'f.id', 'd.firewall_id')
+      .select('f.id')
+      .where('d.entity_id', '=', inst.id)
+      .where('f.status', '=', 'enabled')
+      .execute();
+    expect(enabledWithInst).toHaveLength(1);
+  });
+
+  it('getFirewalls: X-Filter on label and tags', async () => {
+    await firewall(t, { label: 'alpha-fw', tags: ['prod'] });
+    await firewall(t, { label: 'beta-fw' });
+    const byLabel = await t.get('/v4/networking/firewalls', { filter: { label: 'beta-fw' } });
+    expect(byLabel.body.data.map((f: { label: string }) => f.label)).toEqual(['beta-fw']);
+    const byTag = await t.get('/v4/networking/firewalls', { filter: { tags: 'prod' } });
+    expect(byTag.body.data.map((f: { label: string }) => f.label)).toEqual(['alpha-fw']);
+    expect(
+      (await t.get('/v4/networking/firewalls', { filter: { status: 'enabled' } })).status,
+    ).toBe(400);
+  });
+
   it('firewall devices: an instance with a live migration cannot be assigned; disable and delete wait for it', async () => {
     const inst = await instance(t);
     const other = await instance(t);
