@@ -129,7 +129,7 @@ export class FirewallsService {
     params: PageParams,
   ): Promise<Page<ApiFirewall>> {
     const { db } = this.d;
-    const base = db.db
+    let base = db.db
       .selectFrom('firewalls')
       .where('firewalls.account_id', '=', p.accountId)
       .where((eb) =>
@@ -143,6 +143,8 @@ export class FirewallsService {
             .where('entity_id', '=', entityId),
         ),
       );
+    const vis = authz.visible(p, 'firewall', 'firewalls.id');
+    if (vis) base = base.where(vis);
     const page = await paginate(
       base,
       (qb) => qb.selectAll('firewalls'),

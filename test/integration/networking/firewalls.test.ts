@@ -450,6 +450,13 @@ describe('firewalls', () => {
     expect((await t.post('/v4/networking/firewalls', body, { token: scoped.token })).status).toBe(
       401,
     );
+    const inst = await instance(t);
+    await t.post(`/v4/networking/firewalls/${mine.id}/devices`, { id: inst.id, type: 'compute' });
+    const seer = await createTestUser(t, {
+      grants: [{ type: 'compute', id: inst.id, permissions: 'read_only' }],
+    });
+    const onInst = await t.get(`/v4/compute/instances/${inst.id}/firewalls`, { token: seer.token });
+    expect(onInst.body.results).toBe(0);
     const grants = await t.get('/v4/profile/grants', { token: yes.token });
     expect(grants.body.firewall).toEqual([
       { id: mine.id, label: 'restricted', permissions: 'read_write' },
