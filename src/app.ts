@@ -33,6 +33,8 @@ import { interfacesRoutes } from './modules/compute/interfaces.routes.js';
 import { computeIpsRoutes } from './modules/compute/ips.routes.js';
 import { computeStatsRoutes } from './modules/compute/stats.routes.js';
 import { networkingRoutes } from './modules/networking/networking.routes.js';
+import { addressesRoutes } from './modules/networking/addresses.routes.js';
+import { firewallInternalRoutes, firewallsRoutes } from './modules/networking/firewalls.routes.js';
 import { eventsRoutes } from './modules/events/events.routes.js';
 import { profileRoutes } from './modules/profile/profile.routes.js';
 import { accountRoutes } from './modules/account/account.routes.js';
@@ -79,6 +81,8 @@ function areas(ctx: AppContext): FastifyPluginAsync[] {
     computeIpsRoutes(ctx),
     computeStatsRoutes(ctx),
     networkingRoutes(ctx),
+    firewallsRoutes(ctx),
+    addressesRoutes(ctx),
     volumesRoutes(ctx),
     vpcsRoutes(ctx),
     tagsRoutes(ctx),
@@ -276,6 +280,7 @@ export async function buildApp(ctx: AppContext): Promise<StratusApp> {
 
   app.get('/v4/openapi.json', { schema: { hide: true } }, async () => app.swagger());
   registerInternal(app, ctx);
+  await app.register(firewallInternalRoutes(ctx));
   return app;
 }
 

@@ -22,6 +22,11 @@ import { DisksService } from './modules/compute/disks.service.js';
 import { InterfacesService } from './modules/compute/interfaces.service.js';
 import { StatsService } from './modules/compute/stats.service.js';
 import { IpsService } from './modules/networking/ips.service.js';
+import { ForwardDns } from './modules/networking/forward-dns.js';
+import { FirewallsService } from './modules/networking/firewalls.service.js';
+import { AssignService } from './modules/networking/assign.service.js';
+import { Ipv6Service } from './modules/networking/ipv6.service.js';
+import { VlansService } from './modules/networking/vlans.service.js';
 import { FeedCache } from './modules/events/events.feed.js';
 import { EventsService } from './modules/events/events.service.js';
 import { EventWriter } from './modules/events/events.writer.js';
@@ -56,6 +61,10 @@ export interface Services {
   configs: ConfigsService;
   interfaces: InterfacesService;
   ips: IpsService;
+  firewalls: FirewallsService;
+  assign: AssignService;
+  ipv6: Ipv6Service;
+  vlans: VlansService;
   stats: StatsService;
   volumes: VolumesService;
   vpcs: VpcsService;
@@ -129,7 +138,8 @@ export async function createContext(
       data.regions.map((r) => r.id),
     ),
   );
-  const instances = new InstancesService({ db, clock, events, queue, catalogue, ips });
+  const firewalls = new FirewallsService({ db, clock, events, entities });
+  const instances = new InstancesService({ db, clock, events, queue, catalogue, ips, firewalls });
   const vpcs = new VpcsService({ db, clock, events, catalogue });
   const nodebalancers = new NodeBalancersService({
     db,
@@ -139,6 +149,7 @@ export async function createContext(
     ips,
     entities,
     cascade: { clock, timing, events, queue, entities, log: subsystem(log, 'nodebalancers') },
+    firewalls,
   });
   const services: Services = {
     instances,
@@ -146,7 +157,21 @@ export async function createContext(
     disks: new DisksService({ db, clock, events, queue, catalogue }, instances),
     configs: new ConfigsService({ db, clock, events, catalogue }, instances),
     interfaces: new InterfacesService({ db, clock, events }, instances),
-    ips: new IpsService({ db, clock, events, ips, instances }),
+    ips: new IpsService({
+      db,
+      clock,
+      events,
+      ips,
+      instances,
+      forwardDns: new ForwardDns(config.rdnsResolver),
+    }),
+    firewalls,
+    assign: new AssignService({ db, ips }),
+    ipv6: new Ipv6Service({ db, clock, ips }),
+    vlans: new VlansService(
+      db,
+      data.regions.filter((r) => r.capabilities.includes('Vlans')).map((r) => r.id),
+    ),
     stats: new StatsService({ db, clock, catalogue }, instances),
     catalogue,
     events: new EventsService(db, clock, new FeedCache(config.feedCacheMb * 1024 * 1024)),

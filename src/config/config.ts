@@ -21,6 +21,8 @@ export interface Config {
   readonly ipPoolsFile: string | undefined;
   /** Memory for rendered pages of the events feed, in MiB; 0 turns the cache off. */
   readonly feedCacheMb: number;
+  /** The DNS server reverse DNS updates check forward records against (none: not checked). */
+  readonly rdnsResolver: string | undefined;
   readonly logLevel: LogLevel;
 }
 
@@ -137,6 +139,23 @@ export function envToConfig(env: RawEnv): Config {
         ? path.resolve(env.STRATUS_IP_POOLS)
         : undefined,
     feedCacheMb: integer('STRATUS_FEED_CACHE_MB', env.STRATUS_FEED_CACHE_MB, 16, 0, 4096),
+    rdnsResolver: resolverOf(env.STRATUS_RDNS_RESOLVER),
     logLevel: oneOf('LOG_LEVEL', env.LOG_LEVEL, LOG_LEVELS, 'info'),
   });
+}
+
+/** `ip`, `ip:port` or `[ipv6]:port` of a DNS server; empty or unset: none. */
+function resolverOf(value: string | undefined): string | undefined {
+  if (value === undefined || value === '') return undefined;
+  const m = /^(?:\[([0-9a-fA-F:.]+)\]|([0-9.]+)|([0-9a-fA-F:]+))(?::(\d{1,5}))?$/.exec(value);
+  const host = m?.[1] ?? m?.[2] ?? m?.[3];
+  const port = m?.[4] === undefined ? 53 : Number(m[4]);
+  const isV4 = host !== undefined && /^\d+\.\d+\.\d+\.\d+$/.test(host);
+  const v6Port = m?.[3] !== undefined && m[4] !== undefined;
+  if (!m || !host || v6Port || port < 1 || port > 65535 || (!isV4 && !host.includes(':')))
+    throw new ConfigError(
+      'STRATUS_RDNS_RESOLVER',
+      'must be the address of a DNS server: an IP, IP:port or [IPv6]:port',
+    );
+  return value;
 }

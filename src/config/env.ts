@@ -11,6 +11,7 @@ export interface RawEnv {
   STRATUS_BODY_LIMIT?: string;
   STRATUS_IP_POOLS?: string;
   STRATUS_FEED_CACHE_MB?: string;
+  STRATUS_RDNS_RESOLVER?: string;
   LOG_LEVEL?: string;
 }
 
@@ -27,6 +28,7 @@ export function readEnv(source: NodeJS.ProcessEnv = process.env): RawEnv {
     STRATUS_BODY_LIMIT: source.STRATUS_BODY_LIMIT,
     STRATUS_IP_POOLS: source.STRATUS_IP_POOLS,
     STRATUS_FEED_CACHE_MB: source.STRATUS_FEED_CACHE_MB,
+    STRATUS_RDNS_RESOLVER: source.STRATUS_RDNS_RESOLVER,
     LOG_LEVEL: source.LOG_LEVEL,
   };
 }

@@ -7,6 +7,7 @@ import * as m0004 from './migrations/0004-volumes.js';
 import * as m0005 from './migrations/0005-ip-rdns.js';
 import * as m0006 from './migrations/0006-event-feeds.js';
 import * as m0007 from './migrations/0007-event-entity-types.js';
+import * as m0008 from './migrations/0008-networking.js';
 import * as m0009 from './migrations/0009-vpcs.js';
 import * as m0012 from './migrations/0012-tags-nodebalancers.js';
 import * as m0016 from './migrations/0016-payment-methods.js';
@@ -26,6 +27,7 @@ const MIGRATIONS: Record<string, MigrationModule> = {
   '0005-ip-rdns': m0005,
   '0006-event-feeds': m0006,
   '0007-event-entity-types': m0007,
+  '0008-networking': m0008,
   '0009-vpcs': m0009,
   '0012-tags-nodebalancers': m0012,
   '0016-payment-methods': m0016,

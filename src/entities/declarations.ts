@@ -1,10 +1,17 @@
 import { computeEntities } from '../modules/compute/compute.entities.js';
 import { nodebalancerEntities } from '../modules/nodebalancers/nodebalancers.entities.js';
+import { networkingEntities } from '../modules/networking/networking.entities.js';
 import { volumeEntities } from '../modules/volumes/volumes.entities.js';
 import { vpcEntities } from '../modules/vpcs/vpcs.entities.js';
 import type { EntityType } from './entities.js';
 
 /** Every area's entity types, listed explicitly. A new area adds its declarations here. */
 export function entityDeclarations(): EntityType[] {
-  return [...computeEntities, ...volumeEntities, ...vpcEntities, ...nodebalancerEntities];
+  return [
+    ...computeEntities,
+    ...volumeEntities,
+    ...vpcEntities,
+    ...nodebalancerEntities,
+    ...networkingEntities,
+  ];
 }

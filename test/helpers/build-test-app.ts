@@ -52,6 +52,8 @@ export interface TestAppOptions {
   bodyLimit?: number;
   /** Entity types declared beside the areas' own (tests of the cross-cutting views). */
   entities?: EntityType[];
+  /** STRATUS_RDNS_RESOLVER (a DNS server the reverse DNS check asks). */
+  rdnsResolver?: string;
 }
 
 async function databaseUrl(): Promise<{ url: string; drop: () => Promise<void> }> {
@@ -71,6 +73,7 @@ export async function buildTestApp(opts: TestAppOptions = {}): Promise<TestApp> 
     STRATUS_RATE_LIMITS: opts.rateLimits ? 'on' : 'off',
     LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
     ...(opts.bodyLimit !== undefined ? { STRATUS_BODY_LIMIT: String(opts.bodyLimit) } : {}),
+    ...(opts.rdnsResolver !== undefined ? { STRATUS_RDNS_RESOLVER: opts.rdnsResolver } : {}),
   });
   const clock = new FakeClock('2026-03-01T12:00:00Z');
   const ctx = await createContext(config, { clock, entities: opts.entities ?? [] });

@@ -12,6 +12,7 @@ import { isoSeconds } from '../../lib/time.js';
 import type { CatalogueService } from '../catalogue/catalogue.service.js';
 import type { EventWriter } from '../events/events.writer.js';
 import { entityRefs } from '../events/events.types.js';
+import type { FirewallsService } from '../networking/firewalls.service.js';
 import type { IpAllocator } from '../networking/ip-allocator.js';
 import { setTags } from '../tags/tags.repository.js';
 import { deleteJob, lifecycleJob } from './compute.jobs.js';
@@ -56,6 +57,8 @@ export interface InstanceDeps {
   queue: JobQueue;
   catalogue: CatalogueService;
   ips: IpAllocator;
+  /** Assigns `firewall_id` at create (the networking area). */
+  firewalls?: FirewallsService;
 }
 
 /** Compute instances: create, list, view, update and delete. */
@@ -175,7 +178,7 @@ export class InstancesService {
       }
     }
     checkStackScript(fe, b);
-    if (b.firewall_id !== undefined && b.firewall_id !== null)
+    if (b.firewall_id !== undefined && b.firewall_id !== null && !this.d.firewalls)
       fe.add('firewall_id', 'Firewall not found');
     const vpc = await vpcInterfaceChecker(this.d.db, p.accountId, b.interfaces, false);
     const interfaces =
@@ -249,6 +252,8 @@ export class InstancesService {
         );
         vfe.throwIfAny();
       }
+      if (b.firewall_id !== undefined && this.d.firewalls)
+        await this.d.firewalls.assignOnCreate(tx, p, b.firewall_id, id);
       if (b.tags) await setTags(tx, p.accountId, 'compute', id, b.tags);
 
       const pub = await this.d.ips.next(tx, region.id, 'public');

@@ -2,10 +2,10 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { AppContext } from '../../context.js';
 import { principal } from '../../http/principal.js';
 import { PageQuery } from '../../http/schemas/common.js';
+import { FirewallPage } from '../networking/firewalls.schemas.js';
 import { ComputeParams } from './compute.schemas.js';
 import {
   ComputeStatsSchema,
-  InstanceFirewallPage,
   TransferMonthSchema,
   TransferSchema,
   YearMonthParams,
@@ -80,11 +80,19 @@ export function computeStatsRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
           summary: 'Firewalls List',
           params: ComputeParams,
           querystring: PageQuery,
-          response: { 200: InstanceFirewallPage },
+          response: { 200: FirewallPage },
         },
         config: { operationId: 'getComputeFirewalls', ...read, paged: true },
       },
-      (req) => svc.firewalls(principal(req), req.params.computeId, req.query),
+      async (req) => {
+        await svc.firewalls(principal(req), req.params.computeId, req.query);
+        return ctx.services.firewalls.ofDevice(
+          principal(req),
+          'compute',
+          req.params.computeId,
+          req.query,
+        );
+      },
     );
   };
 }

@@ -1,5 +1,4 @@
 import { Type } from '@sinclair/typebox';
-import { DateTime, Nullable, PageOf } from '../../http/schemas/common.js';
 
 /** `[epoch_ms, value]` points, every 5 minutes. */
 const Series = Type.Array(Type.Array(Type.Number()));
@@ -45,30 +44,3 @@ export const YearMonthParams = Type.Object({
   year: Type.Integer({ description: '2000 to 2037' }),
   month: Type.Integer({ description: '1 to 12' }),
 });
-
-const FirewallRule = Type.Object({
-  protocol: Type.String({ enum: ['TCP', 'UDP', 'ICMP', 'IPENCAP'] }),
-  ports: Nullable(Type.String()),
-  addresses: Type.Object({ ipv4: Type.Array(Type.String()), ipv6: Type.Array(Type.String()) }),
-  action: Type.String({ enum: ['ACCEPT', 'DROP'] }),
-  label: Type.String(),
-  description: Type.String(),
-});
-
-/** `Firewall` as listed on an instance (the firewall area owns the resource). */
-export const InstanceFirewallSchema = Type.Object({
-  id: Type.Integer(),
-  label: Type.String(),
-  created: DateTime(),
-  updated: DateTime(),
-  status: Type.String({ enum: ['enabled', 'disabled', 'deleted'] }),
-  rules: Type.Object({
-    inbound: Type.Array(FirewallRule),
-    outbound: Type.Array(FirewallRule),
-    inbound_policy: Type.String({ enum: ['ACCEPT', 'DROP'] }),
-    outbound_policy: Type.String({ enum: ['ACCEPT', 'DROP'] }),
-  }),
-  tags: Type.Array(Type.String()),
-});
-
-export const InstanceFirewallPage = PageOf(InstanceFirewallSchema);

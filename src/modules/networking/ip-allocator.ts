@@ -12,6 +12,7 @@ import {
   parseIpv6,
   parseIpv6Net64,
 } from '../../lib/ip.js';
+import { type Net6, rangeSpaceOf } from './ipv6-math.js';
 import type { IpKind } from './networking.table.js';
 
 export interface RegionPools {
@@ -21,6 +22,8 @@ export interface RegionPools {
   private: string;
   /** The region's /64 from which each instance's SLAAC address is derived. */
   ipv6: string;
+  /** Where IPv6 ranges (/56, /64) are carved from (/56 or larger); none: no ranges here. */
+  ipv6_ranges?: string;
 }
 
 export type PoolConfig = Record<string, RegionPools>;
@@ -64,6 +67,9 @@ export function poolProblems(pools: unknown): string[] {
       out.push(`${region}: private must be an IPv4 CIDR of /30 or larger`);
     else privates.push({ region, text: p.private as string, cidr: priv });
     const net = typeof p.ipv6 === 'string' ? parseIpv6Net64(p.ipv6) : undefined;
+    const spaceOk = typeof p.ipv6_ranges === 'string' && rangeSpaceOf(p.ipv6_ranges) !== undefined;
+    if (p.ipv6_ranges !== undefined && !spaceOk)
+      out.push(`${region}: ipv6_ranges must be an IPv6 network of /56 or larger`);
     if (!net) out.push(`${region}: ipv6 must be a /64 network such as "2001:db8:0:1::/64"`);
     else {
       const key = formatIpv6([...net, 0, 0, 0, 0]);
@@ -114,6 +120,22 @@ export class IpAllocator {
 
   hasRegion(region: string): boolean {
     return Object.hasOwn(this.pools, region);
+  }
+
+  /** Regions with pools, in configuration order. */
+  regions(): string[] {
+    return Object.keys(this.pools);
+  }
+
+  /** The region's SLAAC /64 network address (canonical, no prefix). */
+  slaacNet(region: string): string {
+    return formatIpv6([...this.net64(region), 0, 0, 0, 0]);
+  }
+
+  /** The network IPv6 ranges of the region are carved from, if it has one. */
+  rangeSpace(region: string): Net6 | undefined {
+    const p = this.hasRegion(region) ? this.pools[region] : undefined;
+    return p?.ipv6_ranges === undefined ? undefined : rangeSpaceOf(p.ipv6_ranges);
   }
 
   private ranges(region: string, kind: IpKind): Cidr4[] {

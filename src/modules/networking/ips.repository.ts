@@ -44,6 +44,17 @@ export async function accountIpv4Rows(
     .execute();
 }
 
+/** IPv4 addresses of other instances shared with this one. */
+export async function sharedWith(db: Database, instanceId: number): Promise<IpRow[]> {
+  return db.db
+    .selectFrom('ip_shares as s')
+    .innerJoin('ip_addresses as ip', 'ip.id', 's.ip_id')
+    .selectAll('ip')
+    .where('s.instance_id', '=', instanceId)
+    .orderBy('ip.address_num')
+    .execute();
+}
+
 export async function ipv6RdnsOf(db: Database, instanceId: number): Promise<string | null> {
   const row = await db.db
     .selectFrom('ipv6_rdns')

@@ -72,3 +72,65 @@ export const AllocateIpBody = Type.Object({
   public: Type.Boolean(),
   compute_id: Type.Integer(),
 });
+
+export const AssignBody = Type.Object({
+  region: Type.String(),
+  assignments: Type.Array(
+    Type.Object({
+      address: Type.String({ description: 'an IPv4 address, or an IPv6 range with /56 or /64' }),
+      compute_id: Type.Integer(),
+    }),
+  ),
+});
+
+export const ShareBody = Type.Object({
+  compute_id: Type.Integer(),
+  ips: Type.Array(
+    Type.String({ description: 'IPv4 addresses and IPv6 ranges without prefix length' }),
+  ),
+});
+
+export const Ipv6PoolSchema = Type.Object({
+  range: Type.String(),
+  prefix: Type.Integer(),
+  region: Type.String(),
+  route_target: Nullable(Type.String()),
+});
+export const Ipv6PoolPage = PageOf(Ipv6PoolSchema);
+
+export const Ipv6RangeSchema = Type.Object({
+  range: Type.String(),
+  prefix: Type.Integer(),
+  region: Type.String(),
+  route_target: Type.String(),
+});
+export const Ipv6RangePage = PageOf(Ipv6RangeSchema);
+
+export const Ipv6RangeBgpSchema = Type.Object({
+  range: Type.String(),
+  prefix: Type.Integer(),
+  region: Type.String(),
+  is_bgp: Type.Boolean(),
+  computes: Type.Array(Type.Integer()),
+});
+
+export const CreateRangeBody = Type.Object({
+  prefix_length: Type.Integer({ enum: [56, 64] }),
+  compute_id: Type.Optional(Type.Integer()),
+  route_target: Type.Optional(Type.String()),
+});
+
+export const CreatedRangeSchema = Type.Object({
+  range: Type.String(),
+  route_target: Type.String(),
+});
+
+export const RangeParams = Type.Object({ range: Type.String() });
+
+export const VlanSchema = Type.Object({
+  label: Type.String(),
+  region: Type.String(),
+  computes: Type.Array(Type.Integer()),
+  created: Type.String(),
+});
+export const VlanPage = PageOf(VlanSchema);

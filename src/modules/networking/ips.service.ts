@@ -14,6 +14,7 @@ import type { EventWriter } from '../events/events.writer.js';
 import type { ApiVpcIp } from '../vpcs/vpcs.schemas.js';
 import { natsOfInstances } from '../vpcs/vpcs.repository.js';
 import { instanceVpcIps } from '../vpcs/vpcs.service.js';
+import type { ForwardDns } from './forward-dns.js';
 import { defaultRdns, type IpAllocator } from './ip-allocator.js';
 import {
   accountIpv4Rows,
@@ -26,7 +27,9 @@ import {
   natsOf,
   setIpv6Rdns,
   type VpcNat,
+  sharedWith,
 } from './ips.repository.js';
+import { rangesOf } from './ipv6.repository.js';
 
 /**
  * Public IPv4 addresses an instance may hold through `POST …/ips` (the one it is created with
@@ -63,7 +66,11 @@ export type ApiIpV6 = ApiIp & { gateway: string };
 
 export interface InstanceIps {
   ipv4: { public: ApiIp[]; private: ApiIp[]; shared: ApiIp[]; reserved: ApiIp[]; vpc: ApiVpcIp[] };
-  ipv6: { link_local: ApiIpV6; slaac: ApiIpV6; global: never[] };
+  ipv6: {
+    link_local: ApiIpV6;
+    slaac: ApiIpV6;
+    global: { range: string; prefix: number; region: string; route_target: string }[];
+  };
 }
 
 /** One address of an instance, as found from the text of a path. */
@@ -77,6 +84,8 @@ export interface IpsDeps {
   events: EventWriter;
   ips: IpAllocator;
   instances: InstancesService;
+  /** Forward-DNS check of reverse DNS names (none configured: any valid hostname). */
+  forwardDns?: ForwardDns;
 }
 
 /** A hostname for reverse DNS: 1..253 characters, dot-separated labels, a non-numeric TLD. */
@@ -220,19 +229,26 @@ export class IpsService {
     const rows = await ipv4Rows(db, inst.id);
     const nats = await natsOf(db, inst, rows);
     const shape = (r: IpRow) => this.v4(r, nats.get(r.address));
+    const shared = await sharedWith(db, inst.id);
+    const ranges = await rangesOf(db, [inst.id]);
     return {
       ipv4: {
         public: rows.filter((r) => r.kind === 'public').map(shape),
         private: rows.filter((r) => r.kind === 'private').map(shape),
-        // Sharing and reservations come with their own areas.
-        shared: [],
+        // Reservations and VPC interfaces come with their own areas.
+        shared: shared.map((r) => this.v4(r, undefined)),
         reserved: [],
         vpc: await instanceVpcIps(db, inst),
       },
       ipv6: {
         link_local: this.v6(inst, 'link_local', null),
         slaac: this.v6(inst, 'slaac', await ipv6RdnsOf(db, inst.id)),
-        global: [],
+        global: ranges.map((r) => ({
+          range: r.range,
+          prefix: r.prefix,
+          region: r.region,
+          route_target: r.route_target ?? '',
+        })),
       },
     };
   }
@@ -303,6 +319,8 @@ export class IpsService {
     address: string,
     rdns: string | null,
   ): Promise<ApiIp> {
+    const inst = await this.d.instances.load(this.d.db, p, computeId, 'read_write');
+    await this.checkForward(await this.onInstance(this.d.db, inst, address), rdns);
     return this.d.db.transaction(async (tx) => {
       const inst = await this.d.instances.load(tx, p, computeId, 'read_write', true);
       return this.setRdns(tx, p, await this.onInstance(tx, inst, address), rdns);
@@ -334,6 +352,20 @@ export class IpsService {
         username: p.username,
       });
     });
+  }
+
+  /**
+   * The forward-DNS requirement, asked of the configured resolver before the update's
+   * transaction (no network wait while it holds locks). Bad names are left to setRdns.
+   */
+  private async checkForward(t: Target, rdns: string | null): Promise<void> {
+    if (rdns === null || !this.d.forwardDns?.enabled || rdnsProblem(rdns)) return;
+    if (t.kind === 'link_local' || (t.kind === 'ipv4' && t.row.kind === 'private')) return;
+    const fwd = await this.d.forwardDns.problem(
+      rdns,
+      t.kind === 'ipv4' ? t.row.address : t.address,
+    );
+    if (fwd) throw errors.invalidField('rdns', fwd);
   }
 
   /** Reverse DNS: a hostname, or null (a public IPv4 address goes back to its default name). */
@@ -419,6 +451,7 @@ export class IpsService {
   }
 
   async update(p: Principal, address: string, rdns: string | null): Promise<ApiIp> {
+    await this.checkForward(await this.inAccount(this.d.db, p, address, 'read_write'), rdns);
     return this.d.db.transaction(async (tx) =>
       this.setRdns(tx, p, await this.inAccount(tx, p, address, 'read_write'), rdns),
     );

@@ -38,4 +38,55 @@ export interface NetworkingTables {
   ip_addresses: IpAddressesTable;
   ip_allocation_locks: IpAllocationLocksTable;
   ipv6_rdns: Ipv6RdnsTable;
+  firewalls: FirewallsTable;
+  firewall_devices: FirewallDevicesTable;
+  ipv6_ranges: Ipv6RangesTable;
+  ip_shares: IpSharesTable;
+}
+
+/** Firewalls; `rules` is JSON {inbound, outbound} of normalised rules. */
+export interface FirewallsTable {
+  id: Generated<number>;
+  account_id: number;
+  label: string;
+  status: 'enabled' | 'disabled';
+  inbound_policy: string;
+  outbound_policy: string;
+  rules: string;
+  created: string;
+  updated: string;
+}
+
+/** A firewall's services: an entity of a declared type (compute, nodebalancer). */
+export interface FirewallDevicesTable {
+  id: Generated<number>;
+  firewall_id: number;
+  account_id: number;
+  entity_type: string;
+  entity_id: number;
+  created: string;
+  updated: string;
+}
+
+/** IPv6 ranges (/56, /64) routed to an instance's SLAAC address. */
+export interface Ipv6RangesTable {
+  id: Generated<number>;
+  account_id: number;
+  region: string;
+  /** The network address, canonical, without prefix length. */
+  range: string;
+  prefix: number;
+  /** The instance whose SLAAC address the range is routed to (null once it is gone). */
+  instance_id: number | null;
+  route_target: string | null;
+  created: string;
+}
+
+/** An IPv4 address or an IPv6 range shared with an instance (IP failover). */
+export interface IpSharesTable {
+  id: Generated<number>;
+  account_id: number;
+  instance_id: number;
+  ip_id: number | null;
+  range_id: number | null;
 }

@@ -2,7 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { AppContext } from '../../context.js';
 import { principal, xFilter } from '../../http/principal.js';
 import { Empty, PageQuery } from '../../http/schemas/common.js';
-import { InstanceFirewallPage as FirewallPage } from '../compute/stats.schemas.js';
+import { FirewallPage } from '../networking/firewalls.schemas.js';
 import {
   ComputeNbParams,
   CreateNodeBalancerBody,

@@ -1,3 +1,4 @@
+import type { FirewallsService } from '../networking/firewalls.service.js';
 import { authz, type Permission } from '../../auth/authz.js';
 import type { Principal } from '../../auth/principal.js';
 import type { Database } from '../../db/database.js';
@@ -38,6 +39,8 @@ export interface NodeBalancerDeps {
   /** Cascades declared for a NodeBalancer's deletion (e.g. firewall devices) run in its delete. */
   entities: EntityRegistry;
   cascade: Omit<CascadeContext, 'db'>;
+  /** The networking area's firewalls: `firewall_id` on create, the NodeBalancer's firewalls. */
+  firewalls: FirewallsService;
 }
 
 const CAPABILITY = 'NodeBalancers';
@@ -148,10 +151,6 @@ export class NodeBalancersService {
     if (!catalogue.region(b.region)) fe.add('region', 'region is not valid');
     else if (!catalogue.regionHas(b.region, CAPABILITY))
       fe.add('region', 'NodeBalancers are not available in this region');
-    // @NOTE firewalls are the networking area's: until a create can assign one (wired when both
-    // areas are merged), a firewall_id is refused rather than dropped, so no NodeBalancer is made
-    // without the firewall its client asked for.
-    if (b.firewall_id !== undefined) fe.add('firewall_id', 'Firewall not found');
     fe.throwIfAny();
     const work = this.d.db.transaction(async (tx) => {
       const now = this.now();
@@ -208,6 +207,8 @@ export class NodeBalancersService {
         for (const n of c.nodeCols) await insertNode(tx, id, configId, n, now);
       }
       await authz.grantCreator(tx, p, 'nodebalancer', id);
+      if (b.firewall_id !== undefined)
+        await this.d.firewalls.assignOnCreate(tx, p, b.firewall_id, id, 'nodebalancer');
       if (b.tags) await setTags(tx, p.accountId, 'nodebalancer', id, b.tags);
       await this.d.events.record(tx, {
         accountId: p.accountId,
@@ -301,8 +302,9 @@ export class NodeBalancersService {
    * The firewalls assigned to the NodeBalancer. Firewalls are another area: none can be
    * assigned until it lands, so the list is empty (after the access check).
    */
+  /** `GET /nodebalancers/{id}/firewalls`: the firewalls it is a device of, that the caller sees. */
   async firewalls(p: Principal, id: number, params: PageParams) {
     await this.load(this.d.db, p, id, 'read_only');
-    return { data: [], page: params.page ?? 1, pages: 1, results: 0 };
+    return this.d.firewalls.ofDevice(p, 'nodebalancer', id, params);
   }
 }

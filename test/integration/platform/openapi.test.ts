@@ -323,6 +323,32 @@ const ALLOWED: AllowedDifference[] = [
     reason:
       'the reference gives the operation no operationId; its series are [timestamp_ms, value] pairs, as the reference examples and descriptions show (the item type number is a reference bug)',
   },
+  // Firewalls.
+  {
+    ops: ['createFirewalls'],
+    details: [
+      'request (body): required [label, rules] in Stratus, [rules] in reference',
+      'request rules: required [inbound_policy, outbound_policy] in Stratus, [] in reference',
+    ],
+    reason:
+      'a reference bug: the required lists sit beside allOf and on the rules property; the spec requires label, rules and both policies',
+  },
+  {
+    ops: ['createFirewalls', 'updateFirewallRules'],
+    details: [
+      'request FirewallRuleConfig: required [action, addresses, protocol] in Stratus, [] in reference',
+    ],
+    reason:
+      'a reference bug: required [action, addresses, protocol] is placed on the inbound and outbound arrays instead of their items',
+  },
+  {
+    ops: ['assignIPs', 'assignIPv4s'],
+    details: [
+      'request IPAddressesAssignRequest.assignments[]: required [address, compute_id] in Stratus, [] in reference',
+    ],
+    reason:
+      'a reference bug: required [address, compute_id] is placed on the assignments array instead of its items',
+  },
 ];
 
 const reference = JSON.parse(

@@ -1,0 +1,206 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { AppContext } from '../../context.js';
+import { principal, xFilter } from '../../http/principal.js';
+import { Empty, PageQuery } from '../../http/schemas/common.js';
+import {
+  AddDeviceBody,
+  CreateFirewallBody,
+  DeviceParams,
+  EvaluateBody,
+  EvaluateResult,
+  FirewallDevicePage,
+  FirewallDeviceSchema,
+  FirewallPage,
+  FirewallParams,
+  FirewallRulesSchema,
+  FirewallSchema,
+  UpdateFirewallBody,
+  UpdateRulesBody,
+} from './firewalls.schemas.js';
+
+const tags = ['Networking'];
+const read = { scopes: ['firewall:read_only'] };
+const write = { scopes: ['firewall:read_write'] };
+
+/** `/networking/firewalls`: firewalls, their rules and devices. */
+export function firewallsRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
+  const svc = ctx.services.firewalls;
+  return async (app) => {
+    app.get(
+      '/networking/firewalls',
+      {
+        schema: {
+          tags,
+          summary: 'Firewalls List',
+          querystring: PageQuery,
+          response: { 200: FirewallPage },
+        },
+        config: { operationId: 'getFirewalls', ...read, paged: true },
+      },
+      (req) => svc.list(principal(req), req.query, xFilter(req)),
+    );
+    app.post(
+      '/networking/firewalls',
+      {
+        schema: {
+          tags,
+          summary: 'Firewall Create',
+          body: CreateFirewallBody,
+          response: { 200: FirewallSchema },
+        },
+        config: { operationId: 'createFirewalls', ...write },
+      },
+      (req) => svc.create(principal(req), req.body),
+    );
+    app.get(
+      '/networking/firewalls/:firewallId',
+      {
+        schema: {
+          tags,
+          summary: 'Firewall View',
+          params: FirewallParams,
+          response: { 200: FirewallSchema },
+        },
+        config: { operationId: 'getFirewall', ...read },
+      },
+      (req) => svc.get(principal(req), req.params.firewallId),
+    );
+    app.put(
+      '/networking/firewalls/:firewallId',
+      {
+        schema: {
+          tags,
+          summary: 'Firewall Update',
+          params: FirewallParams,
+          body: UpdateFirewallBody,
+          response: { 200: FirewallSchema },
+        },
+        config: { operationId: 'updateFirewall', ...write },
+      },
+      (req) => svc.update(principal(req), req.params.firewallId, req.body),
+    );
+    app.delete(
+      '/networking/firewalls/:firewallId',
+      {
+        schema: {
+          tags,
+          summary: 'Firewall Delete',
+          params: FirewallParams,
+          response: { 200: Empty },
+        },
+        config: { operationId: 'deleteFirewall', ...write },
+      },
+      async (req) => {
+        await svc.delete(principal(req), req.params.firewallId);
+        return {};
+      },
+    );
+    app.get(
+      '/networking/firewalls/:firewallId/rules',
+      {
+        schema: {
+          tags,
+          summary: 'Firewall Rules List',
+          params: FirewallParams,
+          response: { 200: FirewallRulesSchema },
+        },
+        config: { operationId: 'getFirewallRules', ...read },
+      },
+      (req) => svc.rules(principal(req), req.params.firewallId),
+    );
+    app.put(
+      '/networking/firewalls/:firewallId/rules',
+      {
+        schema: {
+          tags,
+          summary: 'Firewall Rules Update',
+          params: FirewallParams,
+          body: UpdateRulesBody,
+          response: { 200: FirewallRulesSchema },
+        },
+        config: { operationId: 'updateFirewallRules', ...write },
+      },
+      (req) => svc.replaceRules(principal(req), req.params.firewallId, req.body),
+    );
+    app.get(
+      '/networking/firewalls/:firewallId/devices',
+      {
+        schema: {
+          tags,
+          summary: 'Firewall Devices List',
+          params: FirewallParams,
+          querystring: PageQuery,
+          response: { 200: FirewallDevicePage },
+        },
+        config: { operationId: 'getFirewallDevices', ...read, paged: true },
+      },
+      (req) => svc.listDevices(principal(req), req.params.firewallId, req.query, xFilter(req)),
+    );
+    app.post(
+      '/networking/firewalls/:firewallId/devices',
+      {
+        schema: {
+          tags,
+          summary: 'Firewall Device Create',
+          params: FirewallParams,
+          body: AddDeviceBody,
+          response: { 200: FirewallDeviceSchema },
+        },
+        config: { operationId: 'createFirewallDevice', ...write },
+      },
+      (req) => svc.addDevice(principal(req), req.params.firewallId, req.body),
+    );
+    app.get(
+      '/networking/firewalls/:firewallId/devices/:deviceId',
+      {
+        schema: {
+          tags,
+          summary: 'Firewall Device View',
+          params: DeviceParams,
+          response: { 200: FirewallDeviceSchema },
+        },
+        config: { operationId: 'getFirewallDevice', ...read },
+      },
+      (req) => svc.getDevice(principal(req), req.params.firewallId, req.params.deviceId),
+    );
+    app.delete(
+      '/networking/firewalls/:firewallId/devices/:deviceId',
+      {
+        schema: {
+          tags,
+          summary: 'Firewall Device Delete',
+          params: DeviceParams,
+          response: { 200: Empty },
+        },
+        config: { operationId: 'deleteFirewallDevice', ...write },
+      },
+      async (req) => {
+        await svc.removeDevice(principal(req), req.params.firewallId, req.params.deviceId);
+        return {};
+      },
+    );
+  };
+}
+
+/**
+ * `POST /_stratus/firewalls/{id}/evaluate`: what the firewall's rules do with one packet, for
+ * users testing their rules (Stratus only; needs a token with firewall:read_only).
+ */
+export function firewallInternalRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
+  const svc = ctx.services.firewalls;
+  return async (app) => {
+    app.post(
+      '/_stratus/firewalls/:firewallId/evaluate',
+      {
+        schema: {
+          hide: true,
+          params: FirewallParams,
+          body: EvaluateBody,
+          response: { 200: EvaluateResult },
+        },
+        config: { operationId: 'stratusEvaluateFirewall', ...read },
+      },
+      (req) => svc.evaluate(principal(req), req.params.firewallId, req.body),
+    );
+  };
+}

@@ -1,0 +1,121 @@
+import { type Static, Type } from '@sinclair/typebox';
+import { DateTime, Nullable, PageOf } from '../../http/schemas/common.js';
+
+const Policy = Type.String({ enum: ['ACCEPT', 'DROP'] });
+const Protocol = Type.String({ enum: ['TCP', 'UDP', 'ICMP', 'IPENCAP'] });
+const Addresses = Type.Object({
+  ipv4: Type.Optional(Type.Array(Type.String())),
+  ipv6: Type.Optional(Type.Array(Type.String())),
+});
+
+/** `FirewallRuleConfig` as answered: ports, label and description only when set. */
+export const FirewallRuleSchema = Type.Object({
+  protocol: Protocol,
+  ports: Type.Optional(Nullable(Type.String())),
+  addresses: Addresses,
+  action: Policy,
+  label: Type.Optional(Type.String()),
+  description: Type.Optional(Type.String()),
+});
+
+/** A rule as sent: protocol, action and addresses required. */
+export const FirewallRuleInput = Type.Object({
+  protocol: Protocol,
+  ports: Type.Optional(Nullable(Type.String())),
+  addresses: Addresses,
+  action: Policy,
+  label: Type.Optional(Type.String()),
+  description: Type.Optional(Type.String()),
+});
+
+export const FirewallRulesSchema = Type.Object({
+  inbound: Type.Array(FirewallRuleSchema),
+  outbound: Type.Array(FirewallRuleSchema),
+  inbound_policy: Policy,
+  outbound_policy: Policy,
+});
+
+export const FirewallSchema = Type.Object({
+  id: Type.Integer(),
+  label: Type.String(),
+  created: DateTime(),
+  updated: DateTime(),
+  status: Type.String({ enum: ['enabled', 'disabled', 'deleted'] }),
+  rules: FirewallRulesSchema,
+  tags: Type.Array(Type.String()),
+});
+export type ApiFirewall = Static<typeof FirewallSchema>;
+
+export const FirewallPage = PageOf(FirewallSchema);
+
+export const CreateFirewallBody = Type.Object({
+  label: Type.String(),
+  rules: Type.Object({
+    inbound: Type.Optional(Type.Array(FirewallRuleInput)),
+    outbound: Type.Optional(Type.Array(FirewallRuleInput)),
+    inbound_policy: Policy,
+    outbound_policy: Policy,
+  }),
+  devices: Type.Optional(
+    Type.Object({
+      computes: Type.Optional(Type.Array(Type.Integer())),
+      nodebalancers: Type.Optional(Type.Array(Type.Integer())),
+    }),
+  ),
+  tags: Type.Optional(Type.Array(Type.String())),
+});
+export type CreateFirewall = Static<typeof CreateFirewallBody>;
+
+export const UpdateFirewallBody = Type.Object({
+  label: Type.Optional(Type.String()),
+  status: Type.Optional(Type.String({ enum: ['enabled', 'disabled'] })),
+  tags: Type.Optional(Type.Array(Type.String())),
+});
+export type UpdateFirewall = Static<typeof UpdateFirewallBody>;
+
+export const UpdateRulesBody = Type.Object({
+  inbound: Type.Optional(Type.Array(FirewallRuleInput)),
+  outbound: Type.Optional(Type.Array(FirewallRuleInput)),
+  inbound_policy: Type.Optional(Policy),
+  outbound_policy: Type.Optional(Policy),
+});
+export type UpdateRules = Static<typeof UpdateRulesBody>;
+
+export const FirewallDeviceSchema = Type.Object({
+  id: Type.Integer(),
+  created: DateTime(),
+  updated: DateTime(),
+  entity: Type.Object({
+    id: Type.Integer(),
+    type: Type.String({ enum: ['compute', 'nodebalancer'] }),
+    label: Type.String(),
+    url: Type.String(),
+  }),
+});
+export type ApiFirewallDevice = Static<typeof FirewallDeviceSchema>;
+export const FirewallDevicePage = PageOf(FirewallDeviceSchema);
+
+export const AddDeviceBody = Type.Object({
+  id: Type.Integer(),
+  type: Type.String({ enum: ['compute', 'nodebalancer'] }),
+});
+
+export const FirewallParams = Type.Object({ firewallId: Type.Integer() });
+export const DeviceParams = Type.Object({ firewallId: Type.Integer(), deviceId: Type.Integer() });
+
+/** `/_stratus/firewalls/{id}/evaluate`: what the rules do with one packet. */
+export const EvaluateBody = Type.Object({
+  direction: Type.String({ enum: ['inbound', 'outbound'] }),
+  protocol: Protocol,
+  port: Type.Optional(Type.Integer({ minimum: 1, maximum: 65535 })),
+  address: Type.String({ description: 'the remote address: source inbound, destination outbound' }),
+});
+export type Evaluate = Static<typeof EvaluateBody>;
+
+export const EvaluateResult = Type.Object({
+  action: Policy,
+  decided_by: Type.String({ enum: ['rule', 'policy', 'disabled'] }),
+  rule_index: Nullable(Type.Integer()),
+  rule: Nullable(FirewallRuleSchema),
+  firewall_status: Type.String(),
+});
