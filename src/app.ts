@@ -36,6 +36,8 @@ import { eventsRoutes } from './modules/events/events.routes.js';
 import { profileRoutes } from './modules/profile/profile.routes.js';
 import { accountRoutes } from './modules/account/account.routes.js';
 import { volumesRoutes } from './modules/volumes/volumes.routes.js';
+import { imagesRoutes, imageUploadRoutes } from './modules/images/images.routes.js';
+import { stackScriptsRoutes } from './modules/stackscripts/stackscripts.routes.js';
 
 export type StratusApp = FastifyInstance<
   RawServerDefault,
@@ -64,6 +66,8 @@ function areas(ctx: AppContext): FastifyPluginAsync[] {
     computeStatsRoutes(ctx),
     networkingRoutes(ctx),
     volumesRoutes(ctx),
+    imagesRoutes(ctx),
+    stackScriptsRoutes(ctx),
   ] as FastifyPluginAsync[];
 }
 
@@ -252,6 +256,7 @@ export async function buildApp(ctx: AppContext): Promise<StratusApp> {
     for (const area of areas(ctx)) await app.register(area, { prefix });
   }
 
+  await app.register(imageUploadRoutes(ctx));
   app.get('/v4/openapi.json', { schema: { hide: true } }, async () => app.swagger());
   registerInternal(app, ctx);
   return app;

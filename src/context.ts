@@ -33,6 +33,10 @@ import { UsersService } from './modules/account/users.service.js';
 import { SshKeysService } from './modules/profile/sshkeys.service.js';
 import { TokensService } from './modules/profile/tokens.service.js';
 import { VolumesService } from './modules/volumes/volumes.service.js';
+import path from 'node:path';
+import { type ImageBytes, LocalImageBytes } from './modules/images/image-bytes.js';
+import { ImagesService } from './modules/images/images.service.js';
+import { StackScriptsService } from './modules/stackscripts/stackscripts.service.js';
 
 export interface Services {
   catalogue: CatalogueService;
@@ -51,6 +55,8 @@ export interface Services {
   ips: IpsService;
   stats: StatsService;
   volumes: VolumesService;
+  images: ImagesService;
+  stackscripts: StackScriptsService;
 }
 
 /** Everything a process needs, wired explicitly. Nothing is created at import time. */
@@ -78,6 +84,8 @@ export interface ContextOverrides {
   db?: Database;
   /** Entity types declared in addition to the areas' own (tests of the cross-cutting views). */
   entities?: EntityType[];
+  /** Where uploaded image bytes are kept (default: files under `$STRATUS_DATA_DIR/images`). */
+  imageBytes?: ImageBytes;
 }
 
 /** Connects, migrates, seeds the catalogue and builds the services. */
@@ -133,6 +141,15 @@ export async function createContext(
     tokens: new TokensService(db, clock, events),
     sshKeys: new SshKeysService(db, clock, events),
     volumes: new VolumesService({ db, clock, events, queue, catalogue }),
+    images: new ImagesService({
+      db,
+      clock,
+      events,
+      queue,
+      catalogue,
+      bytes: overrides.imageBytes ?? new LocalImageBytes(path.join(config.dataDir, 'images')),
+    }),
+    stackscripts: new StackScriptsService({ db, clock, events, catalogue }),
   };
   return {
     config,

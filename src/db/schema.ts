@@ -2,6 +2,8 @@ import type { JobTables } from '../jobs/jobs.table.js';
 import type { CatalogueTables } from '../modules/catalogue/catalogue.table.js';
 import type { ComputeTables } from '../modules/compute/compute.table.js';
 import type { EventTables } from '../modules/events/events.table.js';
+import type { ImageTables } from '../modules/images/images.table.js';
+import type { StackScriptTables } from '../modules/stackscripts/stackscripts.table.js';
 import type { IdentityTables } from '../modules/identity/identity.table.js';
 import type { NetworkingTables } from '../modules/networking/networking.table.js';
 import type { TagTables } from '../modules/tags/tags.table.js';
@@ -15,4 +17,6 @@ export type DatabaseSchema = IdentityTables &
   ComputeTables &
   NetworkingTables &
   TagTables &
-  VolumeTables;
+  VolumeTables &
+  ImageTables &
+  StackScriptTables;

@@ -13,6 +13,7 @@ import type { CatalogueService } from '../catalogue/catalogue.service.js';
 import type { EventWriter } from '../events/events.writer.js';
 import { entityRefs } from '../events/events.types.js';
 import type { IpAllocator } from '../networking/ip-allocator.js';
+import { recordDeployment, checkStackScript } from '../stackscripts/stackscripts.deploy.js';
 import { setTags } from '../tags/tags.repository.js';
 import { deleteJob, lifecycleJob } from './compute.jobs.js';
 import {
@@ -34,7 +35,6 @@ import {
   DEFAULT_SWAP_MB,
   defaultAlerts,
   instanceLabelProblem,
-  checkStackScript,
   userDataProblem,
 } from './compute.rules.js';
 import type { CreateComputeBody, UpdateComputeBody } from './compute.schemas.js';
@@ -148,8 +148,7 @@ export class InstancesService {
     } else if (b.backup_id !== undefined && b.backup_id !== null) {
       fe.add('backup_id', 'Backup not found');
     }
-    const image = imageId === null ? undefined : await catalogue.image(imageId, p.accountId);
-    if (imageId !== null && !image) fe.add('image', 'image is not valid');
+    const image = imageId === null ? undefined : await catalogue.deployableImage(p, imageId, fe);
     await checkDeployCredentials(this.d.db, fe, p, {
       imageId,
       imageFound: image !== undefined,
@@ -173,7 +172,7 @@ export class InstancesService {
         fe.add('metadata.user_data', 'user_data needs an image that supports cloud-init');
       }
     }
-    checkStackScript(fe, b);
+    const stackscript = await checkStackScript(this.d.db, fe, p, b, imageId);
     if (b.firewall_id !== undefined && b.firewall_id !== null)
       fe.add('firewall_id', 'Firewall not found');
     const interfaces =
@@ -236,6 +235,7 @@ export class InstancesService {
         .where('id', '=', id)
         .execute();
       await authz.grantCreator(tx, p, 'compute', id);
+      if (stackscript) await recordDeployment(tx, stackscript, id, p.accountId, now);
       if (b.tags) await setTags(tx, p.accountId, 'compute', id, b.tags);
 
       const pub = await this.d.ips.next(tx, region.id, 'public');
