@@ -68,7 +68,13 @@ export class ImagesService {
     const id = parsePrivateImageId(imageId);
     if (id === undefined) {
       // Public images exist for everyone but belong to no account: they cannot be changed.
-      if (await this.d.catalogue.image(imageId, undefined)) throw errors.unauthorized();
+      const pub = await db.db
+        .selectFrom('images')
+        .select('id')
+        .where('id', '=', imageId)
+        .where('account_id', 'is', null)
+        .executeTakeFirst();
+      if (pub) throw errors.unauthorized();
       throw errors.notFound();
     }
     const row = await findPrivateImage(db, p.accountId, id, true);

@@ -276,12 +276,12 @@ const ALLOWED: AllowedDifference[] = [
   {
     ops: ['updateImage'],
     details: ['request Image: field tags only in Stratus'],
-    reason: 'a private image\'s tags are replaced by update, as later API revisions do',
+    reason: "a private image's tags are replaced by update, as later API revisions do",
   },
   {
     ops: ['getImages', 'getImage', 'createImage', 'updateImage', 'uploadImage'],
     details: ['response Image: field tags only in Stratus'],
-    reason: "an image shows its tags (public images: always [])",
+    reason: 'an image shows its tags (public images: always [])',
   },
   {
     ops: ['uploadImage'],
@@ -297,7 +297,7 @@ const ALLOWED: AllowedDifference[] = [
     ops: ['getStackScripts'],
     details: ['security: public in Stratus, oauth [stackscripts:read_only] in reference'],
     reason:
-      'the reference text: without authentication only public StackScripts are listed; a token with stackscripts:read_only adds the account\'s own',
+      "the reference text: without authentication only public StackScripts are listed; a token with stackscripts:read_only adds the account's own",
   },
 ];
 
