@@ -80,7 +80,7 @@ export const uploadExpiryJob = defineJob<UploadExpiryPayload>({
     const img = await ctx.db
       .forUpdate(ctx.db.db.selectFrom('private_images').selectAll().where('id', '=', p.imageId))
       .executeTakeFirst();
-    if (!img || img.status !== 'pending_upload') return undefined;
+    if (img?.status !== 'pending_upload') return undefined;
     await dropTags(ctx.db, 'image', img.id);
     await authz.dropEntity(ctx.db, 'image', img.id);
     await deletePrivateImage(ctx.db, img.id);

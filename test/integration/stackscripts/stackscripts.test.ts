@@ -5,7 +5,7 @@ import { buildTestApp, type TestApp } from '../../helpers/build-test-app.js';
 import { secondAccount } from '../identity/fixtures.js';
 import { capturedImage } from '../images/fixtures.js';
 
-export const SCRIPT = `#!/bin/bash
+const SCRIPT = `#!/bin/bash
 # <UDF name="APP_USER" label="Application user" example="deploy" />
 # <UDF name="SIZE" label="Size" oneOf="small,large" default="small" />
 echo "$APP_USER"`;
