@@ -318,9 +318,8 @@ export class ImagesService {
         status: 'notification',
         username: p.username,
       });
-      tx.onCommit(() => {
-        void this.d.bytes.delete(bytesKey(row)).catch(() => undefined);
-      });
+      // After the commit (a rolled-back delete keeps its bytes); a failure leaves an orphan file.
+      tx.onCommit(() => this.d.bytes.delete(bytesKey(row)).catch(() => undefined));
     });
   }
 }

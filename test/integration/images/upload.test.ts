@@ -151,7 +151,6 @@ describe('image upload', () => {
     await putUpload(t, done.upload_to, gzippedImage(1));
     expect(store().objects.size).toBe(1);
     expect((await t.del(`/v4/images/${done.image.id}`)).status).toBe(200);
-    await new Promise((resolve) => setTimeout(resolve, 10));
     expect(store().objects.size).toBe(0);
     const pending = await start({ label: 'pending' });
     expect((await t.del(`/v4/images/${pending.image.id}`)).status).toBe(200);
