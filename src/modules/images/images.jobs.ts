@@ -51,6 +51,24 @@ export const imagizeJob = defineJob<ImagizePayload>({
       });
       return { next: { ...p, step: p.step + 1 }, delayMs: delay };
     }
+    // The disk went away (its instance was deleted) before the copy was done: no image.
+    const disk = await ctx.db.db
+      .selectFrom('private_images')
+      .innerJoin('disks', 'disks.id', 'private_images.source_disk_id')
+      .select('disks.id')
+      .where('private_images.id', '=', p.imageId)
+      .where('disks.status', '<>', 'deleting')
+      .executeTakeFirst();
+    if (!disk) {
+      await dropTags(ctx.db, 'image', p.imageId);
+      await authz.dropEntity(ctx.db, 'image', p.imageId);
+      await deletePrivateImage(ctx.db, p.imageId);
+      await ctx.events.update(ctx.db, p.eventId, {
+        status: 'failed',
+        message: 'The disk was deleted before it was captured; the image was removed.',
+      });
+      return undefined;
+    }
     await ctx.db.db
       .updateTable('private_images')
       .set({ status: 'available', updated: isoSeconds(ctx.clock.nowMs()) })

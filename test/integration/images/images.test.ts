@@ -60,6 +60,16 @@ describe('private images', () => {
     expect((await t.get(`/v4/images/private%2F${n}`)).body.id).toBe(r.body.id);
   });
 
+  it('createImage: the instance deleted before the capture ends: the image is removed and the event failed', async () => {
+    const { computeId, diskId } = await diskToCapture(t);
+    const r = await t.post('/v4/images', { disk_id: diskId });
+    expect((await t.del(`/v4/compute/instances/${computeId}`)).status).toBe(200);
+    await t.settle();
+    expect((await t.get(`/v4/images/${r.body.id}`)).status).toBe(404);
+    const events = await t.get('/v4/account/events', { filter: { action: 'disk_imagize' } });
+    expect(events.body.data[0]).toMatchObject({ status: 'failed' });
+  });
+
   it('createImage: the disk must be a non-swap disk of the account; label and tags are checked', async () => {
     const other = await secondAccount(t);
     const { diskId } = await diskToCapture(t);
