@@ -1,6 +1,7 @@
 import type { Database } from '../../db/database.js';
 import type { EntitySummary } from '../../entities/entities.js';
 import type { Image } from '../catalogue/catalogue.data.js';
+import type { EntityRef } from '../events/events.types.js';
 import { tagsOf } from '../tags/tags.repository.js';
 import type { PrivateImagesTable } from './images.table.js';
 
@@ -9,6 +10,16 @@ export type PrivateImageRow = Omit<PrivateImagesTable, 'id'> & { id: number };
 const PRIVATE_ID = /^private\/([1-9][0-9]{0,9})$/;
 
 export const privateImageId = (id: number) => `private/${id}`;
+
+/** The path under which Stratus serves upload URLs (outside /v4: the URL is the credential). */
+export const UPLOAD_PATH = '/_stratus/image-uploads';
+
+export const imageRef = (id: number, label: string | null): EntityRef => ({
+  type: 'image',
+  id,
+  label,
+  url: `/v4/images/private/${id}`,
+});
 
 /** The number in `private/<n>` (undefined for any other id). */
 export function parsePrivateImageId(id: string): number | undefined {
@@ -40,6 +51,38 @@ export function toApiImage(row: PrivateImageRow, tags: string[]): Image & { tags
     capabilities: row.cloud_init ? ['cloud-init'] : [],
     tags,
   };
+}
+
+/** Inserts a private image of `accountId` with the given state; the rest takes its defaults. */
+export async function insertPrivateImage(
+  db: Database,
+  accountId: number,
+  fields: Pick<PrivateImageRow, 'label' | 'status' | 'created_by'> &
+    Partial<Omit<PrivateImageRow, 'id' | 'account_id' | 'created' | 'updated'>>,
+  nowIso: string,
+): Promise<number> {
+  const { id } = await db.db
+    .insertInto('private_images')
+    .values({
+      description: null,
+      size: 0,
+      cloud_init: 0,
+      region: null,
+      source_instance_id: null,
+      source_disk_id: null,
+      filesystem: 'raw',
+      upload_token_hash: null,
+      upload_expires: null,
+      upload_event_id: null,
+      stored_bytes: 0,
+      ...fields,
+      account_id: accountId,
+      created: nowIso,
+      updated: nowIso,
+    })
+    .returning('id')
+    .executeTakeFirstOrThrow();
+  return id;
 }
 
 export async function findPrivateImage(

@@ -13,7 +13,7 @@ import {
   UploadImageResponse,
   UploadParams,
 } from './images.schemas.js';
-import { UPLOAD_PATH } from './images.service.js';
+import { UPLOAD_PATH } from './images.repository.js';
 
 const tags = ['Images'];
 const write = { scopes: ['images:read_write'] };

@@ -5,26 +5,27 @@ import type { Database } from '../../db/database.js';
 import { errors, FieldErrors } from '../../errors/errors.js';
 import type { JobQueue } from '../../jobs/queue.js';
 import type { Clock } from '../../lib/clock.js';
-import { hashSecret, newSecret } from '../../lib/secrets.js';
 import { isoSeconds } from '../../lib/time.js';
 import type { Image } from '../catalogue/catalogue.data.js';
 import type { CatalogueService } from '../catalogue/catalogue.service.js';
 import { checkTags } from '../compute/compute.rules.js';
-import { entityRefs, type EntityRef } from '../events/events.types.js';
+import { entityRefs } from '../events/events.types.js';
 import type { EventWriter } from '../events/events.writer.js';
 import { dropTags, setTags } from '../tags/tags.repository.js';
 import type { ImageBytes } from './image-bytes.js';
-import { imagizeJob, UPLOAD_WINDOW_MS, uploadExpiryJob } from './images.jobs.js';
+import { imagizeJob } from './images.jobs.js';
 import {
   bytesKey,
   deletePrivateImage,
   findPrivateImage,
+  insertPrivateImage,
+  imageRef,
   parsePrivateImageId,
   type PrivateImageRow,
   syncListing,
 } from './images.repository.js';
 import type { CreateImage, UpdateImage, UploadImage } from './images.schemas.js';
-import { receiveImage } from './upload.js';
+import { receiveUpload, startUpload } from './images.uploads.js';
 
 export type ApiImage = Image & { tags: string[] };
 
@@ -36,16 +37,6 @@ export interface ImageDeps {
   catalogue: CatalogueService;
   bytes: ImageBytes;
 }
-
-/** The path under which Stratus serves upload URLs (outside /v4: the URL is the credential). */
-export const UPLOAD_PATH = '/_stratus/image-uploads';
-
-export const imageRef = (id: number, label: string | null): EntityRef => ({
-  type: 'image',
-  id,
-  label,
-  url: `/v4/images/private/${id}`,
-});
 
 /**
  * Private images: captured from a disk (a job) or uploaded (a URL that takes the gzipped raw
@@ -113,29 +104,22 @@ export class ImagesService {
       if (inst.status === 'deleting') throw errors.busy('Compute');
       const now = this.now();
       const label = b.label ?? disk.label;
-      const { id } = await tx.db
-        .insertInto('private_images')
-        .values({
-          account_id: p.accountId,
+      const id = await insertPrivateImage(
+        tx,
+        p.accountId,
+        {
           label,
           description: b.description ?? null,
           status: 'creating',
           size: disk.size,
           cloud_init: b.cloud_init ? 1 : 0,
-          region: null,
           created_by: p.username,
           source_instance_id: inst.id,
           source_disk_id: disk.id,
           filesystem: disk.filesystem,
-          upload_token_hash: null,
-          upload_expires: null,
-          upload_event_id: null,
-          stored_bytes: 0,
-          created: now,
-          updated: now,
-        })
-        .returning('id')
-        .executeTakeFirstOrThrow();
+        },
+        now,
+      );
       if (b.tags) await setTags(tx, p.accountId, 'image', id, b.tags);
       await authz.grantCreator(tx, p, 'image', id);
       const api = await syncListing(tx, id);
@@ -158,115 +142,13 @@ export class ImagesService {
   }
 
   /** Starts an upload: a `pending_upload` image and the URL that takes its bytes for 24 hours. */
-  async upload(
-    p: Principal,
-    b: UploadImage,
-    baseUrl: string,
-  ): Promise<{ upload_to: string; image: ApiImage }> {
-    authz.requireGlobal(p, 'add_images');
-    const fe = new FieldErrors();
-    if (!this.d.catalogue.region(b.region)) fe.add('region', 'region is not valid');
-    checkTags(fe, b.tags);
-    fe.throwIfAny();
-    const secret = newSecret();
-    return this.d.db.transaction(async (tx) => {
-      const now = this.now();
-      const { id } = await tx.db
-        .insertInto('private_images')
-        .values({
-          account_id: p.accountId,
-          label: b.label,
-          description: b.description ?? null,
-          status: 'pending_upload',
-          size: 0,
-          cloud_init: b.cloud_init ? 1 : 0,
-          region: b.region,
-          created_by: p.username,
-          source_instance_id: null,
-          source_disk_id: null,
-          filesystem: 'raw',
-          upload_token_hash: hashSecret(secret),
-          upload_expires: this.d.clock.nowMs() + UPLOAD_WINDOW_MS,
-          upload_event_id: null,
-          stored_bytes: 0,
-          created: now,
-          updated: now,
-        })
-        .returning('id')
-        .executeTakeFirstOrThrow();
-      if (b.tags) await setTags(tx, p.accountId, 'image', id, b.tags);
-      await authz.grantCreator(tx, p, 'image', id);
-      const eventId = await this.d.events.record(tx, {
-        accountId: p.accountId,
-        action: 'image_upload',
-        entity: imageRef(id, b.label),
-        status: 'started',
-        username: p.username,
-      });
-      await tx.db
-        .updateTable('private_images')
-        .set({ upload_event_id: eventId })
-        .where('id', '=', id)
-        .execute();
-      await this.d.queue.enqueue(
-        tx,
-        uploadExpiryJob,
-        { imageId: id, accountId: p.accountId },
-        { accountId: p.accountId, delayMs: UPLOAD_WINDOW_MS },
-      );
-      const image = await syncListing(tx, id);
-      return { upload_to: `${baseUrl}${UPLOAD_PATH}/${secret}`, image };
-    });
+  upload(p: Principal, b: UploadImage, baseUrl: string) {
+    return startUpload(this.d, p, b, baseUrl);
   }
 
-  private async pendingByToken(db: Database, token: string, lock: boolean) {
-    if (!/^[0-9a-f]{64}$/.test(token)) return undefined;
-    const q = db.db
-      .selectFrom('private_images')
-      .selectAll()
-      .where('upload_token_hash', '=', hashSecret(token))
-      .where('status', '=', 'pending_upload');
-    const row = await (lock ? db.forUpdate(q) : q).executeTakeFirst();
-    if (!row || (row.upload_expires ?? 0) <= this.d.clock.nowMs()) return undefined;
-    return row;
-  }
-
-  /**
-   * The PUT to an upload URL: the gzipped raw image is kept in the image store and the image
-   * becomes `available`, its size the raw image's size in MB. Unknown, used or expired URLs: 404.
-   */
-  async receive(token: string, body: Readable): Promise<void> {
-    const row = await this.pendingByToken(this.d.db, token, false);
-    if (!row) {
-      body.resume();
-      throw errors.notFound();
-    }
-    const key = bytesKey(row);
-    const { rawBytes, storedBytes } = await receiveImage(this.d.bytes, key, body);
-    try {
-      await this.d.db.transaction(async (tx) => {
-        const again = await this.pendingByToken(tx, token, true);
-        if (!again) throw errors.notFound();
-        await tx.db
-          .updateTable('private_images')
-          .set({
-            status: 'available',
-            size: Math.max(1, Math.ceil(rawBytes / (1024 * 1024))),
-            stored_bytes: storedBytes,
-            upload_token_hash: null,
-            upload_expires: null,
-            updated: this.now(),
-          })
-          .where('id', '=', row.id)
-          .execute();
-        await syncListing(tx, row.id);
-        if (again.upload_event_id !== null)
-          await this.d.events.update(tx, again.upload_event_id, { status: 'finished' });
-      });
-    } catch (err) {
-      await this.d.bytes.delete(key);
-      throw err;
-    }
+  /** The PUT to an upload URL (see `receiveUpload`). */
+  receive(token: string, body: Readable): Promise<void> {
+    return receiveUpload(this.d, token, body);
   }
 
   /** Update: label, description and tags of a private image. */
