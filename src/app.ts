@@ -36,6 +36,7 @@ import { networkingRoutes } from './modules/networking/networking.routes.js';
 import { eventsRoutes } from './modules/events/events.routes.js';
 import { profileRoutes } from './modules/profile/profile.routes.js';
 import { accountRoutes } from './modules/account/account.routes.js';
+import { paymentMethodsRoutes } from './modules/billing/payment-methods.routes.js';
 import { volumesRoutes } from './modules/volumes/volumes.routes.js';
 import { imagesRoutes, imageUploadRoutes } from './modules/images/images.routes.js';
 import { stackScriptsRoutes } from './modules/stackscripts/stackscripts.routes.js';
@@ -59,6 +60,7 @@ function areas(ctx: AppContext): FastifyPluginAsync[] {
     eventsRoutes(ctx),
     profileRoutes(ctx),
     accountRoutes(ctx),
+    paymentMethodsRoutes(ctx),
     instancesRoutes(ctx),
     disksRoutes(ctx),
     configsRoutes(ctx),

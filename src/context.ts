@@ -28,6 +28,7 @@ import { EventWriter } from './modules/events/events.writer.js';
 import { IpAllocator, loadPools } from './modules/networking/ip-allocator.js';
 import { ProfileService } from './modules/profile/profile.service.js';
 import { AccountService } from './modules/account/account.service.js';
+import { PaymentMethodsService } from './modules/billing/payment-methods.service.js';
 import { GrantsService } from './modules/account/grants.service.js';
 import { UsersService } from './modules/account/users.service.js';
 import { SshKeysService } from './modules/profile/sshkeys.service.js';
@@ -57,6 +58,7 @@ export interface Services {
   volumes: VolumesService;
   images: ImagesService;
   stackscripts: StackScriptsService;
+  paymentMethods: PaymentMethodsService;
 }
 
 /** Everything a process needs, wired explicitly. Nothing is created at import time. */
@@ -150,6 +152,7 @@ export async function createContext(
       bytes: overrides.imageBytes ?? new LocalImageBytes(path.join(config.dataDir, 'images')),
     }),
     stackscripts: new StackScriptsService({ db, clock, events, catalogue }),
+    paymentMethods: new PaymentMethodsService({ db, clock, events }),
   };
   return {
     config,
