@@ -153,6 +153,22 @@ describe('private images', () => {
     expect(byLabel.body.data.map((i: { id: string }) => i.id)).toEqual([img.id]);
   });
 
+  it('getEvents: a restricted user sees the events of the images it holds a grant on', async () => {
+    const a = await capturedImage(t, { label: 'granted' });
+    const b = await capturedImage(t, { label: 'hidden' });
+    await t.put(`/v4/images/${a.id}`, { label: 'granted-2' });
+    await t.put(`/v4/images/${b.id}`, { label: 'hidden-2' });
+    const n = Number(a.id.split('/')[1]);
+    const u = await createTestUser(t, {
+      grants: [{ type: 'image', id: n, permissions: 'read_only' }],
+    });
+    const events = await t.get('/v4/account/events', {
+      token: u.token,
+      filter: { 'entity.type': 'image' },
+    });
+    expect(events.body.data.map((e: { entity: { id: number } }) => e.entity.id)).toEqual([n]);
+  });
+
   it('updateImage: label, description and tags, with an image_update event; public images refused', async () => {
     const img = await capturedImage(t);
     const r = await t.put(`/v4/images/${img.id}`, {

@@ -104,6 +104,9 @@ describe('StackScripts', () => {
       (await t.get(URL, { token, filter })).body.data.map((s: { label: string }) => s.label);
     expect(await labels()).toEqual(['mine-private', 'mine-public', 'their-public']);
     expect(await labels(null)).toEqual(['mine-public', 'their-public']);
+    // A token without stackscripts:read_only lists as an anonymous caller.
+    const scoped = await createTestUser(t, { restricted: false, scopes: 'computes:read_only' });
+    expect(await labels(scoped.token)).toEqual(['mine-public', 'their-public']);
     expect(await labels(other.token)).toEqual(['mine-public', 'their-public', 'their-private']);
     expect(await labels(undefined, { mine: true })).toEqual(['mine-private', 'mine-public']);
     expect(await labels(undefined, { mine: false })).toEqual(['their-public']);
