@@ -44,6 +44,8 @@ import { tagsRoutes } from './modules/tags/tags.routes.js';
 import { paymentMethodsRoutes } from './modules/billing/payment-methods.routes.js';
 import { volumesRoutes } from './modules/volumes/volumes.routes.js';
 import { vpcsRoutes } from './modules/vpcs/vpcs.routes.js';
+import { imagesRoutes, imageUploadRoutes } from './modules/images/images.routes.js';
+import { stackScriptsRoutes } from './modules/stackscripts/stackscripts.routes.js';
 
 export type StratusApp = FastifyInstance<
   RawServerDefault,
@@ -88,6 +90,8 @@ function areas(ctx: AppContext): FastifyPluginAsync[] {
     tagsRoutes(ctx),
     nodebalancersRoutes(ctx),
     nbConfigsRoutes(ctx),
+    imagesRoutes(ctx),
+    stackScriptsRoutes(ctx),
   ] as FastifyPluginAsync[];
 }
 
@@ -278,6 +282,7 @@ export async function buildApp(ctx: AppContext): Promise<StratusApp> {
 
   for (const area of areas(ctx)) await app.register(area, { prefix: '/v4' });
 
+  await app.register(imageUploadRoutes(ctx));
   app.get('/v4/openapi.json', { schema: { hide: true } }, async () => app.swagger());
   registerInternal(app, ctx);
   await app.register(firewallInternalRoutes(ctx));

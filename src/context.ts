@@ -45,6 +45,10 @@ import { TagsService } from './modules/tags/tags.service.js';
 import { VolumesService } from './modules/volumes/volumes.service.js';
 import { SubnetsService } from './modules/vpcs/subnets.service.js';
 import { VpcsService } from './modules/vpcs/vpcs.service.js';
+import path from 'node:path';
+import { type ImageBytes, LocalImageBytes } from './modules/images/image-bytes.js';
+import { ImagesService } from './modules/images/images.service.js';
+import { StackScriptsService } from './modules/stackscripts/stackscripts.service.js';
 
 export interface Services {
   catalogue: CatalogueService;
@@ -73,6 +77,8 @@ export interface Services {
   nodebalancers: NodeBalancersService;
   nbConfigs: NbConfigsService;
   nbNodes: NbNodesService;
+  images: ImagesService;
+  stackscripts: StackScriptsService;
   paymentMethods: PaymentMethodsService;
 }
 
@@ -101,6 +107,8 @@ export interface ContextOverrides {
   db?: Database;
   /** Entity types declared in addition to the areas' own (tests of the cross-cutting views). */
   entities?: EntityType[];
+  /** Where uploaded image bytes are kept (default: files under `$STRATUS_DATA_DIR/images`). */
+  imageBytes?: ImageBytes;
 }
 
 /** Connects, migrates, seeds the catalogue and builds the services. */
@@ -188,6 +196,15 @@ export async function createContext(
     nodebalancers,
     nbConfigs: new NbConfigsService({ db, clock, events }, nodebalancers),
     nbNodes: new NbNodesService({ db, clock, events }, nodebalancers),
+    images: new ImagesService({
+      db,
+      clock,
+      events,
+      queue,
+      catalogue,
+      bytes: overrides.imageBytes ?? new LocalImageBytes(path.join(config.dataDir, 'images')),
+    }),
+    stackscripts: new StackScriptsService({ db, clock, events, catalogue }),
     paymentMethods: new PaymentMethodsService({ db, clock, events }),
   };
   return {

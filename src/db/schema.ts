@@ -3,6 +3,8 @@ import type { BillingTables } from '../modules/billing/billing.table.js';
 import type { CatalogueTables } from '../modules/catalogue/catalogue.table.js';
 import type { ComputeTables } from '../modules/compute/compute.table.js';
 import type { EventTables } from '../modules/events/events.table.js';
+import type { ImageTables } from '../modules/images/images.table.js';
+import type { StackScriptTables } from '../modules/stackscripts/stackscripts.table.js';
 import type { IdentityTables } from '../modules/identity/identity.table.js';
 import type { NodeBalancerTables } from '../modules/nodebalancers/nodebalancers.table.js';
 import type { NetworkingTables } from '../modules/networking/networking.table.js';
@@ -21,4 +23,6 @@ export type DatabaseSchema = IdentityTables &
   TagTables &
   VolumeTables &
   VpcTables &
+  ImageTables &
+  StackScriptTables &
   BillingTables;

@@ -3,6 +3,8 @@ import { nodebalancerEntities } from '../modules/nodebalancers/nodebalancers.ent
 import { networkingEntities } from '../modules/networking/networking.entities.js';
 import { volumeEntities } from '../modules/volumes/volumes.entities.js';
 import { vpcEntities } from '../modules/vpcs/vpcs.entities.js';
+import { imageEntities } from '../modules/images/images.entities.js';
+import { stackScriptEntities } from '../modules/stackscripts/stackscripts.entities.js';
 import type { EntityType } from './entities.js';
 
 /** Every area's entity types, listed explicitly. A new area adds its declarations here. */
@@ -13,5 +15,7 @@ export function entityDeclarations(): EntityType[] {
     ...vpcEntities,
     ...nodebalancerEntities,
     ...networkingEntities,
+    ...imageEntities,
+    ...stackScriptEntities,
   ];
 }

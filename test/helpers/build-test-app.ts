@@ -5,6 +5,7 @@ import { envToConfig, type TimingProfile } from '../../src/config/config.js';
 import { type AppContext, createContext } from '../../src/context.js';
 import type { EntityType } from '../../src/entities/entities.js';
 import { FakeClock } from '../../src/lib/clock.js';
+import { MemoryImageBytes } from '../../src/modules/images/image-bytes.js';
 import { type BootstrapResult, bootstrapAccount } from '../../src/modules/identity/bootstrap.js';
 import { createDatabase, dropDatabase } from './pg-server.js';
 
@@ -76,7 +77,11 @@ export async function buildTestApp(opts: TestAppOptions = {}): Promise<TestApp> 
     ...(opts.rdnsResolver !== undefined ? { STRATUS_RDNS_RESOLVER: opts.rdnsResolver } : {}),
   });
   const clock = new FakeClock('2026-03-01T12:00:00Z');
-  const ctx = await createContext(config, { clock, entities: opts.entities ?? [] });
+  const ctx = await createContext(config, {
+    clock,
+    entities: opts.entities ?? [],
+    imageBytes: new MemoryImageBytes(),
+  });
   const admin = await bootstrapAccount(ctx.db, clock, {
     email: 'owner@example.com',
     username: 'owner',

@@ -68,6 +68,8 @@ export const ImageSchema = Type.Object({
   vendor: Nullable(Type.String()),
   status: Type.String({ enum: ['creating', 'pending_upload', 'available'] }),
   capabilities: Type.Array(Type.String()),
+  /** Private images carry tags (public ones: always empty). */
+  tags: Type.Array(Type.String()),
 });
 
 export const RegionPage = PageOf(RegionSchema);

@@ -2,7 +2,8 @@ import type { Principal } from '../../auth/principal.js';
 import { grantsScope } from '../../auth/scopes.js';
 import type { Database } from '../../db/database.js';
 import { parseJson, toBool } from '../../db/database.js';
-import { errors } from '../../errors/errors.js';
+import { authz } from '../../auth/authz.js';
+import { errors, type FieldErrors } from '../../errors/errors.js';
 import { compileFilter } from '../../lib/filter.js';
 import { type Page, type PageParams, paginate } from '../../lib/pagination.js';
 import type {
@@ -24,6 +25,11 @@ import {
 
 type XFilter = string | string[] | undefined;
 const fromData = <T>(row: { data: string }): T => parseJson<T>(row.data, {} as T);
+/** Public images are stored without tags; private ones with theirs. */
+const imageOf = (row: { data: string }): Image => {
+  const image = fromData<Omit<Image, 'tags'> & { tags?: string[] }>(row);
+  return { ...image, tags: image.tags ?? [] };
+};
 
 /**
  * Regions, instance types, kernels and images. Single records of the shipped catalogue are
@@ -64,9 +70,14 @@ export class CatalogueService {
   }
   /** A public image, or a private image of the account. */
   async image(id: string, accountId: number | undefined): Promise<Image | undefined> {
-    const row = await this.db.db
+    const row = await this.imageRow(id, accountId);
+    return row ? imageOf(row) : undefined;
+  }
+
+  private imageRow(id: string, accountId: number | undefined) {
+    return this.db.db
       .selectFrom('images')
-      .select('data')
+      .select(['data', 'private_id', 'status'])
       .where('id', '=', id)
       .where((eb) =>
         accountId === undefined
@@ -74,7 +85,32 @@ export class CatalogueService {
           : eb.or([eb('account_id', 'is', null), eb('account_id', '=', accountId)]),
       )
       .executeTakeFirst();
-    return row ? fromData<Image>(row) : undefined;
+  }
+
+  /**
+   * The image a deployment by `p` may use: public, or a private image of its account that is
+   * `available` and that a restricted user holds a grant on. Otherwise a field error on `field`.
+   */
+  async deployableImage(
+    p: Principal,
+    id: string,
+    fe: FieldErrors,
+    field = 'image',
+  ): Promise<Image | undefined> {
+    const row = await this.imageRow(id, p.accountId);
+    const hidden =
+      row?.private_id !== null &&
+      row?.private_id !== undefined &&
+      (await authz.permissionOn(this.db, p, 'image', row.private_id)) === null;
+    if (!row || hidden) {
+      fe.add(field, 'image is not valid');
+      return undefined;
+    }
+    if (row.status !== 'available') {
+      fe.add(field, `Image ${id} is not available for deployment (status ${row.status})`);
+      return undefined;
+    }
+    return imageOf(row);
   }
 
   // ---- endpoints ----
@@ -167,26 +203,29 @@ export class CatalogueService {
 
   listImages(p: Principal | undefined, params: PageParams, xf: XFilter): Promise<Page<Image>> {
     const accountId = this.imageAccount(p);
-    const base = this.db.db
-      .selectFrom('images')
-      .where((eb) =>
-        accountId === undefined
-          ? eb('images.account_id', 'is', null)
-          : eb.or([eb('images.account_id', 'is', null), eb('images.account_id', '=', accountId)]),
-      );
+    const visible =
+      p && accountId !== undefined ? authz.visible(p, 'image', 'images.private_id') : undefined;
+    const base = this.db.db.selectFrom('images').where((eb) => {
+      if (accountId === undefined) return eb('images.account_id', 'is', null);
+      const own = eb('images.account_id', '=', accountId);
+      return eb.or([eb('images.account_id', 'is', null), visible ? eb.and([own, visible]) : own]);
+    });
     return paginate(
       base,
       (qb) => qb.select('images.data'),
       compileFilter(xf, IMAGE_FILTERS, this.db.dialect),
       params,
       { idColumn: 'images.id' },
-      (r: { data: string }) => fromData<Image>(r),
+      imageOf,
     );
   }
 
+  /** A public image, or a private image of the caller's account it holds a grant on. */
   async getImage(p: Principal | undefined, id: string): Promise<Image> {
-    const img = await this.image(id, this.imageAccount(p));
-    if (!img) throw errors.notFound();
-    return img;
+    const row = await this.imageRow(id, this.imageAccount(p));
+    if (!row) throw errors.notFound();
+    if (p && row.private_id !== null && row.private_id !== undefined)
+      await authz.requireEntity(this.db, p, 'image', row.private_id, 'read_only');
+    return imageOf(row);
   }
 }

@@ -42,6 +42,8 @@ export interface ImagesTable {
   status: string;
   created: string;
   data: string;
+  /** The private image's id (`private/<id>`), for grants; null for public images. */
+  private_id?: number | null;
 }
 
 export interface RegionAvailabilityTable {

@@ -65,40 +65,6 @@ export function userDataProblem(b64: string): string | undefined {
   return undefined;
 }
 
-/** StackScript data: valid JSON of at most 65535 characters. */
-const STACKSCRIPT_DATA_MAX = 65535;
-
-function stackscriptDataProblem(data: unknown): string | undefined {
-  let text: string;
-  try {
-    text = JSON.stringify(data);
-  } catch {
-    return 'stackscript_data must be valid JSON';
-  }
-  if (text.length > STACKSCRIPT_DATA_MAX)
-    return `stackscript_data must be at most ${STACKSCRIPT_DATA_MAX} characters`;
-  return undefined;
-}
-
-/**
- * StackScripts of instance and disk create: none exist yet, so any `stackscript_id` is not
- * found; `stackscript_data` must be valid JSON within its bound and needs a `stackscript_id`.
- */
-export function checkStackScript(
-  fe: FieldErrors,
-  b: { stackscript_id?: number | null; stackscript_data?: unknown },
-): void {
-  if (b.stackscript_id !== undefined && b.stackscript_id !== null)
-    fe.add('stackscript_id', 'StackScript not found');
-  if (b.stackscript_data !== undefined && b.stackscript_data !== null) {
-    const sp = stackscriptDataProblem(b.stackscript_data);
-    if (sp) fe.add('stackscript_data', sp);
-    else if (b.stackscript_id === undefined || b.stackscript_id === null) {
-      fe.add('stackscript_data', 'stackscript_data needs a stackscript_id');
-    }
-  }
-}
-
 /** Default alert thresholds; `cpu` is 90% per core. */
 export function defaultAlerts(vcpus: number) {
   return { cpu: 90 * vcpus, network_in: 10, network_out: 10, transfer_quota: 80, io: 10000 };

@@ -23,7 +23,8 @@ import {
   parseDevices,
   toApiDisk,
 } from './compute.repository.js';
-import { checkPassword, checkStackScript } from './compute.rules.js';
+import { recordDeployment, checkStackScript } from '../stackscripts/stackscripts.deploy.js';
+import { checkPassword } from './compute.rules.js';
 import { type DiskJobPayload, diskJob } from './disks.jobs.js';
 import type { CreateDiskBody } from './disks.schemas.js';
 import type { InstancesService } from './instances.service.js';
@@ -141,8 +142,7 @@ export class DisksService {
     const { catalogue } = this.d;
     const fe = new FieldErrors();
     const imageId = b.image ?? null;
-    const image = imageId === null ? undefined : await catalogue.image(imageId, p.accountId);
-    if (imageId !== null && !image) fe.add('image', 'image is not valid');
+    const image = imageId === null ? undefined : await catalogue.deployableImage(p, imageId, fe);
     const extras = image ? catalogue.imageExtras(image.id) : undefined;
     const minSize = image ? (extras?.min_disk_mb ?? image.size) : 1;
     if (image && b.size < minSize)
@@ -154,7 +154,7 @@ export class DisksService {
       imageFound: image !== undefined,
       ...b,
     });
-    checkStackScript(fe, b);
+    const stackscript = await checkStackScript(this.d.db, fe, p, b, imageId);
 
     return this.d.db.transaction(async (tx) => {
       const inst = await this.instances.load(tx, p, computeId, 'read_write', true);
@@ -183,6 +183,7 @@ export class DisksService {
         },
         this.now(),
       );
+      if (stackscript) await recordDeployment(tx, stackscript, inst.id, p.accountId, this.now());
       const eventId = await this.event(tx, p, inst, 'disk_create', { id, label }, 'scheduled');
       await this.enqueue(tx, p, inst, { op: 'create', diskId: id, eventId }, id);
       return toApiDisk(await this.loadDisk(tx, inst, id));

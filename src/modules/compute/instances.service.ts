@@ -14,6 +14,7 @@ import type { EventWriter } from '../events/events.writer.js';
 import { entityRefs } from '../events/events.types.js';
 import type { FirewallsService } from '../networking/firewalls.service.js';
 import type { IpAllocator } from '../networking/ip-allocator.js';
+import { recordDeployment, checkStackScript } from '../stackscripts/stackscripts.deploy.js';
 import { setTags } from '../tags/tags.repository.js';
 import { deleteJob, lifecycleJob } from './compute.jobs.js';
 import {
@@ -35,7 +36,6 @@ import {
   DEFAULT_SWAP_MB,
   defaultAlerts,
   instanceLabelProblem,
-  checkStackScript,
   userDataProblem,
 } from './compute.rules.js';
 import type { CreateComputeBody, UpdateComputeBody } from './compute.schemas.js';
@@ -152,8 +152,7 @@ export class InstancesService {
     } else if (b.backup_id !== undefined && b.backup_id !== null) {
       fe.add('backup_id', 'Backup not found');
     }
-    const image = imageId === null ? undefined : await catalogue.image(imageId, p.accountId);
-    if (imageId !== null && !image) fe.add('image', 'image is not valid');
+    const image = imageId === null ? undefined : await catalogue.deployableImage(p, imageId, fe);
     await checkDeployCredentials(this.d.db, fe, p, {
       imageId,
       imageFound: image !== undefined,
@@ -177,7 +176,7 @@ export class InstancesService {
         fe.add('metadata.user_data', 'user_data needs an image that supports cloud-init');
       }
     }
-    checkStackScript(fe, b);
+    const stackscript = await checkStackScript(this.d.db, fe, p, b, imageId);
     if (b.firewall_id !== undefined && b.firewall_id !== null && !this.d.firewalls)
       fe.add('firewall_id', 'Firewall not found');
     const vpc = await vpcInterfaceChecker(this.d.db, p.accountId, b.interfaces, false);
@@ -254,6 +253,7 @@ export class InstancesService {
       }
       if (b.firewall_id !== undefined && this.d.firewalls)
         await this.d.firewalls.assignOnCreate(tx, p, b.firewall_id, id);
+      if (stackscript) await recordDeployment(tx, stackscript, id, p.accountId, now);
       if (b.tags) await setTags(tx, p.accountId, 'compute', id, b.tags);
 
       const pub = await this.d.ips.next(tx, region.id, 'public');

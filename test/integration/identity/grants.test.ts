@@ -4,16 +4,16 @@ import { createTestUser } from '../../helpers/auth.js';
 import { secondAccount, useTestApp } from './fixtures.js';
 
 /**
- * StackScripts and Longview clients have no area yet: these tests declare the two entity types,
+ * Databases and Longview clients have no area yet: these tests declare the two entity types,
  * as their areas will, backed by this map of account id → entities.
  */
-const entities = new Map<number, { stackscript: EntitySummary[]; longview: EntitySummary[] }>();
+const entities = new Map<number, { database: EntitySummary[]; longview: EntitySummary[] }>();
 const declared: EntityType[] = [
   {
-    type: 'stackscript',
-    grant: 'stackscript',
-    url: (id) => `/v4/compute/stackscripts/${id}`,
-    list: async (_db, accountId) => entities.get(accountId)?.stackscript ?? [],
+    type: 'database',
+    grant: 'database',
+    url: (id) => `/v4/databases/mysql/instances/${id}`,
+    list: async (_db, accountId) => entities.get(accountId)?.database ?? [],
   },
   {
     type: 'longview',
@@ -40,7 +40,7 @@ describe('grants', () => {
 
   const seed = (accountId: number) => {
     entities.set(accountId, {
-      stackscript: [
+      database: [
         { id: 10, label: 'setup-web' },
         { id: 11, label: 'setup-db' },
       ],
@@ -59,12 +59,12 @@ describe('grants', () => {
     const t = app();
     seed(t.admin.accountId);
     const u = await createTestUser(t, {
-      grants: [{ type: 'stackscript', id: 11, permissions: 'read_only' }],
+      grants: [{ type: 'database', id: 11, permissions: 'read_only' }],
     });
     const r = await t.get(`/v4/account/users/${u.username}/grants`);
     expect(r.status).toBe(200);
     expect(Object.keys(r.body).sort()).toEqual(['global', ...ALL_TYPES].sort());
-    expect(r.body.stackscript).toEqual([
+    expect(r.body.database).toEqual([
       { id: 10, label: 'setup-web', permissions: null },
       { id: 11, label: 'setup-db', permissions: 'read_only' },
     ]);
@@ -77,11 +77,11 @@ describe('grants', () => {
     seed(t.admin.accountId);
     const u = await createTestUser(t, {
       global: { add_volumes: true },
-      grants: [{ type: 'stackscript', id: 10, permissions: 'read_write' }],
+      grants: [{ type: 'database', id: 10, permissions: 'read_write' }],
     });
     const r = await t.put(`/v4/account/users/${u.username}/grants`, {
       global: { add_computes: true, account_access: 'read_only' },
-      stackscript: [{ id: 11, permissions: 'read_only' }],
+      database: [{ id: 11, permissions: 'read_only' }],
     });
     expect(r.status).toBe(200);
     expect(r.body.global).toMatchObject({
@@ -89,7 +89,7 @@ describe('grants', () => {
       add_volumes: true,
       account_access: 'read_only',
     });
-    expect(r.body.stackscript).toEqual([
+    expect(r.body.database).toEqual([
       { id: 10, label: 'setup-web', permissions: 'read_write' },
       { id: 11, label: 'setup-db', permissions: 'read_only' },
     ]);
@@ -102,15 +102,15 @@ describe('grants', () => {
     seed(t.admin.accountId);
     const u = await createTestUser(t, {
       grants: [
-        { type: 'stackscript', id: 10, permissions: 'read_write' },
+        { type: 'database', id: 10, permissions: 'read_write' },
         { type: 'longview', id: 20, permissions: 'read_only' },
       ],
     });
     const r = await t.put(`/v4/account/users/${u.username}/grants`, {
-      stackscript: [{ id: 10, permissions: null }],
+      database: [{ id: 10, permissions: null }],
       longview: [{ id: 20, permissions: 'read_write' }],
     });
-    expect(r.body.stackscript[0].permissions).toBeNull();
+    expect(r.body.database[0].permissions).toBeNull();
     expect(r.body.longview[0].permissions).toBe('read_write');
   });
 
@@ -120,7 +120,7 @@ describe('grants', () => {
     const u = await createTestUser(t);
     const r = await t.put(`/v4/account/users/${u.username}/grants`, {
       global: { add_computes: true },
-      stackscript: [
+      database: [
         { id: 10, permissions: 'read_only' },
         { id: 99, permissions: 'read_only' },
       ],
@@ -129,12 +129,12 @@ describe('grants', () => {
     expect(r.status).toBe(400);
     expect(r.body.errors.map((e: { field: string }) => e.field).sort()).toEqual([
       'compute.0.id',
-      'stackscript.1.id',
+      'database.1.id',
     ]);
     // Nothing of a refused update is applied.
     const g = await t.get(`/v4/account/users/${u.username}/grants`);
     expect(g.body.global.add_computes).toBe(false);
-    expect(g.body.stackscript[0].permissions).toBeNull();
+    expect(g.body.database[0].permissions).toBeNull();
   });
 
   it('updateUserGrants: grants name entities of the user own account only', async () => {
@@ -142,15 +142,15 @@ describe('grants', () => {
     seed(t.admin.accountId);
     const other = await secondAccount(t);
     entities.set(other.accountId, {
-      stackscript: [{ id: 50, label: 'theirs' }],
+      database: [{ id: 50, label: 'theirs' }],
       longview: [],
     });
     const u = await createTestUser(t);
     const r = await t.put(`/v4/account/users/${u.username}/grants`, {
-      stackscript: [{ id: 50, permissions: 'read_write' }],
+      database: [{ id: 50, permissions: 'read_write' }],
     });
     expect(r.status).toBe(400);
-    expect(r.body.errors[0].field).toBe('stackscript.0.id');
+    expect(r.body.errors[0].field).toBe('database.0.id');
     const theirs = await t.get(`/v4/account/users/${u.username}/grants`, { token: other.token });
     expect(theirs.status).toBe(404);
     const put = await t.put(
@@ -166,13 +166,13 @@ describe('grants', () => {
     const u = await createTestUser(t);
     const r = await t.put(`/v4/account/users/${u.username}/grants`, {
       global: { add_computes: 'yes', account_access: 'admin' },
-      stackscript: [{ id: 10, permissions: 'owner' }],
+      database: [{ id: 10, permissions: 'owner' }],
     });
     expect(r.status).toBe(400);
     expect(r.body.errors.map((e: { field: string }) => e.field).sort()).toEqual([
+      'database.0.permissions',
       'global.account_access',
       'global.add_computes',
-      'stackscript.0.permissions',
     ]);
   });
 
@@ -195,11 +195,11 @@ describe('grants', () => {
     const u = await createTestUser(t, {
       scopes: 'events:read_only',
       global: { add_volumes: true },
-      grants: [{ type: 'stackscript', id: 11, permissions: 'read_write' }],
+      grants: [{ type: 'database', id: 11, permissions: 'read_write' }],
     });
     const r = await t.get('/v4/profile/grants', { token: u.token });
     expect(r.status).toBe(200);
-    expect(r.body.stackscript).toEqual([{ id: 11, label: 'setup-db', permissions: 'read_write' }]);
+    expect(r.body.database).toEqual([{ id: 11, label: 'setup-db', permissions: 'read_write' }]);
     expect(r.body.longview).toEqual([]);
     expect(r.body.global.add_volumes).toBe(true);
   });
@@ -208,9 +208,9 @@ describe('grants', () => {
     const t = app();
     seed(t.admin.accountId);
     const u = await createTestUser(t, {
-      grants: [{ type: 'stackscript', id: 10, permissions: 'read_write' }],
+      grants: [{ type: 'database', id: 10, permissions: 'read_write' }],
     });
-    entities.set(t.admin.accountId, { stackscript: [], longview: [] });
-    expect((await t.get('/v4/profile/grants', { token: u.token })).body.stackscript).toEqual([]);
+    entities.set(t.admin.accountId, { database: [], longview: [] });
+    expect((await t.get('/v4/profile/grants', { token: u.token })).body.database).toEqual([]);
   });
 });

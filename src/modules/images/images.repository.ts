@@ -1,0 +1,157 @@
+import type { Database } from '../../db/database.js';
+import type { EntitySummary } from '../../entities/entities.js';
+import type { Image } from '../catalogue/catalogue.data.js';
+import type { EntityRef } from '../events/events.types.js';
+import { tagsOf } from '../tags/tags.repository.js';
+import type { PrivateImagesTable } from './images.table.js';
+
+export type PrivateImageRow = Omit<PrivateImagesTable, 'id'> & { id: number };
+
+const PRIVATE_ID = /^private\/([1-9][0-9]{0,9})$/;
+
+export const privateImageId = (id: number) => `private/${id}`;
+
+/** The path under which Stratus serves upload URLs (outside /v4: the URL is the credential). */
+export const UPLOAD_PATH = '/_stratus/image-uploads';
+
+export const imageRef = (id: number, label: string | null): EntityRef => ({
+  type: 'image',
+  id,
+  label,
+  url: `/v4/images/private/${id}`,
+});
+
+/** The number in `private/<n>` (undefined for any other id). */
+export function parsePrivateImageId(id: string): number | undefined {
+  const m = PRIVATE_ID.exec(id);
+  const n = m ? Number(m[1]) : Number.NaN;
+  return Number.isSafeInteger(n) && n <= 2_147_483_647 ? n : undefined;
+}
+
+/** The key of an image's bytes in the image store. */
+export const bytesKey = (row: Pick<PrivateImageRow, 'account_id' | 'id'>) =>
+  `${row.account_id}/${row.id}`;
+
+export function toApiImage(row: PrivateImageRow, tags: string[]): Image & { tags: string[] } {
+  return {
+    id: privateImageId(row.id),
+    label: row.label,
+    description: row.description,
+    created: row.created,
+    updated: row.updated,
+    created_by: row.created_by,
+    deprecated: false,
+    is_public: false,
+    size: row.size,
+    type: 'manual',
+    expiry: null,
+    eol: null,
+    vendor: null,
+    status: row.status,
+    capabilities: row.cloud_init ? ['cloud-init'] : [],
+    tags,
+  };
+}
+
+/** Inserts a private image of `accountId` with the given state; the rest takes its defaults. */
+export async function insertPrivateImage(
+  db: Database,
+  accountId: number,
+  fields: Pick<PrivateImageRow, 'label' | 'status' | 'created_by'> &
+    Partial<Omit<PrivateImageRow, 'id' | 'account_id' | 'created' | 'updated'>>,
+  nowIso: string,
+): Promise<number> {
+  const { id } = await db.db
+    .insertInto('private_images')
+    .values({
+      description: null,
+      size: 0,
+      cloud_init: 0,
+      region: null,
+      source_instance_id: null,
+      source_disk_id: null,
+      filesystem: 'raw',
+      upload_token_hash: null,
+      upload_expires: null,
+      upload_event_id: null,
+      stored_bytes: 0,
+      ...fields,
+      account_id: accountId,
+      created: nowIso,
+      updated: nowIso,
+    })
+    .returning('id')
+    .executeTakeFirstOrThrow();
+  return id;
+}
+
+export async function findPrivateImage(
+  db: Database,
+  accountId: number,
+  id: number,
+  lock = false,
+): Promise<PrivateImageRow | undefined> {
+  const q = db.db
+    .selectFrom('private_images')
+    .selectAll()
+    .where('id', '=', id)
+    .where('account_id', '=', accountId);
+  return (lock ? db.forUpdate(q) : q).executeTakeFirst();
+}
+
+/**
+ * Writes the image's listed record (the `images` row `private/<id>`) from its own row, so that
+ * lists of public and private images are filtered and paged together in SQL.
+ */
+export async function syncListing(db: Database, id: number): Promise<Image & { tags: string[] }> {
+  const row = await db.db
+    .selectFrom('private_images')
+    .selectAll()
+    .where('id', '=', id)
+    .executeTakeFirstOrThrow();
+  const api = toApiImage(row, (await tagsOf(db, 'image', [id])).get(id) ?? []);
+  await db.db.deleteFrom('images').where('id', '=', api.id).execute();
+  await db.db
+    .insertInto('images')
+    .values({
+      id: api.id,
+      account_id: row.account_id,
+      private_id: row.id,
+      label: api.label,
+      deprecated: 0,
+      is_public: 0,
+      size: api.size,
+      type: api.type,
+      vendor: null,
+      status: api.status,
+      created: api.created,
+      data: JSON.stringify(api),
+    })
+    .execute();
+  return api;
+}
+
+export async function deletePrivateImage(db: Database, id: number): Promise<void> {
+  await db.db.deleteFrom('images').where('id', '=', privateImageId(id)).execute();
+  await db.db.deleteFrom('private_images').where('id', '=', id).execute();
+}
+
+/** Every private image of an account (grants views and checks). */
+export async function imageLabels(db: Database, accountId: number): Promise<EntitySummary[]> {
+  return db.db
+    .selectFrom('private_images')
+    .select(['id', 'label'])
+    .where('account_id', '=', accountId)
+    .orderBy('id')
+    .execute();
+}
+
+/** MB of image storage an account uses: the size of each of its private images. */
+export async function imageStorageMb(db: Database, accountId: number): Promise<number> {
+  const row = await db.db
+    .selectFrom('private_images')
+    .select((eb) => eb.fn.sum<number | string | null>('size').as('mb'))
+    .where('account_id', '=', accountId)
+    .executeTakeFirst();
+  return Number(row?.mb ?? 0);
+}

@@ -1,0 +1,207 @@
+import type { Readable } from 'node:stream';
+import { authz } from '../../auth/authz.js';
+import type { Principal } from '../../auth/principal.js';
+import type { Database } from '../../db/database.js';
+import { errors, FieldErrors } from '../../errors/errors.js';
+import type { JobQueue } from '../../jobs/queue.js';
+import type { Clock } from '../../lib/clock.js';
+import { isoSeconds } from '../../lib/time.js';
+import type { Image } from '../catalogue/catalogue.data.js';
+import type { CatalogueService } from '../catalogue/catalogue.service.js';
+import { checkTags } from '../compute/compute.rules.js';
+import { entityRefs } from '../events/events.types.js';
+import type { EventWriter } from '../events/events.writer.js';
+import { dropTags, setTags } from '../tags/tags.repository.js';
+import type { ImageBytes } from './image-bytes.js';
+import { imagizeJob } from './images.jobs.js';
+import {
+  bytesKey,
+  deletePrivateImage,
+  findPrivateImage,
+  insertPrivateImage,
+  imageRef,
+  parsePrivateImageId,
+  type PrivateImageRow,
+  syncListing,
+} from './images.repository.js';
+import type { CreateImage, UpdateImage, UploadImage } from './images.schemas.js';
+import { receiveUpload, startUpload } from './images.uploads.js';
+
+export type ApiImage = Image & { tags: string[] };
+
+export interface ImageDeps {
+  db: Database;
+  clock: Clock;
+  events: EventWriter;
+  queue: JobQueue;
+  catalogue: CatalogueService;
+  bytes: ImageBytes;
+}
+
+/**
+ * Private images: captured from a disk (a job) or uploaded (a URL that takes the gzipped raw
+ * image), updated, deleted. Public images and the lists are the catalogue's.
+ */
+export class ImagesService {
+  constructor(private readonly d: ImageDeps) {}
+
+  private now(): string {
+    return isoSeconds(this.d.clock.nowMs());
+  }
+
+  /** A private image of the caller's account it may see (404 otherwise), at `level`. */
+  private async load(
+    db: Database,
+    p: Principal,
+    imageId: string,
+    level: 'read_only' | 'read_write',
+  ): Promise<PrivateImageRow> {
+    const id = parsePrivateImageId(imageId);
+    if (id === undefined) {
+      // Public images exist for everyone but belong to no account: they cannot be changed.
+      const pub = await db.db
+        .selectFrom('images')
+        .select('id')
+        .where('id', '=', imageId)
+        .where('account_id', 'is', null)
+        .executeTakeFirst();
+      if (pub) throw errors.unauthorized();
+      throw errors.notFound();
+    }
+    const row = await findPrivateImage(db, p.accountId, id, true);
+    if (!row) throw errors.notFound();
+    await authz.requireEntity(db, p, 'image', id, level);
+    return row;
+  }
+
+  /** Captures a disk of an instance: `creating`, then `available` when the job ends. */
+  async create(p: Principal, b: CreateImage): Promise<ApiImage> {
+    authz.requireGlobal(p, 'add_images');
+    const fe = new FieldErrors();
+    checkTags(fe, b.tags);
+    fe.throwIfAny();
+    return this.d.db.transaction(async (tx) => {
+      const disk = await tx
+        .forUpdate(
+          tx.db
+            .selectFrom('disks')
+            .selectAll()
+            .where('id', '=', b.disk_id)
+            .where('account_id', '=', p.accountId),
+        )
+        .executeTakeFirst();
+      const have = disk ? await authz.permissionOn(tx, p, 'compute', disk.instance_id) : null;
+      if (!disk || have === null) throw errors.invalidField('disk_id', 'Disk not found');
+      if (disk.filesystem === 'swap')
+        throw errors.invalidField('disk_id', 'A swap disk cannot be captured as an image');
+      if (disk.status !== 'ready') throw errors.busy('Disk');
+      await this.d.queue.assertIdle(tx, 'disk', disk.id, 'Disk');
+      const inst = await tx.db
+        .selectFrom('instances')
+        .select(['id', 'label', 'status'])
+        .where('id', '=', disk.instance_id)
+        .executeTakeFirstOrThrow();
+      if (inst.status === 'deleting') throw errors.busy('Compute');
+      const now = this.now();
+      const label = b.label ?? disk.label;
+      const id = await insertPrivateImage(
+        tx,
+        p.accountId,
+        {
+          label,
+          description: b.description ?? null,
+          status: 'creating',
+          size: disk.size,
+          cloud_init: b.cloud_init ? 1 : 0,
+          created_by: p.username,
+          source_instance_id: inst.id,
+          source_disk_id: disk.id,
+          filesystem: disk.filesystem,
+        },
+        now,
+      );
+      if (b.tags) await setTags(tx, p.accountId, 'image', id, b.tags);
+      await authz.grantCreator(tx, p, 'image', id);
+      const api = await syncListing(tx, id);
+      const eventId = await this.d.events.record(tx, {
+        accountId: p.accountId,
+        action: 'disk_imagize',
+        entity: entityRefs.compute(inst.id, inst.label),
+        secondaryEntity: imageRef(id, label),
+        status: 'scheduled',
+        username: p.username,
+      });
+      await this.d.queue.enqueue(
+        tx,
+        imagizeJob,
+        { imageId: id, accountId: p.accountId, eventId, step: 0 },
+        { accountId: p.accountId, entity: { type: 'disk', id: disk.id } },
+      );
+      return api;
+    });
+  }
+
+  /** Starts an upload: a `pending_upload` image and the URL that takes its bytes for 24 hours. */
+  upload(p: Principal, b: UploadImage, baseUrl: string) {
+    return startUpload(this.d, p, b, baseUrl);
+  }
+
+  /** The PUT to an upload URL (see `receiveUpload`). */
+  receive(token: string, body: Readable): Promise<void> {
+    return receiveUpload(this.d, token, body);
+  }
+
+  /** Update: label, description and tags of a private image. */
+  async update(p: Principal, imageId: string, b: UpdateImage): Promise<ApiImage> {
+    const fe = new FieldErrors();
+    checkTags(fe, b.tags);
+    fe.throwIfAny();
+    return this.d.db.transaction(async (tx) => {
+      const row = await this.load(tx, p, imageId, 'read_write');
+      await tx.db
+        .updateTable('private_images')
+        .set({
+          ...(b.label !== undefined ? { label: b.label } : {}),
+          ...(b.description !== undefined ? { description: b.description } : {}),
+          updated: this.now(),
+        })
+        .where('id', '=', row.id)
+        .execute();
+      if (b.tags !== undefined) await setTags(tx, p.accountId, 'image', row.id, b.tags);
+      const api = await syncListing(tx, row.id);
+      await this.d.events.record(tx, {
+        accountId: p.accountId,
+        action: 'image_update',
+        entity: imageRef(row.id, api.label),
+        status: 'notification',
+        username: p.username,
+      });
+      return api;
+    });
+  }
+
+  /** Delete: irreversible; the image can no longer be deployed and its bytes are removed. */
+  async delete(p: Principal, imageId: string): Promise<void> {
+    await this.d.db.transaction(async (tx) => {
+      const row = await this.load(tx, p, imageId, 'read_write');
+      await dropTags(tx, 'image', row.id);
+      await authz.dropEntity(tx, 'image', row.id);
+      await deletePrivateImage(tx, row.id);
+      if (row.status === 'pending_upload' && row.upload_event_id !== null) {
+        await this.d.events.update(tx, row.upload_event_id, {
+          status: 'failed',
+          message: 'The image was deleted before its data was uploaded.',
+        });
+      }
+      await this.d.events.record(tx, {
+        accountId: p.accountId,
+        action: 'image_delete',
+        entity: imageRef(row.id, row.label),
+        status: 'notification',
+        username: p.username,
+      });
+      // After the commit (a rolled-back delete keeps its bytes); a failure leaves an orphan file.
+      tx.onCommit(() => this.d.bytes.delete(bytesKey(row)).catch(() => undefined));
+    });
+  }
+}

@@ -1,0 +1,34 @@
+import type { Generated } from '../../db/database.js';
+
+export type PrivateImageStatus = 'creating' | 'pending_upload' | 'available';
+
+/** A private image's own state; its listed record is the `images` row `private/<id>`. */
+export interface PrivateImagesTable {
+  id: Generated<number>;
+  account_id: number;
+  label: string;
+  description: string | null;
+  status: PrivateImageStatus;
+  /** MB: the source disk's size, or the uploaded raw image's size. */
+  size: number;
+  cloud_init: number;
+  /** The region an upload was made to (null for captured disks). */
+  region: string | null;
+  created_by: string;
+  source_instance_id: number | null;
+  source_disk_id: number | null;
+  filesystem: string;
+  /** SHA-256 of the upload URL's secret, while the upload is pending. */
+  upload_token_hash: string | null;
+  /** Epoch ms after which a pending upload is cancelled. */
+  upload_expires: number | null;
+  upload_event_id: number | null;
+  /** Bytes kept in the image store (the compressed upload). */
+  stored_bytes: number;
+  created: string;
+  updated: string;
+}
+
+export interface ImageTables {
+  private_images: PrivateImagesTable;
+}

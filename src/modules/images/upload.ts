@@ -1,0 +1,78 @@
+import { Transform, type Readable } from 'node:stream';
+import { createGunzip } from 'node:zlib';
+import { ApiError } from '../../errors/api-error.js';
+import { errors } from '../../errors/errors.js';
+import type { ImageBytes } from './image-bytes.js';
+
+/** Largest compressed upload (reference: 5 GB). */
+export const MAX_UPLOAD_BYTES = 5 * 1024 ** 3;
+
+export const NOT_GZIP = 'The image data must be a gzip-compressed raw disk image.';
+
+/**
+ * Streams an upload into the image store while inflating a copy of it, to check that it is gzip
+ * and to learn the raw image's size. Nothing is buffered beyond the streams' own windows. On any
+ * failure the stored object is removed and a 4xx is thrown.
+ */
+export async function receiveImage(
+  store: ImageBytes,
+  key: string,
+  body: Readable,
+  maxBytes = MAX_UPLOAD_BYTES,
+): Promise<{ rawBytes: number; storedBytes: number }> {
+  let raw = 0;
+  let compressed = 0;
+  let problem: ApiError | undefined;
+  const gunzip = createGunzip();
+  gunzip.on('data', (c: Buffer) => {
+    raw += c.length;
+  });
+  const inflated = new Promise<void>((resolve) => {
+    gunzip.on('end', () => resolve());
+    gunzip.on('error', () => {
+      problem ??= errors.reason(NOT_GZIP);
+      resolve();
+    });
+  });
+  const inspect = new Transform({
+    transform(chunk: Buffer, _enc, cb) {
+      compressed += chunk.length;
+      if (compressed > maxBytes) {
+        problem ??= errors.payloadTooLarge();
+        cb(problem);
+        return;
+      }
+      if (problem || gunzip.destroyed) {
+        cb(problem ?? null, chunk);
+        return;
+      }
+      if (gunzip.write(chunk)) cb(null, chunk);
+      else gunzip.once('drain', () => cb(null, chunk));
+    },
+    flush(cb) {
+      gunzip.end();
+      cb();
+    },
+  });
+  // A gzip error stops the upload early rather than storing the rest of a bad body.
+  gunzip.on('error', () => inspect.destroy(problem));
+  body.on('error', (err) => inspect.destroy(err));
+
+  let stored = 0;
+  try {
+    stored = await store.write(key, body.pipe(inspect));
+  } catch (err) {
+    body.resume();
+    await store.delete(key);
+    if (problem) throw problem;
+    if (err instanceof ApiError) throw err;
+    throw errors.reason(NOT_GZIP);
+  }
+  await inflated;
+  if (!problem && (compressed === 0 || raw === 0)) problem = errors.reason(NOT_GZIP);
+  if (problem) {
+    await store.delete(key);
+    throw problem;
+  }
+  return { rawBytes: raw, storedBytes: stored };
+}
