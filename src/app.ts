@@ -31,6 +31,7 @@ import { disksRoutes } from './modules/compute/disks.routes.js';
 import { interfacesRoutes } from './modules/compute/interfaces.routes.js';
 import { computeIpsRoutes } from './modules/compute/ips.routes.js';
 import { computeStatsRoutes } from './modules/compute/stats.routes.js';
+import { computeOpsRoutes } from './modules/compute/ops.routes.js';
 import { networkingRoutes } from './modules/networking/networking.routes.js';
 import { eventsRoutes } from './modules/events/events.routes.js';
 import { profileRoutes } from './modules/profile/profile.routes.js';
@@ -62,6 +63,7 @@ function areas(ctx: AppContext): FastifyPluginAsync[] {
     interfacesRoutes(ctx),
     computeIpsRoutes(ctx),
     computeStatsRoutes(ctx),
+    computeOpsRoutes(ctx),
     networkingRoutes(ctx),
     volumesRoutes(ctx),
   ] as FastifyPluginAsync[];

@@ -21,6 +21,9 @@ import { ConfigsService } from './modules/compute/configs.service.js';
 import { DisksService } from './modules/compute/disks.service.js';
 import { InterfacesService } from './modules/compute/interfaces.service.js';
 import { StatsService } from './modules/compute/stats.service.js';
+import { OpsService } from './modules/compute/ops.service.js';
+import { RebuildService } from './modules/compute/rebuild.service.js';
+import { CloneService } from './modules/compute/clone.service.js';
 import { IpsService } from './modules/networking/ips.service.js';
 import { FeedCache } from './modules/events/events.feed.js';
 import { EventsService } from './modules/events/events.service.js';
@@ -50,6 +53,9 @@ export interface Services {
   interfaces: InterfacesService;
   ips: IpsService;
   stats: StatsService;
+  computeOps: OpsService;
+  computeRebuild: RebuildService;
+  computeClone: CloneService;
   volumes: VolumesService;
 }
 
@@ -124,6 +130,9 @@ export async function createContext(
     interfaces: new InterfacesService({ db, clock, events }, instances),
     ips: new IpsService({ db, clock, events, ips, instances }),
     stats: new StatsService({ db, clock, catalogue }, instances),
+    computeOps: new OpsService({ db, clock, events, queue, catalogue, ips }, instances),
+    computeRebuild: new RebuildService({ db, clock, events, queue, catalogue }, instances),
+    computeClone: new CloneService({ db, clock, events, queue, catalogue, ips }, instances),
     catalogue,
     events: new EventsService(db, clock, new FeedCache(config.feedCacheMb * 1024 * 1024)),
     profile: new ProfileService(db, events),

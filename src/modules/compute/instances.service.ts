@@ -223,6 +223,8 @@ export class InstancesService {
           has_user_data: userData !== null ? 1 : 0,
           ipv6: null,
           last_booted_config_id: null,
+          pending_migration: null,
+          resume_status: null,
           created: now,
           updated: now,
         })
