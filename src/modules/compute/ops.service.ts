@@ -2,6 +2,7 @@ import type { Static } from '@sinclair/typebox';
 import type { Principal } from '../../auth/principal.js';
 import { errors, FieldErrors } from '../../errors/errors.js';
 import { isoSeconds } from '../../lib/time.js';
+import type { InstanceType, Region } from '../catalogue/catalogue.data.js';
 import type { CatalogueService } from '../catalogue/catalogue.service.js';
 import { entityRefs } from '../events/events.types.js';
 import type { IpAllocator } from '../networking/ip-allocator.js';
@@ -21,6 +22,20 @@ export interface OpsDeps extends OpDeps {
 export const PENDING_MIGRATION = 'Compute has a migration pending; wait until it completes.';
 export const OUTSTANDING_BALANCE =
   'Compute cannot be resized while the account has an outstanding balance.';
+
+/**
+ * Why a migration cannot `upgrade` (spec: 400, and nothing migrates): the type has no free
+ * upgrade (no successor), or the target region does not offer the successor.
+ */
+export function upgradeRefusal(
+  next: InstanceType | undefined,
+  where: Region | undefined,
+): string | undefined {
+  if (!next) return 'No free upgrade is available for this type';
+  if (!where || !typeAvailableIn(where, next))
+    return 'The target region does not allow this upgrade';
+  return undefined;
+}
 
 /** Resize, mutate, migrate, rescue and root password reset. */
 export class OpsService {
@@ -116,10 +131,8 @@ export class OpsService {
         const successor = catalogue.type(inst.type)?.successor ?? null;
         const next = successor === null ? undefined : catalogue.type(successor);
         const where = catalogue.region(target?.id ?? inst.region);
-        if (!next)
-          throw errors.invalidField('upgrade', 'No free upgrade is available for this type');
-        if (!where || !typeAvailableIn(where, next))
-          throw errors.invalidField('upgrade', 'The target region does not allow this upgrade');
+        const refusal = upgradeRefusal(next, where);
+        if (refusal || !next) throw errors.invalidField('upgrade', refusal ?? 'upgrade');
         upgradeTo = next.id;
       }
       const current = catalogue.type(inst.type);

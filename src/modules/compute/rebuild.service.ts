@@ -40,10 +40,11 @@ export class RebuildService {
 
   async rebuild(p: Principal, id: number, b: Body): Promise<ApiInstance> {
     const { catalogue } = this.d;
+    // The catalogue reads outside the transaction (it holds its own connection).
+    const image = await catalogue.image(b.image, p.accountId);
     return this.d.db.transaction(async (tx) => {
       const inst = await this.instances.load(tx, p, id, 'read_write', true);
       const fe = new FieldErrors();
-      const image = await catalogue.image(b.image, p.accountId);
       if (!image) fe.add('image', 'image is not valid');
       await checkDeployCredentials(tx, fe, p, {
         imageId: b.image,
