@@ -143,6 +143,8 @@ const ALLOWED: AllowedDifference[] = [
       'createComputeInstance',
       'getComputeInstance',
       'updateComputeInstance',
+      'cloneComputeInstance',
+      'rebuildComputeInstance',
     ],
     details: ['response Compute.backups.last_successful: nullable in Stratus only'],
     reason:
@@ -177,7 +179,7 @@ const ALLOWED: AllowedDifference[] = [
       'the spec: a device slot may be null (empty); a slot holds a disk or a volume, the other id is null',
   },
   {
-    ops: ['addComputeConfig', 'updateComputeConfig'],
+    ops: ['addComputeConfig', 'updateComputeConfig', 'rescueComputeInstance'],
     details: [
       'request Device: nullable in Stratus only',
       'request Device.disk_id: nullable in Stratus only',
@@ -189,6 +191,13 @@ const ALLOWED: AllowedDifference[] = [
     ops: ['addComputeConfig', 'updateComputeConfig'],
     details: ['request ComputeConfigInterfaces: nullable in Stratus only'],
     reason: 'interfaces null counts as omitted (unchanged), as some clients send for "not set"',
+  },
+  // Compute, advanced: backups, clone, migrate, resize, rebuild, rescue.
+  {
+    ops: ['rescueComputeInstance'],
+    details: ['request RescueDevices: field sdh only in Stratus'],
+    reason:
+      'sdh is declared so that it is refused with a 400 naming devices.sdh (the spec: sdh is reserved), instead of being dropped silently',
   },
   // IP addresses and statistics.
   {
