@@ -32,6 +32,7 @@ import { interfacesRoutes } from './modules/compute/interfaces.routes.js';
 import { computeIpsRoutes } from './modules/compute/ips.routes.js';
 import { computeStatsRoutes } from './modules/compute/stats.routes.js';
 import { computeOpsRoutes } from './modules/compute/ops.routes.js';
+import { computeBackupsRoutes } from './modules/compute/backups.routes.js';
 import { networkingRoutes } from './modules/networking/networking.routes.js';
 import { eventsRoutes } from './modules/events/events.routes.js';
 import { profileRoutes } from './modules/profile/profile.routes.js';
@@ -64,6 +65,7 @@ function areas(ctx: AppContext): FastifyPluginAsync[] {
     computeIpsRoutes(ctx),
     computeStatsRoutes(ctx),
     computeOpsRoutes(ctx),
+    computeBackupsRoutes(ctx),
     networkingRoutes(ctx),
     volumesRoutes(ctx),
   ] as FastifyPluginAsync[];

@@ -24,6 +24,7 @@ import { StatsService } from './modules/compute/stats.service.js';
 import { OpsService } from './modules/compute/ops.service.js';
 import { RebuildService } from './modules/compute/rebuild.service.js';
 import { CloneService } from './modules/compute/clone.service.js';
+import { BackupsService } from './modules/compute/backups.service.js';
 import { IpsService } from './modules/networking/ips.service.js';
 import { FeedCache } from './modules/events/events.feed.js';
 import { EventsService } from './modules/events/events.service.js';
@@ -56,6 +57,7 @@ export interface Services {
   computeOps: OpsService;
   computeRebuild: RebuildService;
   computeClone: CloneService;
+  computeBackups: BackupsService;
   volumes: VolumesService;
 }
 
@@ -133,6 +135,7 @@ export async function createContext(
     computeOps: new OpsService({ db, clock, events, queue, catalogue, ips }, instances),
     computeRebuild: new RebuildService({ db, clock, events, queue, catalogue }, instances),
     computeClone: new CloneService({ db, clock, events, queue, catalogue, ips }, instances),
+    computeBackups: new BackupsService({ db, clock, events, queue, catalogue }, instances),
     catalogue,
     events: new EventsService(db, clock, new FeedCache(config.feedCacheMb * 1024 * 1024)),
     profile: new ProfileService(db, events),

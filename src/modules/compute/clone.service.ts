@@ -24,6 +24,7 @@ import type { InstancesService } from './instances.service.js';
 import { IDLE_STATUSES } from './instances.service.js';
 import type { CloneBody } from './ops.schemas.js';
 import { setBackupsAddon } from './plan-changes.js';
+import { scheduleAutomaticBackups } from './backups.jobs.js';
 import { type OpDeps, startOp, typeAvailableIn } from './ops.start.js';
 
 type Body = Static<typeof CloneBody>;
@@ -221,7 +222,10 @@ export class CloneService {
       .set({ label: b.label ?? `compute${id}`, ipv6: ips.slaac(region, id) })
       .where('id', '=', id)
       .execute();
-    if (backups) await setBackupsAddon(tx, id, true, now);
+    if (backups) {
+      await setBackupsAddon(tx, id, true, now);
+      await scheduleAutomaticBackups(tx, this.d.queue, id, p.accountId);
+    }
     await authz.grantCreator(tx, p, 'compute', id);
     const tags = (await tagsOf(tx, 'compute', [src.id])).get(src.id) ?? [];
     if (tags.length > 0) await setTags(tx, p.accountId, 'compute', id, tags);

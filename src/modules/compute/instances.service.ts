@@ -14,7 +14,10 @@ import type { EventWriter } from '../events/events.writer.js';
 import { entityRefs } from '../events/events.types.js';
 import type { IpAllocator } from '../networking/ip-allocator.js';
 import { setTags } from '../tags/tags.repository.js';
+import { rescheduleAutomaticBackups, scheduleAutomaticBackups } from './backups.jobs.js';
+import { deployableBackup, writeContents } from './backups.repository.js';
 import { deleteJob, lifecycleJob } from './compute.jobs.js';
+import { setBackupsAddon } from './plan-changes.js';
 import {
   type ApiInstance,
   DEFAULT_HELPERS,
@@ -145,9 +148,11 @@ export class InstancesService {
     const imageId = b.image ?? null;
     if (imageId !== null && b.backup_id !== undefined && b.backup_id !== null) {
       fe.add('image', 'image and backup_id cannot both be given');
-    } else if (b.backup_id !== undefined && b.backup_id !== null) {
-      fe.add('backup_id', 'Backup not found');
     }
+    const backup =
+      imageId === null && b.backup_id !== undefined && b.backup_id !== null
+        ? await deployableBackup(this.d.db, fe, p, b.backup_id, region?.id, type?.disk)
+        : undefined;
     const image = imageId === null ? undefined : await catalogue.image(imageId, p.accountId);
     if (imageId !== null && !image) fe.add('image', 'image is not valid');
     await checkDeployCredentials(this.d.db, fe, p, {
@@ -198,7 +203,7 @@ export class InstancesService {
       .executeTakeFirstOrThrow();
     // The account-wide setting forces backups on for new instances.
     const backups = toBool(account.backups_enabled) || (b.backups_enabled ?? false);
-    const booted = b.booted ?? imageId !== null;
+    const booted = b.booted ?? (imageId !== null || backup !== undefined);
 
     return this.d.db.transaction(async (tx) => {
       const now = this.now();
@@ -216,9 +221,9 @@ export class InstancesService {
           host_uuid: newHostUuid(),
           watchdog_enabled: 1,
           alerts: JSON.stringify(defaultAlerts(type.vcpus)),
-          backups_enabled: backups ? 1 : 0,
-          backups_day: backups ? 'Scheduling' : null,
-          backups_window: backups ? 'Scheduling' : null,
+          backups_enabled: 0,
+          backups_day: null,
+          backups_window: null,
           backups_last_successful: null,
           has_user_data: userData !== null ? 1 : 0,
           ipv6: null,
@@ -237,6 +242,10 @@ export class InstancesService {
         .set({ label, ipv6: this.d.ips.slaac(region.id, id) })
         .where('id', '=', id)
         .execute();
+      if (backups) {
+        await setBackupsAddon(tx, id, true, now);
+        await scheduleAutomaticBackups(tx, this.d.queue, id, p.accountId);
+      }
       await authz.grantCreator(tx, p, 'compute', id);
       if (b.tags) await setTags(tx, p.accountId, 'compute', id, b.tags);
 
@@ -256,6 +265,15 @@ export class InstancesService {
       }
 
       let configId: number | null = null;
+      if (backup) {
+        // Disks and configs as the backup holds them (`not ready` until provisioned).
+        configId = await writeContents(tx, backup, id, p.accountId, now);
+        await tx.db
+          .updateTable('instances')
+          .set({ image: backup.image })
+          .where('id', '=', id)
+          .execute();
+      }
       if (image) {
         const fs = catalogue.imageExtras(image.id)?.filesystem ?? 'ext4';
         const minDisk = catalogue.imageExtras(image.id)?.min_disk_mb ?? image.size;
@@ -395,6 +413,7 @@ export class InstancesService {
         .where('id', '=', id)
         .execute();
       if (b.tags !== undefined) await setTags(tx, p.accountId, 'compute', id, b.tags);
+      if (schedule !== undefined) await rescheduleAutomaticBackups(tx, this.d.clock.nowMs(), id);
       const label = b.label ?? row.label;
       await this.d.events.record(tx, {
         accountId: p.accountId,
