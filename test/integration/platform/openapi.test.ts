@@ -199,6 +199,22 @@ const ALLOWED: AllowedDifference[] = [
     reason:
       'sdh is declared so that it is refused with a 400 naming devices.sdh (the spec: sdh is reserved), instead of being dropped silently',
   },
+  {
+    ops: ['createSnapshot', 'getBackup', 'getBackups'],
+    details: ['response Backup.finished: nullable in Stratus only'],
+    reason: 'null until the backup has finished',
+  },
+  {
+    ops: ['getBackups'],
+    details: ['response automatic[].finished: nullable in Stratus only'],
+    reason: 'null until the backup has finished',
+  },
+  {
+    ops: ['getBackups'],
+    details: ['response Backup: nullable in Stratus only'],
+    reason:
+      'snapshot.in_progress and snapshot.current are null when there is no such snapshot, as the reference text says',
+  },
   // IP addresses and statistics.
   {
     ops: [
