@@ -1,6 +1,11 @@
 import type { Database } from '../../db/database.js';
 import { parseJson } from '../../db/database.js';
 import { catalogueData, type InstanceType } from '../catalogue/catalogue.data.js';
+import {
+  attachLimit,
+  MANY_VOLUMES_MIN_RAM_GB,
+  PERSISTENT_VOLUME_MAX,
+} from '../volumes/volumes.rules.js';
 import { changeInstanceType } from './plan-changes.js';
 
 /** A migration queued or under way, kept on the instance (`pending_migration`). */
@@ -137,4 +142,24 @@ export async function abandonMigration(db: Database, instanceId: number): Promis
     .set({ pending_migration: null })
     .where('id', '=', instanceId)
     .execute();
+}
+
+/**
+ * Why the volumes attached to an instance would not fit a new type (spec §8: as many volumes
+ * as GB of RAM, up to 64; more than 8 only with 16 GB of RAM or more), or undefined.
+ */
+export async function volumesProblem(
+  db: Database,
+  instanceId: number,
+  type: InstanceType,
+): Promise<string | undefined> {
+  const attached = (
+    await db.db.selectFrom('volumes').select('id').where('compute_id', '=', instanceId).execute()
+  ).length;
+  const limit = attachLimit(type.memory);
+  if (attached > limit)
+    return `The new type allows at most ${limit} attached volumes; detach volumes first.`;
+  if (attached > PERSISTENT_VOLUME_MAX && type.memory < MANY_VOLUMES_MIN_RAM_GB * 1024)
+    return `More than ${PERSISTENT_VOLUME_MAX} volumes need a type with ${MANY_VOLUMES_MIN_RAM_GB} GB of RAM or more; detach volumes first.`;
+  return undefined;
 }

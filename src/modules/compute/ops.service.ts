@@ -10,7 +10,7 @@ import { lifecycleJob } from './compute.jobs.js';
 import { DEVICE_SLOTS, type InstanceRow, insertIp } from './compute.repository.js';
 import { checkPassword } from './compute.rules.js';
 import type { InstancesService } from './instances.service.js';
-import { DISKS_DO_NOT_FIT, diskFit, type PendingMigration } from './ops.effects.js';
+import { DISKS_DO_NOT_FIT, diskFit, type PendingMigration, volumesProblem } from './ops.effects.js';
 import type { MigrateBody, ResizeBody, RescueBody } from './ops.schemas.js';
 import { type OpDeps, outstandingBalance, startOp, typeAvailableIn } from './ops.start.js';
 
@@ -73,6 +73,8 @@ export class OpsService {
       const allowAuto = b.allow_auto_disk_resize ?? true;
       const fit = await diskFit(tx, inst.id, type, allowAuto);
       if (!fit.fits) throw errors.invalidField('type', DISKS_DO_NOT_FIT);
+      const vp = await volumesProblem(tx, inst.id, type);
+      if (vp) throw errors.invalidField('type', vp);
       await startOp(this.d, tx, p, inst, {
         op: 'resize',
         action: 'compute_resize',

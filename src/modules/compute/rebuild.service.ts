@@ -21,6 +21,7 @@ import { checkStackScript, DEFAULT_SWAP_MB, userDataProblem } from './compute.ru
 import type { InstancesService } from './instances.service.js';
 import type { RebuildBody } from './ops.schemas.js';
 import { OUTSTANDING_BALANCE, PENDING_MIGRATION } from './ops.service.js';
+import { volumesProblem } from './ops.effects.js';
 import { type OpDeps, outstandingBalance, startOp, typeAvailableIn } from './ops.start.js';
 import { checkDeployCredentials } from './ssh.js';
 
@@ -77,6 +78,8 @@ export class RebuildService {
       if (typeId !== inst.type) {
         if (inst.pending_migration !== null) throw errors.reason(PENDING_MIGRATION);
         if (await outstandingBalance(tx, p.accountId)) throw errors.reason(OUTSTANDING_BALANCE);
+        const vp = await volumesProblem(tx, inst.id, type);
+        if (vp) throw errors.invalidField('type', vp);
       }
       await this.instances.assertIdle(tx, inst);
       await this.instances.assertDisksIdle(tx, inst);

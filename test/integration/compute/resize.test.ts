@@ -151,4 +151,17 @@ describe('compute resize and mutate', () => {
     const busy = await t.post(`/v4/compute/instances/${old}/mutate`);
     expect(busy.body).toEqual({ errors: [{ reason: 'Compute busy.' }] });
   });
+
+  it("resizeComputeInstance: refused when the attached volumes exceed the new type's limit", async () => {
+    const id = await runningInstance(t, { type: 'g6-standard-1', booted: false });
+    for (const label of ['v-1', 'v-2']) {
+      const v = await t.post('/v4/volumes', { label, compute_id: id, size: 20 });
+      expect(v.status).toBe(200);
+    }
+    await t.settle();
+    // A nanode has 1 GB of RAM: one volume at most.
+    const r = await t.post(`/v4/compute/instances/${id}/resize`, { type: 'g6-nanode-1' });
+    expect(r.status).toBe(400);
+    expect(r.body.errors[0].reason).toMatch(/at most 1 attached volumes/);
+  });
 });
