@@ -1,5 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { buildTestApp, type TestApp } from '../../helpers/build-test-app.js';
+import { bootstrapAccount } from '../../../src/modules/identity/bootstrap.js';
+import { createTestUser } from '../../helpers/auth.js';
 import { eventsOf, runningInstance, statusOf, stepThrough } from './ops-helpers.js';
 
 describe('compute resize and mutate', () => {
@@ -163,5 +165,27 @@ describe('compute resize and mutate', () => {
     const r = await t.post(`/v4/compute/instances/${id}/resize`, { type: 'g6-nanode-1' });
     expect(r.status).toBe(400);
     expect(r.body.errors[0].reason).toMatch(/at most 1 attached volumes/);
+  });
+
+  it('resizeComputeInstance: needs read_write on the instance; another account sees a 404', async () => {
+    const id = await runningInstance(t);
+    const ro = await createTestUser(t, {
+      grants: [{ type: 'compute', id, permissions: 'read_only' }],
+    });
+    const r = await t.post(
+      `/v4/compute/instances/${id}/resize`,
+      { type: 'g6-standard-2' },
+      { token: ro.token },
+    );
+    expect(r.status).toBe(403);
+    const other = await bootstrapAccount(t.ctx.db, t.clock, {
+      email: 'o@example.com',
+      username: 'other',
+    });
+    const r2 = await t.post(`/v4/compute/instances/${id}/mutate`, undefined, {
+      token: other.token,
+    });
+    expect(r2.status).toBe(404);
+    expect(await statusOf(t, id)).toBe('running');
   });
 });
