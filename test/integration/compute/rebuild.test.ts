@@ -81,6 +81,18 @@ describe('compute rebuild, rescue and root password', () => {
     expect(owed.body.errors[0].reason).toMatch(/outstanding balance/);
   });
 
+  it('rebuildComputeInstance: a type change is refused with a pending migration', async () => {
+    const id = await runningInstance(t);
+    expect((await t.post(`/v4/compute/instances/${id}/migrate`)).status).toBe(200);
+    const r = await rebuild(id, {
+      image: 'compute/debian12',
+      root_pass: STRONG,
+      type: 'g6-standard-2',
+    });
+    expect(r.status).toBe(400);
+    expect(r.body.errors[0].reason).toMatch(/migration pending/);
+  });
+
   it('rebuildComputeInstance: refused while busy', async () => {
     const id = await runningInstance(t);
     await t.post(`/v4/compute/instances/${id}/reboot`);
