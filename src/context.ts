@@ -22,6 +22,7 @@ import { DisksService } from './modules/compute/disks.service.js';
 import { InterfacesService } from './modules/compute/interfaces.service.js';
 import { StatsService } from './modules/compute/stats.service.js';
 import { OpsService } from './modules/compute/ops.service.js';
+import { MigrateService } from './modules/compute/migrate.service.js';
 import { RebuildService } from './modules/compute/rebuild.service.js';
 import { CloneService } from './modules/compute/clone.service.js';
 import { BackupsService } from './modules/compute/backups.service.js';
@@ -55,6 +56,7 @@ export interface Services {
   ips: IpsService;
   stats: StatsService;
   computeOps: OpsService;
+  computeMigrate: MigrateService;
   computeRebuild: RebuildService;
   computeClone: CloneService;
   computeBackups: BackupsService;
@@ -133,6 +135,7 @@ export async function createContext(
     ips: new IpsService({ db, clock, events, ips, instances }),
     stats: new StatsService({ db, clock, catalogue }, instances),
     computeOps: new OpsService({ db, clock, events, queue, catalogue, ips }, instances),
+    computeMigrate: new MigrateService({ db, clock, events, queue, catalogue, ips }, instances),
     computeRebuild: new RebuildService({ db, clock, events, queue, catalogue }, instances),
     computeClone: new CloneService({ db, clock, events, queue, catalogue, ips }, instances),
     computeBackups: new BackupsService({ db, clock, events, queue, catalogue }, instances),

@@ -70,7 +70,7 @@ export function computeOpsRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
         config: { operationId: 'migrateComputeInstance', ...write },
       },
       async (req) => {
-        await ops.migrate(principal(req), req.params.computeId, req.body);
+        await ctx.services.computeMigrate.migrate(principal(req), req.params.computeId, req.body);
         return {};
       },
     );

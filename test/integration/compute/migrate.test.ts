@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { buildTestApp, type TestApp } from '../../helpers/build-test-app.js';
 import { catalogueData } from '../../../src/modules/catalogue/catalogue.data.js';
-import { upgradeRefusal } from '../../../src/modules/compute/ops.service.js';
+import { upgradeRefusal } from '../../../src/modules/compute/migrate.service.js';
 import { eventsOf, runningInstance, statusOf, stepThrough } from './ops-helpers.js';
 
 describe('compute migrate', () => {
