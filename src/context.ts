@@ -33,6 +33,7 @@ import { EventWriter } from './modules/events/events.writer.js';
 import { IpAllocator, loadPools } from './modules/networking/ip-allocator.js';
 import { ProfileService } from './modules/profile/profile.service.js';
 import { AccountService } from './modules/account/account.service.js';
+import { PaymentMethodsService } from './modules/billing/payment-methods.service.js';
 import { GrantsService } from './modules/account/grants.service.js';
 import { UsersService } from './modules/account/users.service.js';
 import { SshKeysService } from './modules/profile/sshkeys.service.js';
@@ -61,6 +62,7 @@ export interface Services {
   computeClone: CloneService;
   computeBackups: BackupsService;
   volumes: VolumesService;
+  paymentMethods: PaymentMethodsService;
 }
 
 /** Everything a process needs, wired explicitly. Nothing is created at import time. */
@@ -148,6 +150,7 @@ export async function createContext(
     tokens: new TokensService(db, clock, events),
     sshKeys: new SshKeysService(db, clock, events),
     volumes: new VolumesService({ db, clock, events, queue, catalogue }),
+    paymentMethods: new PaymentMethodsService({ db, clock, events }),
   };
   return {
     config,
