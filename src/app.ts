@@ -32,6 +32,8 @@ import { disksRoutes } from './modules/compute/disks.routes.js';
 import { interfacesRoutes } from './modules/compute/interfaces.routes.js';
 import { computeIpsRoutes } from './modules/compute/ips.routes.js';
 import { computeStatsRoutes } from './modules/compute/stats.routes.js';
+import { computeOpsRoutes } from './modules/compute/ops.routes.js';
+import { computeBackupsRoutes } from './modules/compute/backups.routes.js';
 import { networkingRoutes } from './modules/networking/networking.routes.js';
 import { addressesRoutes } from './modules/networking/addresses.routes.js';
 import { firewallInternalRoutes, firewallsRoutes } from './modules/networking/firewalls.routes.js';
@@ -82,6 +84,8 @@ function areas(ctx: AppContext): FastifyPluginAsync[] {
     interfacesRoutes(ctx),
     computeIpsRoutes(ctx),
     computeStatsRoutes(ctx),
+    computeOpsRoutes(ctx),
+    computeBackupsRoutes(ctx),
     networkingRoutes(ctx),
     firewallsRoutes(ctx),
     addressesRoutes(ctx),

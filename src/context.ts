@@ -21,6 +21,11 @@ import { ConfigsService } from './modules/compute/configs.service.js';
 import { DisksService } from './modules/compute/disks.service.js';
 import { InterfacesService } from './modules/compute/interfaces.service.js';
 import { StatsService } from './modules/compute/stats.service.js';
+import { OpsService } from './modules/compute/ops.service.js';
+import { MigrateService } from './modules/compute/migrate.service.js';
+import { RebuildService } from './modules/compute/rebuild.service.js';
+import { CloneService } from './modules/compute/clone.service.js';
+import { BackupsService } from './modules/compute/backups.service.js';
 import { IpsService } from './modules/networking/ips.service.js';
 import { ForwardDns } from './modules/networking/forward-dns.js';
 import { FirewallsService } from './modules/networking/firewalls.service.js';
@@ -70,6 +75,11 @@ export interface Services {
   ipv6: Ipv6Service;
   vlans: VlansService;
   stats: StatsService;
+  computeOps: OpsService;
+  computeMigrate: MigrateService;
+  computeRebuild: RebuildService;
+  computeClone: CloneService;
+  computeBackups: BackupsService;
   volumes: VolumesService;
   vpcs: VpcsService;
   subnets: SubnetsService;
@@ -181,6 +191,11 @@ export async function createContext(
       data.regions.filter((r) => r.capabilities.includes('Vlans')).map((r) => r.id),
     ),
     stats: new StatsService({ db, clock, catalogue }, instances),
+    computeOps: new OpsService({ db, clock, events, queue, catalogue, ips }, instances),
+    computeMigrate: new MigrateService({ db, clock, events, queue, catalogue, ips }, instances),
+    computeRebuild: new RebuildService({ db, clock, events, queue, catalogue }, instances),
+    computeClone: new CloneService({ db, clock, events, queue, catalogue, ips }, instances),
+    computeBackups: new BackupsService({ db, clock, events, queue, catalogue }, instances),
     catalogue,
     events: new EventsService(db, clock, new FeedCache(config.feedCacheMb * 1024 * 1024)),
     profile: new ProfileService(db, events),

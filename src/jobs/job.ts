@@ -32,6 +32,11 @@ export interface JobDefinition<P> {
   version: number;
   payload: TSchema;
   maxAttempts: number;
+  /**
+   * A schedule that re-enqueues itself for ever (automatic backups). `nextDueAt` — what a caller
+   * waiting for work to finish (tests' `settle`) follows — leaves it out; `runDue` runs it when due.
+   */
+  recurring?: boolean;
   /** Back-off before retry number `attempt` (1-based). */
   backoffMs?: (attempt: number) => number;
   handle(ctx: JobContext, payload: P): Promise<StepResult<P>>;

@@ -52,6 +52,8 @@ export class JobRunner {
   readonly workerId = `w-${randomUUID().slice(0, 8)}`;
   readonly stats: RunnerStats = { succeeded: 0, failed: 0, retried: 0, steps: 0 };
   private readonly defs: Map<string, AnyJobDefinition>;
+  /** Names of the recurring jobs, which `nextDueAt` leaves out. */
+  private readonly recurring: string[];
   private readonly leaseMs: number;
   private readonly batchSize: number;
   private readonly pollMs: number;
@@ -61,6 +63,7 @@ export class JobRunner {
 
   constructor(private readonly deps: RunnerDeps) {
     this.defs = new Map(deps.definitions.map((d) => [d.name, d]));
+    this.recurring = deps.definitions.filter((d) => d.recurring).map((d) => d.name);
     this.leaseMs = deps.leaseMs ?? 60_000;
     this.batchSize = deps.batchSize ?? 10;
     this.pollMs = deps.pollMs ?? 100;
@@ -242,7 +245,8 @@ export class JobRunner {
 
   /**
    * Epoch ms when there is next something to do: the earliest queued job's due time, or the end
-   * of a running job's lease (when it can be recovered from a worker that died).
+   * of a running job's lease (when it can be recovered from a worker that died). Recurring
+   * schedules are left out: they never finish.
    */
   async nextDueAt(): Promise<number | undefined> {
     const row = await this.deps.db.db
@@ -255,6 +259,7 @@ export class JobRunner {
         ),
       )
       .where('status', 'in', ['queued', 'running'])
+      .$if(this.recurring.length > 0, (qb) => qb.where('name', 'not in', this.recurring))
       .executeTakeFirst();
     return row?.next === null || row?.next === undefined ? undefined : Number(row.next);
   }

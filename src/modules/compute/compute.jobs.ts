@@ -189,6 +189,9 @@ export const deleteJob = defineJob<DeletePayload>({
       await ctx.db.db.deleteFrom('config_interfaces').where('instance_id', '=', inst.id).execute();
       await ctx.db.db.deleteFrom('configs').where('instance_id', '=', inst.id).execute();
       await ctx.db.db.deleteFrom('disks').where('instance_id', '=', inst.id).execute();
+      // Its backups go with it (the automatic schedule ends itself when it finds no instance).
+      await ctx.db.db.deleteFrom('backups').where('instance_id', '=', inst.id).execute();
+      await ctx.db.db.deleteFrom('instance_clones').where('target_id', '=', inst.id).execute();
       await dropTags(ctx.db, 'compute', inst.id);
       await authz.dropEntity(ctx.db, 'compute', inst.id);
       await ctx.db.db.deleteFrom('instances').where('id', '=', inst.id).execute();

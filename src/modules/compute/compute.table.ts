@@ -36,6 +36,10 @@ export interface InstancesTable {
   /** SLAAC address without prefix length, or null. */
   ipv6: string | null;
   last_booted_config_id: number | null;
+  /** JSON {kind: 'host'|'datacenter', region, type} while a migration is queued or under way. */
+  pending_migration: string | null;
+  /** While `cloning`: the status the source returns to when its last clone ends. */
+  resume_status: InstanceStatus | null;
   created: string;
   updated: string;
 }
@@ -105,10 +109,49 @@ export interface InstanceRunsTable {
   stopped_ms: number | null;
 }
 
+/** Clones under way from a source instance (at most 5 at once). */
+export interface InstanceClonesTable {
+  id: Generated<number>;
+  account_id: number;
+  source_id: number;
+  target_id: number;
+  created_ms: number;
+}
+
+export type BackupStatus =
+  | 'paused'
+  | 'pending'
+  | 'running'
+  | 'needsPostProcessing'
+  | 'successful'
+  | 'failed'
+  | 'userAborted';
+
+/** Backups of an instance: automatic (daily, weekly, biweekly slots) and the one snapshot. */
+export interface BackupsTable {
+  id: Generated<number>;
+  account_id: number;
+  instance_id: number;
+  region: string;
+  type: 'auto' | 'snapshot';
+  /** Automatic backups: 'daily', 'weekly' or 'biweekly'; null for a snapshot. */
+  slot: string | null;
+  status: BackupStatus;
+  available: number;
+  label: string | null;
+  /** JSON BackupContents: the disks and configs captured. */
+  contents: string;
+  created: string;
+  updated: string;
+  finished: string | null;
+}
+
 export interface ComputeTables {
   instances: InstancesTable;
   disks: DisksTable;
   configs: ConfigsTable;
   config_interfaces: ConfigInterfacesTable;
   instance_runs: InstanceRunsTable;
+  instance_clones: InstanceClonesTable;
+  backups: BackupsTable;
 }

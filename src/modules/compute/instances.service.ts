@@ -16,7 +16,10 @@ import type { FirewallsService } from '../networking/firewalls.service.js';
 import type { IpAllocator } from '../networking/ip-allocator.js';
 import { recordDeployment, checkStackScript } from '../stackscripts/stackscripts.deploy.js';
 import { setTags } from '../tags/tags.repository.js';
+import { rescheduleAutomaticBackups, scheduleAutomaticBackups } from './backups.jobs.js';
+import { deployableBackup, writeContents } from './backups.repository.js';
 import { deleteJob, lifecycleJob } from './compute.jobs.js';
+import { setBackupsAddon } from './plan-changes.js';
 import {
   type ApiInstance,
   DEFAULT_HELPERS,
@@ -149,9 +152,11 @@ export class InstancesService {
     const imageId = b.image ?? null;
     if (imageId !== null && b.backup_id !== undefined && b.backup_id !== null) {
       fe.add('image', 'image and backup_id cannot both be given');
-    } else if (b.backup_id !== undefined && b.backup_id !== null) {
-      fe.add('backup_id', 'Backup not found');
     }
+    const backup =
+      imageId === null && b.backup_id !== undefined && b.backup_id !== null
+        ? await deployableBackup(this.d.db, fe, p, b.backup_id, region?.id, type?.disk)
+        : undefined;
     const image = imageId === null ? undefined : await catalogue.deployableImage(p, imageId, fe);
     await checkDeployCredentials(this.d.db, fe, p, {
       imageId,
@@ -202,7 +207,7 @@ export class InstancesService {
       .executeTakeFirstOrThrow();
     // The account-wide setting forces backups on for new instances.
     const backups = toBool(account.backups_enabled) || (b.backups_enabled ?? false);
-    const booted = b.booted ?? imageId !== null;
+    const booted = b.booted ?? (imageId !== null || backup !== undefined);
 
     return this.d.db.transaction(async (tx) => {
       const now = this.now();
@@ -220,13 +225,15 @@ export class InstancesService {
           host_uuid: newHostUuid(),
           watchdog_enabled: 1,
           alerts: JSON.stringify(defaultAlerts(type.vcpus)),
-          backups_enabled: backups ? 1 : 0,
-          backups_day: backups ? 'Scheduling' : null,
-          backups_window: backups ? 'Scheduling' : null,
+          backups_enabled: 0,
+          backups_day: null,
+          backups_window: null,
           backups_last_successful: null,
           has_user_data: userData !== null ? 1 : 0,
           ipv6: null,
           last_booted_config_id: null,
+          pending_migration: null,
+          resume_status: null,
           created: now,
           updated: now,
         })
@@ -239,6 +246,10 @@ export class InstancesService {
         .set({ label, ipv6: this.d.ips.slaac(region.id, id) })
         .where('id', '=', id)
         .execute();
+      if (backups) {
+        await setBackupsAddon(tx, id, true, now);
+        await scheduleAutomaticBackups(tx, this.d.queue, id, p.accountId);
+      }
       await authz.grantCreator(tx, p, 'compute', id);
       if (interfaces) {
         // VPC addresses are chosen with the subnets locked, inside the create's transaction.
@@ -272,6 +283,15 @@ export class InstancesService {
       }
 
       let configId: number | null = null;
+      if (backup) {
+        // Disks and configs as the backup holds them (`not ready` until provisioned).
+        configId = await writeContents(tx, backup, id, p.accountId, now);
+        await tx.db
+          .updateTable('instances')
+          .set({ image: backup.image })
+          .where('id', '=', id)
+          .execute();
+      }
       if (image) {
         const fs = catalogue.imageExtras(image.id)?.filesystem ?? 'ext4';
         const minDisk = catalogue.imageExtras(image.id)?.min_disk_mb ?? image.size;
@@ -411,6 +431,7 @@ export class InstancesService {
         .where('id', '=', id)
         .execute();
       if (b.tags !== undefined) await setTags(tx, p.accountId, 'compute', id, b.tags);
+      if (schedule !== undefined) await rescheduleAutomaticBackups(tx, this.d.clock.nowMs(), id);
       const label = b.label ?? row.label;
       await this.d.events.record(tx, {
         accountId: p.accountId,

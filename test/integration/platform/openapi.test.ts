@@ -144,6 +144,8 @@ const ALLOWED: AllowedDifference[] = [
       'createComputeInstance',
       'getComputeInstance',
       'updateComputeInstance',
+      'cloneComputeInstance',
+      'rebuildComputeInstance',
     ],
     details: ['response Compute.backups.last_successful: nullable in Stratus only'],
     reason:
@@ -178,7 +180,7 @@ const ALLOWED: AllowedDifference[] = [
       'the spec: a device slot may be null (empty); a slot holds a disk or a volume, the other id is null',
   },
   {
-    ops: ['addComputeConfig', 'updateComputeConfig'],
+    ops: ['addComputeConfig', 'updateComputeConfig', 'rescueComputeInstance'],
     details: [
       'request Device: nullable in Stratus only',
       'request Device.disk_id: nullable in Stratus only',
@@ -190,6 +192,29 @@ const ALLOWED: AllowedDifference[] = [
     ops: ['addComputeConfig', 'updateComputeConfig'],
     details: ['request ComputeConfigInterfaces: nullable in Stratus only'],
     reason: 'interfaces null counts as omitted (unchanged), as some clients send for "not set"',
+  },
+  // Compute, advanced: backups, clone, migrate, resize, rebuild, rescue.
+  {
+    ops: ['rescueComputeInstance'],
+    details: ['request RescueDevices: field sdh only in Stratus'],
+    reason:
+      'sdh is declared so that it is refused with a 400 naming devices.sdh (the spec: sdh is reserved), instead of being dropped silently',
+  },
+  {
+    ops: ['createSnapshot', 'getBackup', 'getBackups'],
+    details: ['response Backup.finished: nullable in Stratus only'],
+    reason: 'null until the backup has finished',
+  },
+  {
+    ops: ['getBackups'],
+    details: ['response automatic[].finished: nullable in Stratus only'],
+    reason: 'null until the backup has finished',
+  },
+  {
+    ops: ['getBackups'],
+    details: ['response Backup: nullable in Stratus only'],
+    reason:
+      'snapshot.in_progress and snapshot.current are null when there is no such snapshot, as the reference text says',
   },
   // IP addresses and statistics.
   {

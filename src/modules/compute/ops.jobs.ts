@@ -1,0 +1,213 @@
+import { Type } from '@sinclair/typebox';
+import type { JobContext } from '../../jobs/job.js';
+import { defineJob } from '../../jobs/job.js';
+import type { WorkKind } from '../../jobs/timing.js';
+import { isoSeconds } from '../../lib/time.js';
+import { entityRefs } from '../events/events.types.js';
+import { lifecycleJob, STEPS } from './compute.jobs.js';
+import { instanceById, newHostUuid } from './compute.repository.js';
+import type { InstanceStatus } from './compute.table.js';
+import { finishClone } from './clone.effects.js';
+import {
+  abandonMigration,
+  applyTypeChange,
+  finishDatacenterMove,
+  readPendingMigration,
+} from './ops.effects.js';
+
+/** The long operations of an instance beyond power: each a sequence of statuses and events. */
+export type OpKind =
+  | 'resize'
+  | 'mutate'
+  | 'migrate'
+  | 'migrate_datacenter'
+  | 'rebuild'
+  | 'clone'
+  | 'restore';
+
+export interface OpPayload {
+  op: OpKind;
+  /** The instance worked on (clone and restore: the target). */
+  instanceId: number;
+  accountId: number;
+  eventId: number;
+  step: number;
+  username: string | null;
+  /** After the work: boot with a `compute_boot` event (the operation shut it down, or rebuild). */
+  bootAfter: boolean;
+  /** The config to boot (rebuild: the new one); null: the last booted or only config. */
+  configId: number | null;
+  /** After the work without a boot: the status to end in (warm operations stay running). */
+  endStatus: InstanceStatus;
+  /** Resize, mutate, migrate with upgrade: the new type. */
+  type?: string;
+  allowAutoDiskResize?: boolean;
+  /** Clone: the source instance. */
+  sourceId?: number;
+}
+
+const KIND: Record<OpKind, WorkKind> = {
+  resize: 'resize',
+  mutate: 'resize',
+  migrate: 'migrate',
+  migrate_datacenter: 'migrate',
+  rebuild: 'rebuild',
+  clone: 'clone',
+  restore: 'restore',
+};
+
+/** The status an instance shows while each operation runs. */
+export const OP_STATUS: Record<OpKind, InstanceStatus> = {
+  resize: 'migrating',
+  mutate: 'migrating',
+  migrate: 'migrating',
+  migrate_datacenter: 'migrating',
+  rebuild: 'rebuilding',
+  clone: 'provisioning',
+  restore: 'restoring',
+};
+
+async function setStatus(ctx: JobContext, id: number, status: InstanceStatus): Promise<void> {
+  await ctx.db.db
+    .updateTable('instances')
+    .set({ status, updated: isoSeconds(ctx.clock.nowMs()) })
+    .where('id', '=', id)
+    .execute();
+}
+
+/** What each operation changes when its work is done (in the last step's transaction). */
+async function applyEffects(ctx: JobContext, p: OpPayload): Promise<void> {
+  const now = isoSeconds(ctx.clock.nowMs());
+  await ctx.db.db
+    .updateTable('disks')
+    .set({ status: 'ready', updated: now })
+    .where('instance_id', '=', p.instanceId)
+    .where('status', '=', 'not ready')
+    .execute();
+  switch (p.op) {
+    case 'resize':
+    case 'mutate':
+      if (p.type) await applyTypeChange(ctx.db, p.instanceId, p.type, !!p.allowAutoDiskResize, now);
+      break;
+    case 'migrate':
+    case 'migrate_datacenter': {
+      const pending = await readPendingMigration(ctx.db, p.instanceId);
+      if (p.op === 'migrate_datacenter' && pending?.region)
+        await finishDatacenterMove(ctx.db, p.instanceId, pending, now);
+      if (p.type) await applyTypeChange(ctx.db, p.instanceId, p.type, false, now);
+      await ctx.db.db
+        .updateTable('instances')
+        .set({ host_uuid: newHostUuid(), pending_migration: null })
+        .where('id', '=', p.instanceId)
+        .execute();
+      break;
+    }
+    case 'rebuild':
+      if (p.type) await applyTypeChange(ctx.db, p.instanceId, p.type, false, now);
+      break;
+    case 'clone':
+      if (p.sourceId !== undefined) await finishClone(ctx.db, p.sourceId, p.instanceId, now);
+      break;
+    default:
+      break;
+  }
+}
+
+/**
+ * Resize, mutate, migrate, rebuild, clone and restore: the instance shows the operation's status
+ * while the event goes `scheduled` → `started` (percent_complete rising) → `finished`; then the
+ * instance boots (a `compute_boot` event) if the operation shut it down, or ends in `endStatus`.
+ */
+export const opJob = defineJob<OpPayload>({
+  name: 'compute.op',
+  version: 1,
+  payload: Type.Object({ op: Type.String(), instanceId: Type.Integer() }),
+  maxAttempts: 5,
+  async handle(ctx, p) {
+    const inst = await instanceById(ctx.db, p.instanceId);
+    if (!inst || inst.status === 'deleting') {
+      await ctx.events.update(ctx.db, p.eventId, {
+        status: 'failed',
+        message: 'The instance was deleted.',
+      });
+      if (p.op === 'clone' && p.sourceId !== undefined)
+        await finishClone(ctx.db, p.sourceId, p.instanceId, isoSeconds(ctx.clock.nowMs()));
+      return undefined;
+    }
+    const delayMs = ctx.timing.stepMs(KIND[p.op], STEPS);
+    if (p.step === 0) {
+      await ctx.events.update(ctx.db, p.eventId, { status: 'started', percentComplete: 0 });
+      return { next: { ...p, step: 1 }, delayMs };
+    }
+    if (p.step < STEPS) {
+      await ctx.events.update(ctx.db, p.eventId, {
+        percentComplete: Math.round((p.step / STEPS) * 100),
+      });
+      return { next: { ...p, step: p.step + 1 }, delayMs };
+    }
+    await applyEffects(ctx, p);
+    await ctx.events.update(ctx.db, p.eventId, { status: 'finished' });
+    if (!p.bootAfter) {
+      await setStatus(ctx, p.instanceId, p.endStatus);
+      return undefined;
+    }
+    const after = await instanceById(ctx.db, p.instanceId);
+    const configs = await ctx.db.db
+      .selectFrom('configs')
+      .select('id')
+      .where('instance_id', '=', p.instanceId)
+      .orderBy('id')
+      .execute();
+    const ids = configs.map((c) => c.id);
+    const configId =
+      p.configId !== null && ids.includes(p.configId)
+        ? p.configId
+        : after?.last_booted_config_id !== null &&
+            after?.last_booted_config_id !== undefined &&
+            ids.includes(after.last_booted_config_id)
+          ? after.last_booted_config_id
+          : (ids[0] ?? null);
+    if (configId === null || !after) {
+      await setStatus(ctx, p.instanceId, 'offline');
+      return undefined;
+    }
+    await setStatus(ctx, p.instanceId, 'booting');
+    const eventId = await ctx.events.record(ctx.db, {
+      accountId: p.accountId,
+      action: 'compute_boot',
+      entity: entityRefs.compute(after.id, after.label),
+      status: 'scheduled',
+      username: p.username,
+    });
+    await ctx.queue.enqueue(
+      ctx.db,
+      lifecycleJob,
+      {
+        instanceId: after.id,
+        accountId: p.accountId,
+        op: 'boot',
+        eventId,
+        step: 0,
+        configId,
+        username: p.username,
+      },
+      { accountId: p.accountId, entity: { type: 'compute', id: after.id } },
+    );
+    return undefined;
+  },
+  async onFailure(ctx, p, error) {
+    await ctx.events.update(ctx.db, p.eventId, { status: 'failed', message: error.message });
+    const now = isoSeconds(ctx.clock.nowMs());
+    if (p.op === 'clone' && p.sourceId !== undefined)
+      await finishClone(ctx.db, p.sourceId, p.instanceId, now);
+    if (p.op === 'migrate' || p.op === 'migrate_datacenter')
+      await abandonMigration(ctx.db, p.instanceId);
+    await ctx.db.db
+      .updateTable('instances')
+      .set({ status: 'offline', pending_migration: null, updated: now })
+      .where('id', '=', p.instanceId)
+      .execute();
+  },
+});
+
+export const opJobs = [opJob];

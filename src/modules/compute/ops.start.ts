@@ -1,0 +1,117 @@
+import type { Principal } from '../../auth/principal.js';
+import type { Database } from '../../db/database.js';
+import type { JobQueue } from '../../jobs/queue.js';
+import type { Clock } from '../../lib/clock.js';
+import { isoSeconds } from '../../lib/time.js';
+import type { InstanceType, Region } from '../catalogue/catalogue.data.js';
+import { entityRefs } from '../events/events.types.js';
+import type { EventWriter } from '../events/events.writer.js';
+import { closeRun } from './compute.jobs.js';
+import type { InstanceRow } from './compute.repository.js';
+import { OP_STATUS, type OpKind, type OpPayload, opJob } from './ops.jobs.js';
+
+export interface OpDeps {
+  db: Database;
+  clock: Clock;
+  events: EventWriter;
+  queue: JobQueue;
+}
+
+export interface StartOp {
+  op: OpKind;
+  /** The event followed by pollers (percent_complete). */
+  action: string;
+  /** Recorded first, as a notification (e.g. `compute_resize_create`). */
+  createAction?: string;
+  /** Warm: a running instance keeps running; cold: it is shut down and booted afterwards. */
+  warm?: boolean;
+  /** Rebuild: boot afterwards whatever the instance was doing. */
+  boot?: boolean;
+  configId?: number | null;
+  type?: string;
+  allowAutoDiskResize?: boolean;
+  sourceId?: number;
+  /** The main event's entity when it is not the instance worked on (clone: the source). */
+  entity?: { id: number; label: string };
+  secondary?: { id: number; label: string };
+}
+
+/**
+ * Starts a long operation on an instance: its events (a `…_create` notification first when the
+ * operation has one), its status, and its job, all in the caller's transaction.
+ */
+export async function startOp(
+  d: OpDeps,
+  tx: Database,
+  p: Principal,
+  inst: InstanceRow,
+  o: StartOp,
+): Promise<number> {
+  const nowMs = d.clock.nowMs();
+  const wasRunning = inst.status === 'running';
+  const entity = entityRefs.compute(inst.id, inst.label);
+  const secondaryEntity = o.secondary
+    ? entityRefs.compute(o.secondary.id, o.secondary.label)
+    : null;
+  if (o.createAction) {
+    await d.events.record(tx, {
+      accountId: p.accountId,
+      action: o.createAction,
+      entity,
+      status: 'notification',
+      username: p.username,
+    });
+  }
+  const eventId = await d.events.record(tx, {
+    accountId: p.accountId,
+    action: o.action,
+    entity: o.entity ? entityRefs.compute(o.entity.id, o.entity.label) : entity,
+    secondaryEntity,
+    status: 'scheduled',
+    username: p.username,
+  });
+  const keepsRunning = wasRunning && o.warm === true && o.boot === undefined;
+  if (wasRunning && !keepsRunning) await closeRun(tx, inst.id, nowMs);
+  await tx.db
+    .updateTable('instances')
+    .set({ status: OP_STATUS[o.op], updated: isoSeconds(nowMs) })
+    .where('id', '=', inst.id)
+    .execute();
+  const payload: OpPayload = {
+    op: o.op,
+    instanceId: inst.id,
+    accountId: p.accountId,
+    eventId,
+    step: 0,
+    username: p.username,
+    bootAfter: o.boot ?? (wasRunning && !keepsRunning),
+    configId: o.configId ?? null,
+    endStatus: keepsRunning ? 'running' : 'offline',
+    ...(o.type !== undefined ? { type: o.type } : {}),
+    ...(o.allowAutoDiskResize !== undefined ? { allowAutoDiskResize: o.allowAutoDiskResize } : {}),
+    ...(o.sourceId !== undefined ? { sourceId: o.sourceId } : {}),
+  };
+  await d.queue.enqueue(tx, opJob, payload, {
+    accountId: p.accountId,
+    entity: { type: 'compute', id: inst.id },
+  });
+  return eventId;
+}
+
+/** Whether a region offers a type (premium and GPU plans need the region's capability). */
+export function typeAvailableIn(region: Region, type: InstanceType): boolean {
+  if (!region.capabilities.includes('Computes')) return false;
+  if (type.class === 'premium') return region.capabilities.includes('Premium Plans');
+  if (type.class === 'gpu') return region.capabilities.includes('GPU Computes');
+  return true;
+}
+
+/** Refusals shared by resize, and rebuild with a type (spec). */
+export async function outstandingBalance(db: Database, accountId: number): Promise<boolean> {
+  const acc = await db.db
+    .selectFrom('accounts')
+    .select('balance_cents')
+    .where('id', '=', accountId)
+    .executeTakeFirst();
+  return (acc?.balance_cents ?? 0) > 0;
+}
