@@ -35,6 +35,8 @@ import { networkingRoutes } from './modules/networking/networking.routes.js';
 import { eventsRoutes } from './modules/events/events.routes.js';
 import { profileRoutes } from './modules/profile/profile.routes.js';
 import { accountRoutes } from './modules/account/account.routes.js';
+import { loginServiceRoutes } from './modules/oauth/login-service.routes.js';
+import { oauthRoutes } from './modules/oauth/oauth.routes.js';
 import { volumesRoutes } from './modules/volumes/volumes.routes.js';
 
 export type StratusApp = FastifyInstance<
@@ -64,6 +66,7 @@ function areas(ctx: AppContext): FastifyPluginAsync[] {
     computeStatsRoutes(ctx),
     networkingRoutes(ctx),
     volumesRoutes(ctx),
+    oauthRoutes(ctx),
   ] as FastifyPluginAsync[];
 }
 
@@ -252,6 +255,8 @@ export async function buildApp(ctx: AppContext): Promise<StratusApp> {
     for (const area of areas(ctx)) await app.register(area, { prefix });
   }
 
+  // The OAuth login service, at its own paths outside the API prefixes.
+  await app.register(loginServiceRoutes(ctx));
   app.get('/v4/openapi.json', { schema: { hide: true } }, async () => app.swagger());
   registerInternal(app, ctx);
   return app;

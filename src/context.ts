@@ -32,6 +32,12 @@ import { GrantsService } from './modules/account/grants.service.js';
 import { UsersService } from './modules/account/users.service.js';
 import { SshKeysService } from './modules/profile/sshkeys.service.js';
 import { TokensService } from './modules/profile/tokens.service.js';
+import { AppsService } from './modules/oauth/apps.js';
+import { AuthorizeService } from './modules/oauth/authorize.service.js';
+import { ClientsService } from './modules/oauth/clients.service.js';
+import { LoginsService } from './modules/oauth/logins.js';
+import { TfaService } from './modules/oauth/tfa.service.js';
+import { TokenService } from './modules/oauth/token.service.js';
 import { VolumesService } from './modules/volumes/volumes.service.js';
 
 export interface Services {
@@ -51,6 +57,12 @@ export interface Services {
   ips: IpsService;
   stats: StatsService;
   volumes: VolumesService;
+  oauthClients: ClientsService;
+  oauthAuthorize: AuthorizeService;
+  oauthTokens: TokenService;
+  oauthLogins: LoginsService;
+  oauthApps: AppsService;
+  oauthTfa: TfaService;
 }
 
 /** Everything a process needs, wired explicitly. Nothing is created at import time. */
@@ -133,6 +145,12 @@ export async function createContext(
     tokens: new TokensService(db, clock, events),
     sshKeys: new SshKeysService(db, clock, events),
     volumes: new VolumesService({ db, clock, events, queue, catalogue }),
+    oauthClients: new ClientsService(db, clock, events),
+    oauthAuthorize: new AuthorizeService(db, clock),
+    oauthTokens: new TokenService(db, clock),
+    oauthLogins: new LoginsService(db, clock),
+    oauthApps: new AppsService(db),
+    oauthTfa: new TfaService(db, clock, events),
   };
   return {
     config,

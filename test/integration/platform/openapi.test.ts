@@ -24,6 +24,8 @@ const ALLOWED: AllowedDifference[] = [
       'getPersonalAccessTokens',
       'getComputeNodeBalancers',
       'getIPs',
+      'getAccountLogins',
+      'getProfileLogins',
     ],
     details: ['query page: only in Stratus', 'query page_size: only in Stratus'],
     reason:
@@ -266,6 +268,12 @@ const ALLOWED: AllowedDifference[] = [
     ],
     reason:
       'the shape the provider clients parse: {title, data: {cpu, io, netv4, netv6}}; the reference shows no data wrapper',
+  },
+  // OAuth: clients, the login service's grants, logins.
+  {
+    ops: ['getProfileApps', 'getProfileApp'],
+    details: ['response AuthorizedApp.thumbnail_url: nullable in Stratus only'],
+    reason: 'null while the client has no thumbnail, as OAuthClient.thumbnail_url is',
   },
 ];
 

@@ -1,0 +1,308 @@
+import { formatScopes, parseScopes } from '../../auth/scopes.js';
+import type { Database } from '../../db/database.js';
+import type { Clock } from '../../lib/clock.js';
+import { hashSecret, newSecret } from '../../lib/secrets.js';
+import { isoSeconds } from '../../lib/time.js';
+import { credentialsOf, saveCredentials } from './credentials.js';
+import { failedSince, recordLogin } from './logins.js';
+import type { OAuthClientsTable } from './oauth.table.js';
+import { dummyHash, verifyPassword } from './passwords.js';
+import { totpStep } from './totp.js';
+
+type ClientRow = Omit<OAuthClientsTable, 'id' | 'thumbnail'> & { id: number };
+
+/** A validated authorization request (RFC 6749 §4.1.1 with PKCE, RFC 7636). */
+export interface AuthRequest {
+  clientId: string;
+  /** The registered redirect URI (the only one accepted). */
+  redirectUri: string;
+  /** Whether the request named redirect_uri (the token request must then repeat it). */
+  explicitRedirect: boolean;
+  scopes: string;
+  state: string | null;
+  codeChallenge: string | null;
+}
+
+export type Params = Record<string, string | undefined>;
+
+/** The request cannot be sent back to the client: an error page, no redirect (§4.1.2.1). */
+export type AuthorizeResult =
+  | { ok: true; req: AuthRequest; client: ClientRow }
+  | { ok: false; page: string }
+  | { ok: false; redirect: string };
+
+export type SignInResult =
+  | { ok: true; ticket: string; username: string; req: AuthRequest; client: ClientRow }
+  | { ok: false; status: number; message: string; retryAfter?: number; req?: AuthRequest };
+
+/** Authorization codes live 5 minutes; a consent ticket 10. */
+export const CODE_TTL_MS = 5 * 60 * 1000;
+const TICKET_TTL_MS = 10 * 60 * 1000;
+/** Failed sign-ins: at most 5 per user and 20 per address in 15 minutes. */
+export const SIGNIN_WINDOW_MS = 15 * 60 * 1000;
+export const SIGNIN_MAX_FAILS_USER = 5;
+export const SIGNIN_MAX_FAILS_IP = 20;
+
+/** The URL a result goes back to the client at: the redirect URI with its query parameters. */
+export function redirectWith(uri: string, params: Record<string, string | null>): string {
+  const u = new URL(uri);
+  for (const [k, v] of Object.entries(params)) if (v !== null) u.searchParams.set(k, v);
+  return u.toString();
+}
+
+/** The login service's sign-in, consent and code issuance. */
+export class AuthorizeService {
+  constructor(
+    private readonly db: Database,
+    private readonly clock: Clock,
+  ) {}
+
+  async client(clientId: string | undefined): Promise<ClientRow | undefined> {
+    if (!clientId) return undefined;
+    return this.db.db
+      .selectFrom('oauth_clients')
+      .select([
+        'id',
+        'client_id',
+        'account_id',
+        'label',
+        'redirect_uri',
+        'public',
+        'status',
+        'secret_hash',
+        'thumbnail_type',
+        'created',
+      ])
+      .where('client_id', '=', clientId)
+      .executeTakeFirst();
+  }
+
+  /** GET /oauth/authorize's parameters, checked in the order RFC 6749 §4.1.2.1 gives. */
+  async validate(q: Params): Promise<AuthorizeResult> {
+    const client = await this.client(q.client_id);
+    if (!client || client.status !== 'active')
+      return { ok: false, page: 'Unknown or inactive client_id.' };
+    if (q.redirect_uri !== undefined && q.redirect_uri !== client.redirect_uri)
+      return {
+        ok: false,
+        page: 'redirect_uri does not match the client’s registered redirect URI.',
+      };
+    const state = q.state ?? null;
+    const fail = (error: string, description: string) => ({
+      ok: false as const,
+      redirect: redirectWith(client.redirect_uri, {
+        error,
+        error_description: description,
+        state,
+      }),
+    });
+    if (q.response_type !== 'code')
+      return fail('unsupported_response_type', 'response_type must be code');
+    const rawScopes = q.scopes ?? q.scope ?? '*';
+    const scopes = parseScopes(rawScopes);
+    if (!scopes) return fail('invalid_scope', 'scopes must be * or a list of <area>:<level>');
+    if (q.code_challenge !== undefined || q.code_challenge_method !== undefined) {
+      if ((q.code_challenge_method ?? 'plain') !== 'S256')
+        return fail('invalid_request', 'code_challenge_method must be S256');
+      if (!/^[A-Za-z0-9_-]{43}$/.test(q.code_challenge ?? ''))
+        return fail(
+          'invalid_request',
+          'code_challenge must be a base64url SHA-256 (43 characters)',
+        );
+    } else if (client.public) {
+      return fail('invalid_request', 'public clients must use PKCE (code_challenge, S256)');
+    }
+    return {
+      ok: true,
+      client,
+      req: {
+        clientId: client.client_id,
+        redirectUri: client.redirect_uri,
+        explicitRedirect: q.redirect_uri !== undefined,
+        scopes: formatScopes(scopes),
+        state,
+        codeChallenge: q.code_challenge ?? null,
+      },
+    };
+  }
+
+  /**
+   * Checks a sign-in (password, then the TOTP code when the user turned it on) with rate limits
+   * on failures, records the attempt, and on success opens a consent ticket.
+   */
+  async signIn(
+    q: Params,
+    form: { username: string; password: string; tfa_code: string },
+    ip: string,
+  ): Promise<SignInResult | Exclude<AuthorizeResult, { ok: true }>> {
+    const v = await this.validate(q);
+    if (!v.ok) return v;
+    const nowMs = this.clock.nowMs();
+    const since = nowMs - SIGNIN_WINDOW_MS;
+    const user = await this.db.db
+      .selectFrom('users')
+      .select(['id', 'account_id', 'restricted', 'username'])
+      .where((eb) => eb(eb.fn('lower', ['username']), '=', form.username.toLowerCase()))
+      .executeTakeFirst();
+    const attempt = {
+      user: user
+        ? { id: user.id, accountId: user.account_id, restricted: user.restricted }
+        : undefined,
+      username: user?.username ?? form.username.slice(0, 64),
+      ip,
+    };
+    const limited = async (by: { userId: number } | { ip: string }, max: number) => {
+      const f = await failedSince(this.db, by, since);
+      if (f.count < max) return undefined;
+      return Math.max(1, Math.ceil(((f.oldestMs ?? nowMs) + SIGNIN_WINDOW_MS - nowMs) / 1000));
+    };
+    const wait =
+      (await limited({ ip }, SIGNIN_MAX_FAILS_IP)) ??
+      (user ? await limited({ userId: user.id }, SIGNIN_MAX_FAILS_USER) : undefined);
+    if (wait !== undefined) {
+      await recordLogin(this.db, { ...attempt, status: 'failed' }, nowMs);
+      return {
+        ok: false,
+        status: 429,
+        retryAfter: wait,
+        req: v.req,
+        message: 'Too many failed sign-in attempts. Try again later.',
+      };
+    }
+    const creds = user ? await credentialsOf(this.db, user.id) : undefined;
+    const passwordOk = await verifyPassword(
+      form.password,
+      creds?.password_hash ?? (await dummyHash()),
+    );
+    let ok = Boolean(user && creds?.password_hash && passwordOk);
+    let tfaMessage: string | undefined;
+    if (ok && creds?.tfa_secret) {
+      ok = await this.checkSecondFactor(creds, form.tfa_code, nowMs);
+      if (!ok) tfaMessage = 'Invalid two-factor code.';
+    }
+    return this.db.transaction(async (tx) => {
+      await recordLogin(tx, { ...attempt, status: ok ? 'successful' : 'failed' }, nowMs);
+      if (!ok || !user)
+        return {
+          ok: false as const,
+          status: 401,
+          req: v.req,
+          message: tfaMessage ?? 'Invalid username or password.',
+        };
+      const ticket = newSecret();
+      await tx.db.deleteFrom('oauth_sessions').where('expires_ms', '<=', nowMs).execute();
+      await tx.db
+        .insertInto('oauth_sessions')
+        .values({
+          ticket_hash: hashSecret(ticket),
+          user_id: user.id,
+          client_pk: v.client.id,
+          request: JSON.stringify(v.req),
+          expires_ms: nowMs + TICKET_TTL_MS,
+        })
+        .execute();
+      return { ok: true as const, ticket, username: user.username, req: v.req, client: v.client };
+    });
+  }
+
+  /** A TOTP code (each time step once) or the one-time scratch code. */
+  private async checkSecondFactor(
+    creds: NonNullable<Awaited<ReturnType<typeof credentialsOf>>>,
+    code: string,
+    nowMs: number,
+  ): Promise<boolean> {
+    const secret = creds.tfa_secret;
+    if (!secret) return true;
+    const step = totpStep(secret, code.trim(), nowMs);
+    if (step !== undefined && (creds.tfa_last_step === null || step > creds.tfa_last_step)) {
+      await saveCredentials(this.db, creds.user_id, { tfa_last_step: step });
+      return true;
+    }
+    if (creds.tfa_scratch_hash && hashSecret(code.trim()) === creds.tfa_scratch_hash) {
+      await saveCredentials(this.db, creds.user_id, { tfa_scratch_hash: null });
+      return true;
+    }
+    return false;
+  }
+
+  /**
+   * The consent form's answer: on approval, the grant (authorized app) and a one-time code at
+   * the redirect URI; on refusal, `access_denied`. Undefined when the ticket is unknown or old.
+   */
+  async consent(ticket: string, approve: boolean): Promise<string | undefined> {
+    const nowMs = this.clock.nowMs();
+    return this.db.transaction(async (tx) => {
+      const s = await tx.db
+        .deleteFrom('oauth_sessions')
+        .where('ticket_hash', '=', hashSecret(ticket))
+        .returningAll()
+        .executeTakeFirst();
+      if (!s || s.expires_ms <= nowMs) return undefined;
+      const req = JSON.parse(s.request) as AuthRequest;
+      const client = await tx.db
+        .selectFrom('oauth_clients')
+        .select(['id', 'status', 'redirect_uri'])
+        .where('id', '=', s.client_pk)
+        .executeTakeFirst();
+      if (!client || client.status !== 'active') return undefined;
+      if (!approve)
+        return redirectWith(req.redirectUri, {
+          error: 'access_denied',
+          error_description: 'The user refused access',
+          state: req.state,
+        });
+      const user = await tx.db
+        .selectFrom('users')
+        .select(['id', 'account_id'])
+        .where('id', '=', s.user_id)
+        .executeTakeFirstOrThrow();
+      const appId = await this.upsertApp(tx, user, client.id, req.scopes, nowMs);
+      const code = newSecret();
+      await tx.db
+        .insertInto('oauth_codes')
+        .values({
+          code_hash: hashSecret(code),
+          app_id: appId,
+          scopes: req.scopes,
+          redirect_uri: req.explicitRedirect ? req.redirectUri : '',
+          code_challenge: req.codeChallenge,
+          expires_ms: nowMs + CODE_TTL_MS,
+          used: 0,
+        })
+        .execute();
+      return redirectWith(req.redirectUri, { code, state: req.state });
+    });
+  }
+
+  private async upsertApp(
+    tx: Database,
+    user: { id: number; account_id: number },
+    clientPk: number,
+    scopes: string,
+    nowMs: number,
+  ): Promise<number> {
+    const existing = await tx.db
+      .selectFrom('oauth_apps')
+      .select('id')
+      .where('user_id', '=', user.id)
+      .where('client_pk', '=', clientPk)
+      .executeTakeFirst();
+    if (existing) {
+      await tx.db.updateTable('oauth_apps').set({ scopes }).where('id', '=', existing.id).execute();
+      return existing.id;
+    }
+    const row = await tx.db
+      .insertInto('oauth_apps')
+      .values({
+        account_id: user.account_id,
+        user_id: user.id,
+        client_pk: clientPk,
+        scopes,
+        created: isoSeconds(nowMs),
+        expiry: null,
+      })
+      .returning('id')
+      .executeTakeFirstOrThrow();
+    return row.id;
+  }
+}
