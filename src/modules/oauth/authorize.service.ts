@@ -80,8 +80,7 @@ export class AuthorizeService {
   /** GET /oauth/authorize's parameters, checked in the order RFC 6749 §4.1.2.1 gives. */
   async validate(q: Params): Promise<AuthorizeResult> {
     const client = await this.client(q.client_id);
-    if (!client || client.status !== 'active')
-      return { ok: false, page: 'Unknown or inactive client_id.' };
+    if (client?.status !== 'active') return { ok: false, page: 'Unknown or inactive client_id.' };
     if (q.redirect_uri !== undefined && q.redirect_uri !== client.redirect_uri)
       return {
         ok: false,
@@ -244,7 +243,7 @@ export class AuthorizeService {
         .select(['id', 'status', 'redirect_uri'])
         .where('id', '=', s.client_pk)
         .executeTakeFirst();
-      if (!client || client.status !== 'active') return undefined;
+      if (client?.status !== 'active') return undefined;
       if (!approve)
         return redirectWith(req.redirectUri, {
           error: 'access_denied',

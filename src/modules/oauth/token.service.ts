@@ -65,7 +65,7 @@ export class TokenService {
       .select(['id', 'client_id', 'label', 'public', 'status', 'secret_hash'])
       .where('client_id', '=', id)
       .executeTakeFirst();
-    if (!client || client.status !== 'active')
+    if (client?.status !== 'active')
       return oauthError(401, 'invalid_client', 'Unknown or inactive client');
     if (!client.public || secret !== undefined) {
       if (!secret || !hashesEqual(hashSecret(secret), client.secret_hash))
