@@ -75,13 +75,20 @@ export class ClientsService {
     private readonly events: EventWriter,
   ) {}
 
+  /**
+   * A client of the caller's account by its public id, or else by its integer key (the form
+   * event references and the entity declaration use: `/v4/account/oauth-clients/{key}`).
+   */
   private async find(db: Database, p: Principal, clientId: string): Promise<ViewRow> {
-    const row = await db.db
+    const q = db.db
       .selectFrom('oauth_clients')
       .select(VIEW_COLUMNS)
-      .where('account_id', '=', p.accountId)
-      .where('client_id', '=', clientId)
-      .executeTakeFirst();
+      .where('account_id', '=', p.accountId);
+    const row =
+      (await q.where('client_id', '=', clientId).executeTakeFirst()) ??
+      (/^[1-9]\d{0,9}$/.test(clientId) && Number(clientId) <= 2 ** 31 - 1
+        ? await q.where('id', '=', Number(clientId)).executeTakeFirst()
+        : undefined);
     if (!row) throw errors.notFound();
     return row;
   }

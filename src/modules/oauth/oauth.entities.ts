@@ -24,13 +24,13 @@ async function clientLabels(db: Database, accountId: number): Promise<EntitySumm
 
 /**
  * OAuth clients: `oauth_client` in events. No grant type (account-area access governs them).
- * `url` can only name the collection from an integer key: events carry the exact URL through
- * `clientRef`, which knows the public id.
+ * The API also finds a client by its integer key, so `url` names it exactly; events carry the
+ * public-id form through `clientRef`.
  */
 export const oauthEntities: EntityType[] = [
   {
     type: 'oauth_client',
-    url: () => '/v4/account/oauth-clients',
+    url: (id) => `/v4/account/oauth-clients/${id}`,
     list: clientLabels,
   },
 ];

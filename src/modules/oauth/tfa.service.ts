@@ -6,6 +6,7 @@ import { errors } from '../../errors/errors.js';
 import type { Clock } from '../../lib/clock.js';
 import { hashSecret } from '../../lib/secrets.js';
 import { isoSeconds } from '../../lib/time.js';
+import type { EntityRef } from '../events/events.types.js';
 import type { EventWriter } from '../events/events.writer.js';
 import { credentialsOf, saveCredentials } from './credentials.js';
 import { newTotpSecret, totpStep } from './totp.js';
@@ -13,7 +14,7 @@ import { newTotpSecret, totpStep } from './totp.js';
 /** How long a secret from tfa-enable waits for its confirmation. */
 const PENDING_MS = 60 * 60 * 1000;
 
-const profileRef = (username: string) => ({
+const profileRef = (username: string): EntityRef => ({
   type: 'profile',
   id: null,
   label: username,

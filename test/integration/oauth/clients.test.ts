@@ -275,4 +275,15 @@ describe('oauth clients', () => {
     const lab = await t.get('/v4/account/oauth-clients', { filter: { label: 'alpha' } });
     expect(lab.body.results).toBe(1);
   });
+
+  it('getClient: the integer key of event references finds the same client, in its account only', async () => {
+    const c = await createClient(t);
+    const key = (await t.get('/v4/account/events')).body.data[0].entity.id;
+    const byKey = await t.get(`/v4/account/oauth-clients/${key}`);
+    expect(byKey.status).toBe(200);
+    expect(byKey.body.id).toBe(c.id);
+    expect(t.ctx.entities.get('oauth_client')?.url(key)).toBe(`/v4/account/oauth-clients/${key}`);
+    expect((await t.get(`/v4/account/oauth-clients/${key + 1}`)).status).toBe(404);
+    expect((await t.get('/v4/account/oauth-clients/01')).status).toBe(404);
+  });
 });
