@@ -35,7 +35,9 @@ import { TokensService } from './modules/profile/tokens.service.js';
 import { AppsService } from './modules/oauth/apps.js';
 import { AuthorizeService } from './modules/oauth/authorize.service.js';
 import { ClientsService } from './modules/oauth/clients.service.js';
+import { DevicesService } from './modules/oauth/devices.js';
 import { LoginsService } from './modules/oauth/logins.js';
+import { PreferencesService } from './modules/oauth/preferences.js';
 import { TfaService } from './modules/oauth/tfa.service.js';
 import { TokenService } from './modules/oauth/token.service.js';
 import { VolumesService } from './modules/volumes/volumes.service.js';
@@ -63,6 +65,8 @@ export interface Services {
   oauthLogins: LoginsService;
   oauthApps: AppsService;
   oauthTfa: TfaService;
+  oauthDevices: DevicesService;
+  oauthPreferences: PreferencesService;
 }
 
 /** Everything a process needs, wired explicitly. Nothing is created at import time. */
@@ -151,6 +155,8 @@ export async function createContext(
     oauthLogins: new LoginsService(db, clock),
     oauthApps: new AppsService(db),
     oauthTfa: new TfaService(db, clock, events),
+    oauthDevices: new DevicesService(db, clock),
+    oauthPreferences: new PreferencesService(db),
   };
   return {
     config,

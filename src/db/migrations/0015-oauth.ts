@@ -121,10 +121,35 @@ export async function up({ db, dialect }: MigrationContext): Promise<void> {
     .addColumn('request', 'text', notNull)
     .addColumn('expires_ms', bigint(dialect), notNull)
     .execute();
+
+  await withId(db.schema.createTable('trusted_devices'), dialect)
+    .addColumn('user_id', 'integer', (c) => c.notNull().references('users.id').onDelete('cascade'))
+    .addColumn('token_hash', 'text', (c) => c.notNull().unique())
+    .addColumn('user_agent', 'text', notNull)
+    .addColumn('created', 'text', notNull)
+    .addColumn('expiry', 'text', notNull)
+    .addColumn('last_authenticated', 'text', notNull)
+    .addColumn('last_remote_addr', 'text', notNull)
+    .execute();
+  await db.schema
+    .createIndex('trusted_devices_user_idx')
+    .on('trusted_devices')
+    .columns(['user_id', 'id'])
+    .execute();
+
+  await db.schema
+    .createTable('user_preferences')
+    .addColumn('user_id', 'integer', (c) =>
+      c.primaryKey().references('users.id').onDelete('cascade'),
+    )
+    .addColumn('preferences', 'text', notNull)
+    .execute();
 }
 
 export async function down({ db }: MigrationContext): Promise<void> {
   for (const t of [
+    'user_preferences',
+    'trusted_devices',
     'oauth_sessions',
     'user_credentials',
     'logins',

@@ -4,6 +4,7 @@ import type { Clock } from '../../lib/clock.js';
 import { hashSecret, newSecret } from '../../lib/secrets.js';
 import { isoSeconds } from '../../lib/time.js';
 import { credentialsOf, saveCredentials } from './credentials.js';
+import { deviceTrusted, trustDevice } from './devices.js';
 import { failedSince, recordLogin } from './logins.js';
 import type { OAuthClientsTable } from './oauth.table.js';
 import { dummyHash, verifyPassword } from './passwords.js';
@@ -32,7 +33,15 @@ export type AuthorizeResult =
   | { ok: false; redirect: string };
 
 export type SignInResult =
-  | { ok: true; ticket: string; username: string; req: AuthRequest; client: ClientRow }
+  | {
+      ok: true;
+      ticket: string;
+      username: string;
+      req: AuthRequest;
+      client: ClientRow;
+      /** A new trusted device's cookie value, when the user asked to trust this browser. */
+      deviceToken?: string;
+    }
   | { ok: false; status: number; message: string; retryAfter?: number; req?: AuthRequest };
 
 /** Authorization codes live 5 minutes; a consent ticket 10. */
@@ -133,6 +142,10 @@ export class AuthorizeService {
     q: Params,
     form: { username: string; password: string; tfa_code: string },
     ip: string,
+    device: { cookie?: string; userAgent: string; trust: boolean } = {
+      userAgent: '',
+      trust: false,
+    },
   ): Promise<SignInResult | Exclude<AuthorizeResult, { ok: true }>> {
     const v = await this.validate(q);
     if (!v.ok) return v;
@@ -175,8 +188,10 @@ export class AuthorizeService {
     );
     let ok = Boolean(user && creds?.password_hash && passwordOk);
     let tfaMessage: string | undefined;
-    if (ok && creds?.tfa_secret) {
-      ok = await this.checkSecondFactor(creds, form.tfa_code, nowMs);
+    if (ok && user && creds?.tfa_secret) {
+      ok =
+        (await deviceTrusted(this.db, user.id, device.cookie, ip, nowMs)) ||
+        (await this.checkSecondFactor(creds, form.tfa_code, nowMs));
       if (!ok) tfaMessage = 'Invalid two-factor code.';
     }
     return this.db.transaction(async (tx) => {
@@ -200,7 +215,17 @@ export class AuthorizeService {
           expires_ms: nowMs + TICKET_TTL_MS,
         })
         .execute();
-      return { ok: true as const, ticket, username: user.username, req: v.req, client: v.client };
+      const deviceToken = device.trust
+        ? await trustDevice(tx, user.id, device.userAgent, ip, nowMs)
+        : undefined;
+      return {
+        ok: true as const,
+        ticket,
+        username: user.username,
+        req: v.req,
+        client: v.client,
+        ...(deviceToken ? { deviceToken } : {}),
+      };
     });
   }
 
@@ -257,6 +282,8 @@ export class AuthorizeService {
         .executeTakeFirstOrThrow();
       const appId = await this.upsertApp(tx, user, client.id, req.scopes, nowMs);
       const code = newSecret();
+      // Codes past their lifetime are of no use, not even to recognise a reuse.
+      await tx.db.deleteFrom('oauth_codes').where('expires_ms', '<=', nowMs).execute();
       await tx.db
         .insertInto('oauth_codes')
         .values({

@@ -121,7 +121,10 @@ export function clientsRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
       },
       async (req, reply) => {
         const t = await svc.thumbnail(req.params.clientId);
-        return reply.type(t.type).send(t.bytes as never);
+        return reply
+          .type(t.type)
+          .header('x-content-type-options', 'nosniff')
+          .send(t.bytes as never);
       },
     );
     app.put(

@@ -2,6 +2,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext } from '../../context.js';
 import { SCOPE_AREAS } from '../../auth/scopes.js';
 import type { AuthorizeResult, Params } from './authorize.service.js';
+import { DEVICE_COOKIE, DEVICE_TTL_MS } from './devices.js';
 import { consentPage, errorPage, signInPage } from './pages.js';
 import type { OAuthReply } from './token.service.js';
 
@@ -49,6 +50,14 @@ function notOk(reply: FastifyReply, r: Exclude<AuthorizeResult, { ok: true }>): 
 function oauthReply(reply: FastifyReply, r: OAuthReply): FastifyReply {
   if (r.headers) reply.headers(r.headers);
   return reply.status(r.status).type('application/json').send(r.body);
+}
+
+function cookieValue(req: FastifyRequest, name: string): string | undefined {
+  for (const part of (req.headers.cookie ?? '').split(';')) {
+    const i = part.indexOf('=');
+    if (i > 0 && part.slice(0, i).trim() === name) return part.slice(i + 1).trim();
+  }
+  return undefined;
 }
 
 function basicAuth(req: FastifyRequest): string | undefined {
@@ -131,6 +140,11 @@ export function loginServiceRoutes(ctx: AppContext) {
           tfa_code: body.tfa_code ?? '',
         },
         req.ip,
+        {
+          cookie: cookieValue(req, DEVICE_COOKIE),
+          userAgent: req.headers['user-agent'] ?? '',
+          trust: body.trust_device === 'on' || body.trust_device === 'true',
+        },
       );
       if ('page' in r || 'redirect' in r) return notOk(reply, r);
       if (!r.ok) {
@@ -138,6 +152,11 @@ export function loginServiceRoutes(ctx: AppContext) {
         const label = (await authorize.client(q.client_id))?.label ?? '';
         return html(reply, r.status, signInPage(label, q, r.message, body.username ?? ''));
       }
+      if (r.deviceToken)
+        reply.header(
+          'set-cookie',
+          `${DEVICE_COOKIE}=${r.deviceToken}; Path=/oauth; Max-Age=${DEVICE_TTL_MS / 1000}; HttpOnly; SameSite=Lax${req.protocol === 'https' ? '; Secure' : ''}`,
+        );
       return html(reply, 200, consentPage(r.client.label, r.username, r.req.scopes, r.ticket));
     });
 

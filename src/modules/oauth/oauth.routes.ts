@@ -5,6 +5,8 @@ import { principal, xFilter } from '../../http/principal.js';
 import { DateTime, Empty, PageQuery } from '../../http/schemas/common.js';
 import { AppParams, AuthorizedAppPage, AuthorizedAppSchema } from './apps.js';
 import { clientsRoutes } from './clients.routes.js';
+import { DevicePage, DeviceParams, DeviceSchema } from './devices.js';
+import { PreferencesSchema } from './preferences.js';
 import { LoginPage, LoginParams, LoginSchema } from './logins.js';
 
 const read = { scopes: ['account:read_only'] };
@@ -12,7 +14,13 @@ const write = { scopes: ['account:read_write'] };
 
 /** The API side of the OAuth area: clients, logins, authorized apps and two-factor settings. */
 export function oauthRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
-  const { oauthLogins: logins, oauthApps: apps, oauthTfa: tfa } = ctx.services;
+  const {
+    oauthLogins: logins,
+    oauthApps: apps,
+    oauthTfa: tfa,
+    oauthDevices: devices,
+    oauthPreferences: preferences,
+  } = ctx.services;
   return async (app) => {
     await app.register(clientsRoutes(ctx));
 
@@ -88,6 +96,71 @@ export function oauthRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
         await apps.delete(principal(req), req.params.appId);
         return {};
       },
+    );
+
+    app.get(
+      '/profile/devices',
+      {
+        schema: {
+          tags,
+          summary: 'Trusted Devices List',
+          querystring: PageQuery,
+          response: { 200: DevicePage },
+        },
+        config: { operationId: 'getDevices', ...read, paged: true },
+      },
+      (req) => devices.list(principal(req), req.query, xFilter(req)),
+    );
+    app.get(
+      '/profile/devices/:deviceId',
+      {
+        schema: {
+          tags,
+          summary: 'Trusted Device View',
+          params: DeviceParams,
+          response: { 200: DeviceSchema },
+        },
+        config: { operationId: 'getTrustedDevice', ...read },
+      },
+      (req) => devices.get(principal(req), req.params.deviceId),
+    );
+    app.delete(
+      '/profile/devices/:deviceId',
+      {
+        schema: {
+          tags,
+          summary: 'Trusted Device Revoke',
+          params: DeviceParams,
+          response: { 200: Empty },
+        },
+        config: { operationId: 'revokeTrustedDevice', ...write },
+      },
+      async (req) => {
+        await devices.delete(principal(req), req.params.deviceId);
+        return {};
+      },
+    );
+
+    app.get(
+      '/profile/preferences',
+      {
+        schema: { tags, summary: 'User Preferences View', response: { 200: PreferencesSchema } },
+        config: { operationId: 'getUserPreferences', ...read },
+      },
+      (req) => preferences.get(principal(req)),
+    );
+    app.put(
+      '/profile/preferences',
+      {
+        schema: {
+          tags,
+          summary: 'User Preferences Update',
+          body: PreferencesSchema,
+          response: { 200: PreferencesSchema },
+        },
+        config: { operationId: 'updateUserPreferences', ...write },
+      },
+      (req) => preferences.update(principal(req), req.body),
     );
 
     app.post(

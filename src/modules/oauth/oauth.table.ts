@@ -93,7 +93,28 @@ export interface OAuthSessionsTable {
   expires_ms: number;
 }
 
+/** A browser the user chose to trust at sign-in: it skips the two-factor code until expiry. */
+export interface TrustedDevicesTable {
+  id: Generated<number>;
+  user_id: number;
+  /** SHA-256 of the device cookie's value. */
+  token_hash: string;
+  user_agent: string;
+  created: string;
+  expiry: string;
+  last_authenticated: string;
+  last_remote_addr: string;
+}
+
+export interface UserPreferencesTable {
+  user_id: number;
+  /** JSON object. */
+  preferences: string;
+}
+
 export interface OAuthTables {
+  trusted_devices: TrustedDevicesTable;
+  user_preferences: UserPreferencesTable;
   oauth_clients: OAuthClientsTable;
   oauth_apps: OAuthAppsTable;
   oauth_codes: OAuthCodesTable;

@@ -37,6 +37,7 @@ ${hidden(request)}
 <label for="username">Username</label><input id="username" name="username" autocomplete="username" value="${esc(username)}" required>
 <label for="password">Password</label><input id="password" name="password" type="password" autocomplete="current-password" required>
 <label for="tfa_code">Two-factor code (if enabled)</label><input id="tfa_code" name="tfa_code" inputmode="numeric" autocomplete="one-time-code">
+<label><input type="checkbox" name="trust_device" value="on" style="width:auto"> Trust this device for 30 days (no two-factor code)</label>
 <button type="submit">Sign in</button>
 </form>`,
   );

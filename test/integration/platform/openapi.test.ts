@@ -26,6 +26,7 @@ const ALLOWED: AllowedDifference[] = [
       'getIPs',
       'getAccountLogins',
       'getProfileLogins',
+      'getDevices',
     ],
     details: ['query page: only in Stratus', 'query page_size: only in Stratus'],
     reason:
