@@ -37,6 +37,7 @@ import { AuthorizeService } from './modules/oauth/authorize.service.js';
 import { ClientsService } from './modules/oauth/clients.service.js';
 import { DevicesService } from './modules/oauth/devices.js';
 import { LoginsService } from './modules/oauth/logins.js';
+import { PhoneService } from './modules/oauth/phone.service.js';
 import { PreferencesService } from './modules/oauth/preferences.js';
 import { TfaService } from './modules/oauth/tfa.service.js';
 import { TokenService } from './modules/oauth/token.service.js';
@@ -67,6 +68,7 @@ export interface Services {
   oauthTfa: TfaService;
   oauthDevices: DevicesService;
   oauthPreferences: PreferencesService;
+  oauthPhone: PhoneService;
 }
 
 /** Everything a process needs, wired explicitly. Nothing is created at import time. */
@@ -157,6 +159,7 @@ export async function createContext(
     oauthTfa: new TfaService(db, clock, events),
     oauthDevices: new DevicesService(db, clock),
     oauthPreferences: new PreferencesService(db),
+    oauthPhone: new PhoneService(db, clock),
   };
   return {
     config,

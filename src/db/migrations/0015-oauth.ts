@@ -144,10 +144,30 @@ export async function up({ db, dialect }: MigrationContext): Promise<void> {
     )
     .addColumn('preferences', 'text', notNull)
     .execute();
+
+  await db.schema
+    .createTable('phone_verifications')
+    .addColumn('user_id', 'integer', (c) =>
+      c.primaryKey().references('users.id').onDelete('cascade'),
+    )
+    .addColumn('phone_number', 'text', notNull)
+    .addColumn('code_hash', 'text', notNull)
+    .addColumn('expires_ms', bigint(dialect), notNull)
+    .addColumn('attempts', 'integer', defaultZero)
+    .execute();
+
+  await withId(db.schema.createTable('sms_outbox'), dialect)
+    .addColumn('user_id', 'integer', (c) => c.notNull().references('users.id').onDelete('cascade'))
+    .addColumn('phone_number', 'text', notNull)
+    .addColumn('body', 'text', notNull)
+    .addColumn('created', 'text', notNull)
+    .execute();
 }
 
 export async function down({ db }: MigrationContext): Promise<void> {
   for (const t of [
+    'sms_outbox',
+    'phone_verifications',
     'user_preferences',
     'trusted_devices',
     'oauth_sessions',

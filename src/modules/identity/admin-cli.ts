@@ -9,6 +9,7 @@ import { isoSeconds, parseApiTime } from '../../lib/time.js';
 import { usernameTaken } from '../account/users.repository.js';
 import { setPassword } from '../oauth/credentials.js';
 import { passwordProblem } from '../oauth/passwords.js';
+import { smsOf } from '../oauth/phone.service.js';
 import { entityRefs } from '../events/events.types.js';
 import { EventWriter } from '../events/events.writer.js';
 import { bootstrapAccount } from './bootstrap.js';
@@ -189,7 +190,13 @@ async function password(db: Database, io: AdminIo, values: Values): Promise<void
   io.out(JSON.stringify({ username, password_set: true }));
 }
 
-const COMMANDS = { bootstrap, token, users, password } as const;
+/** `admin sms --username U`: the simulated SMS sent to a user (phone verification codes). */
+async function sms(db: Database, io: AdminIo, values: Values): Promise<void> {
+  const username = need(values.username, 'username');
+  io.out(JSON.stringify({ messages: await smsOf(db, username) }));
+}
+
+const COMMANDS = { bootstrap, token, users, password, sms } as const;
 
 /**
  * `stratus admin …`: the operator's commands. JSON on stdout; errors on stderr with exit code 2.
@@ -208,7 +215,7 @@ export async function adminCommand(
       : undefined;
   let values: Values;
   try {
-    if (!run) throw new CliError('admin needs a command: bootstrap, token, users or password');
+    if (!run) throw new CliError('admin needs a command: bootstrap, token, users, password or sms');
     values = parse(rest);
   } catch (err) {
     out.err((err as Error).message);

@@ -6,6 +6,7 @@ import { DateTime, Empty, PageQuery } from '../../http/schemas/common.js';
 import { AppParams, AuthorizedAppPage, AuthorizedAppSchema } from './apps.js';
 import { clientsRoutes } from './clients.routes.js';
 import { DevicePage, DeviceParams, DeviceSchema } from './devices.js';
+import { PhoneNumberBody, PhoneVerifyBody } from './phone.service.js';
 import { PreferencesSchema } from './preferences.js';
 import { LoginPage, LoginParams, LoginSchema } from './logins.js';
 
@@ -20,6 +21,7 @@ export function oauthRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
     oauthTfa: tfa,
     oauthDevices: devices,
     oauthPreferences: preferences,
+    oauthPhone: phone,
   } = ctx.services;
   return async (app) => {
     await app.register(clientsRoutes(ctx));
@@ -161,6 +163,50 @@ export function oauthRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
         config: { operationId: 'updateUserPreferences', ...write },
       },
       (req) => preferences.update(principal(req), req.body),
+    );
+
+    app.post(
+      '/profile/phone-number',
+      {
+        schema: {
+          tags,
+          summary: 'Phone Number Verification Code Send',
+          body: PhoneNumberBody,
+          response: { 200: Empty },
+        },
+        config: { operationId: 'postProfilePhoneNumber', ...write },
+      },
+      async (req) => {
+        await phone.send(principal(req), req.body);
+        return {};
+      },
+    );
+    app.post(
+      '/profile/phone-number/verify',
+      {
+        schema: {
+          tags,
+          summary: 'Phone Number Verify',
+          body: PhoneVerifyBody,
+          response: { 200: Empty },
+        },
+        config: { operationId: 'postProfilePhoneNumberVerify', ...write },
+      },
+      async (req) => {
+        await phone.verify(principal(req), req.body.otp_code);
+        return {};
+      },
+    );
+    app.delete(
+      '/profile/phone-number',
+      {
+        schema: { tags, summary: 'Phone Number Delete', response: { 200: Empty } },
+        config: { operationId: 'deleteProfilePhoneNumber', ...write },
+      },
+      async (req) => {
+        await phone.delete(principal(req));
+        return {};
+      },
     );
 
     app.post(

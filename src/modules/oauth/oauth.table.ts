@@ -112,7 +112,28 @@ export interface UserPreferencesTable {
   preferences: string;
 }
 
+/** A phone number awaiting its SMS code (one per user). */
+export interface PhoneVerificationsTable {
+  user_id: number;
+  /** E.164. */
+  phone_number: string;
+  code_hash: string;
+  expires_ms: number;
+  attempts: number;
+}
+
+/** Simulated SMS: what would have been sent (the operator CLI reads it). */
+export interface SmsOutboxTable {
+  id: Generated<number>;
+  user_id: number;
+  phone_number: string;
+  body: string;
+  created: string;
+}
+
 export interface OAuthTables {
+  phone_verifications: PhoneVerificationsTable;
+  sms_outbox: SmsOutboxTable;
   trusted_devices: TrustedDevicesTable;
   user_preferences: UserPreferencesTable;
   oauth_clients: OAuthClientsTable;

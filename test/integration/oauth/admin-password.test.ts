@@ -90,4 +90,44 @@ describe('stratus admin password', () => {
     expect(nobody.code).toBe(2);
     expect(nobody.err[0]).toContain('No user named');
   });
+
+  it('admin sms: prints the simulated SMS of phone verification, and the code verifies the number', async () => {
+    const boot = await admin(['bootstrap', '--email', 'ops@example.com', '--username', 'ops']);
+    const token = JSON.parse(boot.out[0] ?? '{}').token as string;
+    const call = (method: 'POST' | 'GET' | 'DELETE', url: string, body?: object) =>
+      app.inject({
+        method,
+        url,
+        headers: {
+          authorization: `Bearer ${token}`,
+          ...(body ? { 'content-type': 'application/json' } : {}),
+        },
+        ...(body ? { payload: JSON.stringify(body) } : {}),
+      });
+    const sent = await call('POST', '/v4/profile/phone-number', {
+      iso_code: 'us',
+      phone_number: '(215) 555-0123',
+    });
+    expect(sent.statusCode).toBe(200);
+    const r = await admin(['sms', '--username', 'ops']);
+    const msg = JSON.parse(r.out[0] ?? '{}').messages[0];
+    expect(msg.to).toBe('+12155550123');
+    const code = /(\d{6})/.exec(msg.body)?.[1] ?? '';
+    const wrong = code === '000000' ? '111111' : '000000';
+    expect(
+      (await call('POST', '/v4/profile/phone-number/verify', { otp_code: wrong })).statusCode,
+    ).toBe(400);
+    expect(
+      (await call('POST', '/v4/profile/phone-number/verify', { otp_code: code })).statusCode,
+    ).toBe(200);
+    expect(JSON.parse((await call('GET', '/v4/profile')).body).verified_phone_number).toBe(
+      '+12155550123',
+    );
+    // A code is good once.
+    expect(
+      (await call('POST', '/v4/profile/phone-number/verify', { otp_code: code })).statusCode,
+    ).toBe(400);
+    expect((await call('DELETE', '/v4/profile/phone-number')).statusCode).toBe(200);
+    expect(JSON.parse((await call('GET', '/v4/profile')).body).verified_phone_number).toBeNull();
+  });
 });

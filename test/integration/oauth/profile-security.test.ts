@@ -98,4 +98,41 @@ describe('profile security: trusted devices and preferences', () => {
     expect((await t.put('/v4/profile/preferences', { big: 'x'.repeat(65535) })).status).toBe(400);
     expect((await t.get('/v4/profile/preferences')).body).toEqual({});
   });
+
+  it('postProfilePhoneNumber: refuses an invalid number; verify refuses after 5 wrong codes and after 10 minutes', async () => {
+    const bad = await t.post('/v4/profile/phone-number', { iso_code: 'US', phone_number: '12' });
+    expect(bad.status).toBe(400);
+    expect(bad.body.errors[0].field).toBe('phone_number');
+    expect((await t.post('/v4/profile/phone-number/verify', { otp_code: '123456' })).status).toBe(
+      400,
+    );
+    expect(
+      (await t.post('/v4/profile/phone-number', { iso_code: 'GB', phone_number: '020 7946 0018' }))
+        .status,
+    ).toBe(200);
+    const sms = await t.ctx.db.db
+      .selectFrom('sms_outbox')
+      .select(['body', 'phone_number'])
+      .executeTakeFirstOrThrow();
+    expect(sms.phone_number).toBe('+442079460018');
+    const code = /(\d{6})/.exec(sms.body)?.[1] ?? '';
+    const wrong = code === '000000' ? '111111' : '000000';
+    for (let i = 0; i < 5; i++)
+      expect((await t.post('/v4/profile/phone-number/verify', { otp_code: wrong })).status).toBe(
+        400,
+      );
+    expect((await t.post('/v4/profile/phone-number/verify', { otp_code: code })).status).toBe(400);
+    await t.post('/v4/profile/phone-number', { iso_code: 'GB', phone_number: '020 7946 0018' });
+    const late = await t.ctx.db.db
+      .selectFrom('sms_outbox')
+      .select('body')
+      .orderBy('id', 'desc')
+      .executeTakeFirstOrThrow();
+    t.clock.advance(10 * 60 * 1000);
+    const lateCode = /(\d{6})/.exec(late.body)?.[1] ?? '';
+    expect((await t.post('/v4/profile/phone-number/verify', { otp_code: lateCode })).status).toBe(
+      400,
+    );
+    expect((await t.get('/v4/profile')).body.verified_phone_number).toBeNull();
+  });
 });
