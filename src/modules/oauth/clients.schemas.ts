@@ -6,7 +6,8 @@ export const CLIENT_STATUSES = ['active', 'disabled', 'suspended'] as const;
 export const REDACTED = '<REDACTED>';
 
 const Label = Type.String({ minLength: 1, maxLength: 512 });
-const RedirectUri = Type.String({ format: 'url', maxLength: 2048 });
+// Checked by the service (an absolute http(s) URL; ajv's `url` format refuses localhost).
+const RedirectUri = Type.String({ minLength: 1, maxLength: 2048 });
 
 export const OAuthClientSchema = Type.Object({
   id: Type.String(),

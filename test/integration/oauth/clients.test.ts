@@ -87,6 +87,16 @@ describe('oauth clients', () => {
     });
     expect(bad.status).toBe(400);
     expect(bad.body.errors[0].field).toBe('redirect_uri');
+    const local = await t.post('/v4/account/oauth-clients', {
+      label: 'dev',
+      redirect_uri: 'http://localhost:9999/cb',
+    });
+    expect(local.status).toBe(200);
+    const js = await t.post('/v4/account/oauth-clients', {
+      label: 'a',
+      redirect_uri: 'javascript:alert(1)',
+    });
+    expect(js.status).toBe(400);
     const frag = await t.post('/v4/account/oauth-clients', {
       label: 'a',
       redirect_uri: 'https://a.example/cb#x',
