@@ -2,28 +2,18 @@ import { formatScopes, parseScopes } from '../../auth/scopes.js';
 import type { Database } from '../../db/database.js';
 import type { Clock } from '../../lib/clock.js';
 import { hashSecret, newSecret } from '../../lib/secrets.js';
-import { isoSeconds } from '../../lib/time.js';
-import { credentialsOf, saveCredentials } from './credentials.js';
+import { grantConsent } from './consent.js';
+import { type AuthRequest, redirectWith } from './oauth.request.js';
+import { credentialsOf } from './credentials.js';
 import { deviceTrusted, trustDevice } from './devices.js';
-import { failedSince, recordLogin } from './logins.js';
+import { recordLogin, signInWait } from './logins.js';
 import type { OAuthClientsTable } from './oauth.table.js';
 import { dummyHash, verifyPassword } from './passwords.js';
-import { totpStep } from './totp.js';
+import { checkSecondFactor } from './second-factor.js';
 
 type ClientRow = Omit<OAuthClientsTable, 'id' | 'thumbnail'> & { id: number };
 
-/** A validated authorization request (RFC 6749 §4.1.1 with PKCE, RFC 7636). */
-export interface AuthRequest {
-  clientId: string;
-  /** The registered redirect URI (the only one accepted). */
-  redirectUri: string;
-  /** Whether the request named redirect_uri (the token request must then repeat it). */
-  explicitRedirect: boolean;
-  scopes: string;
-  state: string | null;
-  codeChallenge: string | null;
-}
-
+export type { AuthRequest };
 export type Params = Record<string, string | undefined>;
 
 /** The request cannot be sent back to the client: an error page, no redirect (§4.1.2.1). */
@@ -44,20 +34,8 @@ export type SignInResult =
     }
   | { ok: false; status: number; message: string; retryAfter?: number; req?: AuthRequest };
 
-/** Authorization codes live 5 minutes; a consent ticket 10. */
-export const CODE_TTL_MS = 5 * 60 * 1000;
+/** A consent ticket lives 10 minutes. */
 const TICKET_TTL_MS = 10 * 60 * 1000;
-/** Failed sign-ins: at most 5 per user and 20 per address in 15 minutes. */
-export const SIGNIN_WINDOW_MS = 15 * 60 * 1000;
-export const SIGNIN_MAX_FAILS_USER = 5;
-export const SIGNIN_MAX_FAILS_IP = 20;
-
-/** The URL a result goes back to the client at: the redirect URI with its query parameters. */
-export function redirectWith(uri: string, params: Record<string, string | null>): string {
-  const u = new URL(uri);
-  for (const [k, v] of Object.entries(params)) if (v !== null) u.searchParams.set(k, v);
-  return u.toString();
-}
 
 /** The login service's sign-in, consent and code issuance. */
 export class AuthorizeService {
@@ -150,7 +128,6 @@ export class AuthorizeService {
     const v = await this.validate(q);
     if (!v.ok) return v;
     const nowMs = this.clock.nowMs();
-    const since = nowMs - SIGNIN_WINDOW_MS;
     const user = await this.db.db
       .selectFrom('users')
       .select(['id', 'account_id', 'restricted', 'username'])
@@ -163,14 +140,7 @@ export class AuthorizeService {
       username: user?.username ?? form.username.slice(0, 64),
       ip,
     };
-    const limited = async (by: { userId: number } | { ip: string }, max: number) => {
-      const f = await failedSince(this.db, by, since);
-      if (f.count < max) return undefined;
-      return Math.max(1, Math.ceil(((f.oldestMs ?? nowMs) + SIGNIN_WINDOW_MS - nowMs) / 1000));
-    };
-    const wait =
-      (await limited({ ip }, SIGNIN_MAX_FAILS_IP)) ??
-      (user ? await limited({ userId: user.id }, SIGNIN_MAX_FAILS_USER) : undefined);
+    const wait = await signInWait(this.db, user?.id, ip, nowMs);
     if (wait !== undefined) {
       await recordLogin(this.db, { ...attempt, status: 'failed' }, nowMs);
       return {
@@ -191,7 +161,7 @@ export class AuthorizeService {
     if (ok && user && creds?.tfa_secret) {
       ok =
         (await deviceTrusted(this.db, user.id, device.cookie, ip, nowMs)) ||
-        (await this.checkSecondFactor(creds, form.tfa_code, nowMs));
+        (await checkSecondFactor(this.db, creds, form.tfa_code, nowMs));
       if (!ok) tfaMessage = 'Invalid two-factor code.';
     }
     return this.db.transaction(async (tx) => {
@@ -229,106 +199,11 @@ export class AuthorizeService {
     });
   }
 
-  /** A TOTP code (each time step once) or the one-time scratch code. */
-  private async checkSecondFactor(
-    creds: NonNullable<Awaited<ReturnType<typeof credentialsOf>>>,
-    code: string,
-    nowMs: number,
-  ): Promise<boolean> {
-    const secret = creds.tfa_secret;
-    if (!secret) return true;
-    const step = totpStep(secret, code.trim(), nowMs);
-    if (step !== undefined && (creds.tfa_last_step === null || step > creds.tfa_last_step)) {
-      await saveCredentials(this.db, creds.user_id, { tfa_last_step: step });
-      return true;
-    }
-    if (creds.tfa_scratch_hash && hashSecret(code.trim()) === creds.tfa_scratch_hash) {
-      await saveCredentials(this.db, creds.user_id, { tfa_scratch_hash: null });
-      return true;
-    }
-    return false;
-  }
-
   /**
-   * The consent form's answer: on approval, the grant (authorized app) and a one-time code at
-   * the redirect URI; on refusal, `access_denied`. Undefined when the ticket is unknown or old.
+   * The consent form's answer: the redirect back to the client (a code, or `access_denied`);
+   * undefined when the ticket is unknown or old.
    */
-  async consent(ticket: string, approve: boolean): Promise<string | undefined> {
-    const nowMs = this.clock.nowMs();
-    return this.db.transaction(async (tx) => {
-      const s = await tx.db
-        .deleteFrom('oauth_sessions')
-        .where('ticket_hash', '=', hashSecret(ticket))
-        .returningAll()
-        .executeTakeFirst();
-      if (!s || s.expires_ms <= nowMs) return undefined;
-      const req = JSON.parse(s.request) as AuthRequest;
-      const client = await tx.db
-        .selectFrom('oauth_clients')
-        .select(['id', 'status', 'redirect_uri'])
-        .where('id', '=', s.client_pk)
-        .executeTakeFirst();
-      if (client?.status !== 'active') return undefined;
-      if (!approve)
-        return redirectWith(req.redirectUri, {
-          error: 'access_denied',
-          error_description: 'The user refused access',
-          state: req.state,
-        });
-      const user = await tx.db
-        .selectFrom('users')
-        .select(['id', 'account_id'])
-        .where('id', '=', s.user_id)
-        .executeTakeFirstOrThrow();
-      const appId = await this.upsertApp(tx, user, client.id, req.scopes, nowMs);
-      const code = newSecret();
-      // Codes past their lifetime are of no use, not even to recognise a reuse.
-      await tx.db.deleteFrom('oauth_codes').where('expires_ms', '<=', nowMs).execute();
-      await tx.db
-        .insertInto('oauth_codes')
-        .values({
-          code_hash: hashSecret(code),
-          app_id: appId,
-          scopes: req.scopes,
-          redirect_uri: req.explicitRedirect ? req.redirectUri : '',
-          code_challenge: req.codeChallenge,
-          expires_ms: nowMs + CODE_TTL_MS,
-          used: 0,
-        })
-        .execute();
-      return redirectWith(req.redirectUri, { code, state: req.state });
-    });
-  }
-
-  private async upsertApp(
-    tx: Database,
-    user: { id: number; account_id: number },
-    clientPk: number,
-    scopes: string,
-    nowMs: number,
-  ): Promise<number> {
-    const existing = await tx.db
-      .selectFrom('oauth_apps')
-      .select('id')
-      .where('user_id', '=', user.id)
-      .where('client_pk', '=', clientPk)
-      .executeTakeFirst();
-    if (existing) {
-      await tx.db.updateTable('oauth_apps').set({ scopes }).where('id', '=', existing.id).execute();
-      return existing.id;
-    }
-    const row = await tx.db
-      .insertInto('oauth_apps')
-      .values({
-        account_id: user.account_id,
-        user_id: user.id,
-        client_pk: clientPk,
-        scopes,
-        created: isoSeconds(nowMs),
-        expiry: null,
-      })
-      .returning('id')
-      .executeTakeFirstOrThrow();
-    return row.id;
+  consent(ticket: string, approve: boolean): Promise<string | undefined> {
+    return grantConsent(this.db, this.clock.nowMs(), ticket, approve);
   }
 }

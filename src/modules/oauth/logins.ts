@@ -86,6 +86,33 @@ export async function failedSince(
   };
 }
 
+/** Failed sign-ins: at most 5 per user and 20 per address in 15 minutes. */
+export const SIGNIN_WINDOW_MS = 15 * 60 * 1000;
+export const SIGNIN_MAX_FAILS_USER = 5;
+export const SIGNIN_MAX_FAILS_IP = 20;
+
+/**
+ * Seconds until a sign-in may be tried again, when the address or the user has used up its
+ * failures; undefined otherwise. Counted from the logins record, so exact across processes.
+ */
+export async function signInWait(
+  db: Database,
+  userId: number | undefined,
+  ip: string,
+  nowMs: number,
+): Promise<number | undefined> {
+  const since = nowMs - SIGNIN_WINDOW_MS;
+  const wait = async (by: { userId: number } | { ip: string }, max: number) => {
+    const f = await failedSince(db, by, since);
+    if (f.count < max) return undefined;
+    return Math.max(1, Math.ceil(((f.oldestMs ?? nowMs) + SIGNIN_WINDOW_MS - nowMs) / 1000));
+  };
+  return (
+    (await wait({ ip }, SIGNIN_MAX_FAILS_IP)) ??
+    (userId === undefined ? undefined : await wait({ userId }, SIGNIN_MAX_FAILS_USER))
+  );
+}
+
 /** `/account/logins` (unrestricted users: every user's) and `/profile/logins` (one's own). */
 export class LoginsService {
   constructor(

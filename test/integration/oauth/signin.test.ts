@@ -168,4 +168,19 @@ describe('oauth sign-in, logins and two-factor authentication', () => {
     expect((await signIn(t, authorizeQuery(c))).statusCode).toBe(200);
     expect((await t.post('/v4/profile/tfa-disable')).status).toBe(400);
   });
+
+  it('signIn: two sign-ins racing with one TOTP code: only one passes', async () => {
+    const en = await t.post('/v4/profile/tfa-enable');
+    await t.post('/v4/profile/tfa-enable-confirm', {
+      tfa_code: totpCode(en.body.secret, t.clock.nowMs()),
+    });
+    t.clock.advance(30_000);
+    const code = totpCode(en.body.secret, t.clock.nowMs());
+    const q = authorizeQuery(c);
+    const both = await Promise.all([
+      signIn(t, q, 'owner', PASSWORD, code),
+      signIn(t, q, 'owner', PASSWORD, code),
+    ]);
+    expect(both.map((r) => r.statusCode).sort()).toEqual([200, 401]);
+  });
 });
