@@ -56,8 +56,13 @@ export class TokenService {
       const raw = Buffer.from(basic, 'base64').toString('utf8');
       const i = raw.indexOf(':');
       if (i < 0) return oauthError(401, 'invalid_client', 'Malformed Basic credentials');
-      id = decodeURIComponent(raw.slice(0, i));
-      secret = decodeURIComponent(raw.slice(i + 1));
+      try {
+        // RFC 6749 §2.3.1: both parts are form-urlencoded before encoding.
+        id = decodeURIComponent(raw.slice(0, i).replace(/\+/g, ' '));
+        secret = decodeURIComponent(raw.slice(i + 1).replace(/\+/g, ' '));
+      } catch {
+        return oauthError(401, 'invalid_client', 'Malformed Basic credentials');
+      }
     }
     if (!id) return oauthError(401, 'invalid_client', 'client_id is required');
     const client = await this.db.db

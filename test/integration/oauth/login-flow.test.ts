@@ -226,6 +226,15 @@ describe('oauth login service', () => {
     );
     expect(ok.statusCode).toBe(200);
     expect(ok.headers['cache-control']).toBe('no-store');
+    const malformed = await form(
+      t,
+      '/oauth/token',
+      { grant_type: 'authorization_code', code },
+      {
+        authorization: `Basic ${Buffer.from(`${c.id}:%E0%A4%A`).toString('base64')}`,
+      },
+    );
+    expect(malformed.statusCode).toBe(401);
   });
 
   it('token: unsupported grant types are refused', async () => {
