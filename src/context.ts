@@ -28,6 +28,7 @@ import { EventWriter } from './modules/events/events.writer.js';
 import { IpAllocator, loadPools } from './modules/networking/ip-allocator.js';
 import { ProfileService } from './modules/profile/profile.service.js';
 import { AccountService } from './modules/account/account.service.js';
+import { PaymentMethodsService } from './modules/billing/payment-methods.service.js';
 import { GrantsService } from './modules/account/grants.service.js';
 import { UsersService } from './modules/account/users.service.js';
 import { SshKeysService } from './modules/profile/sshkeys.service.js';
@@ -69,6 +70,7 @@ export interface Services {
   oauthDevices: DevicesService;
   oauthPreferences: PreferencesService;
   oauthPhone: PhoneService;
+  paymentMethods: PaymentMethodsService;
 }
 
 /** Everything a process needs, wired explicitly. Nothing is created at import time. */
@@ -160,6 +162,7 @@ export async function createContext(
     oauthDevices: new DevicesService(db, clock),
     oauthPreferences: new PreferencesService(db),
     oauthPhone: new PhoneService(db, clock),
+    paymentMethods: new PaymentMethodsService({ db, clock, events }),
   };
   return {
     config,
