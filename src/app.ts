@@ -43,6 +43,8 @@ import { accountRoutes } from './modules/account/account.routes.js';
 import { nbConfigsRoutes } from './modules/nodebalancers/configs.routes.js';
 import { nodebalancersRoutes } from './modules/nodebalancers/nodebalancers.routes.js';
 import { tagsRoutes } from './modules/tags/tags.routes.js';
+import { loginServiceRoutes } from './modules/oauth/login-service.routes.js';
+import { oauthRoutes } from './modules/oauth/oauth.routes.js';
 import { paymentMethodsRoutes } from './modules/billing/payment-methods.routes.js';
 import { volumesRoutes } from './modules/volumes/volumes.routes.js';
 import { vpcsRoutes } from './modules/vpcs/vpcs.routes.js';
@@ -96,6 +98,7 @@ function areas(ctx: AppContext): FastifyPluginAsync[] {
     nbConfigsRoutes(ctx),
     imagesRoutes(ctx),
     stackScriptsRoutes(ctx),
+    oauthRoutes(ctx),
   ] as FastifyPluginAsync[];
 }
 
@@ -287,6 +290,8 @@ export async function buildApp(ctx: AppContext): Promise<StratusApp> {
   for (const area of areas(ctx)) await app.register(area, { prefix: '/v4' });
 
   await app.register(imageUploadRoutes(ctx));
+  // The OAuth login service, at its own paths outside the API prefixes.
+  await app.register(loginServiceRoutes(ctx));
   app.get('/v4/openapi.json', { schema: { hide: true } }, async () => app.swagger());
   registerInternal(app, ctx);
   await app.register(firewallInternalRoutes(ctx));

@@ -47,6 +47,15 @@ import { NbConfigsService } from './modules/nodebalancers/configs.service.js';
 import { NodeBalancersService } from './modules/nodebalancers/nodebalancers.service.js';
 import { NbNodesService } from './modules/nodebalancers/nodes.service.js';
 import { TagsService } from './modules/tags/tags.service.js';
+import { AppsService } from './modules/oauth/apps.js';
+import { AuthorizeService } from './modules/oauth/authorize.service.js';
+import { ClientsService } from './modules/oauth/clients.service.js';
+import { DevicesService } from './modules/oauth/devices.js';
+import { LoginsService } from './modules/oauth/logins.js';
+import { PhoneService } from './modules/oauth/phone.service.js';
+import { PreferencesService } from './modules/oauth/preferences.js';
+import { TfaService } from './modules/oauth/tfa.service.js';
+import { TokenService } from './modules/oauth/token.service.js';
 import { VolumesService } from './modules/volumes/volumes.service.js';
 import { SubnetsService } from './modules/vpcs/subnets.service.js';
 import { VpcsService } from './modules/vpcs/vpcs.service.js';
@@ -89,6 +98,15 @@ export interface Services {
   nbNodes: NbNodesService;
   images: ImagesService;
   stackscripts: StackScriptsService;
+  oauthClients: ClientsService;
+  oauthAuthorize: AuthorizeService;
+  oauthTokens: TokenService;
+  oauthLogins: LoginsService;
+  oauthApps: AppsService;
+  oauthTfa: TfaService;
+  oauthDevices: DevicesService;
+  oauthPreferences: PreferencesService;
+  oauthPhone: PhoneService;
   paymentMethods: PaymentMethodsService;
 }
 
@@ -220,6 +238,15 @@ export async function createContext(
       bytes: overrides.imageBytes ?? new LocalImageBytes(path.join(config.dataDir, 'images')),
     }),
     stackscripts: new StackScriptsService({ db, clock, events, catalogue }),
+    oauthClients: new ClientsService(db, clock, events),
+    oauthAuthorize: new AuthorizeService(db, clock),
+    oauthTokens: new TokenService(db, clock),
+    oauthLogins: new LoginsService(db, clock),
+    oauthApps: new AppsService(db),
+    oauthTfa: new TfaService(db, clock, events),
+    oauthDevices: new DevicesService(db, clock),
+    oauthPreferences: new PreferencesService(db),
+    oauthPhone: new PhoneService(db, clock),
     paymentMethods: new PaymentMethodsService({ db, clock, events }),
   };
   return {

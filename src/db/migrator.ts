@@ -12,6 +12,7 @@ import * as m0009 from './migrations/0009-vpcs.js';
 import * as m0012 from './migrations/0012-tags-nodebalancers.js';
 import * as m0011 from './migrations/0011-images-stackscripts.js';
 import * as m0010 from './migrations/0010-compute-advanced.js';
+import * as m0015 from './migrations/0015-oauth.js';
 import * as m0016 from './migrations/0016-payment-methods.js';
 import type { MigrationContext } from './migrations/helpers.js';
 
@@ -34,6 +35,7 @@ const MIGRATIONS: Record<string, MigrationModule> = {
   '0012-tags-nodebalancers': m0012,
   '0011-images-stackscripts': m0011,
   '0010-compute-advanced': m0010,
+  '0015-oauth': m0015,
   '0016-payment-methods': m0016,
 };
 

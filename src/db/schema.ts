@@ -7,6 +7,7 @@ import type { ImageTables } from '../modules/images/images.table.js';
 import type { StackScriptTables } from '../modules/stackscripts/stackscripts.table.js';
 import type { IdentityTables } from '../modules/identity/identity.table.js';
 import type { NodeBalancerTables } from '../modules/nodebalancers/nodebalancers.table.js';
+import type { OAuthTables } from '../modules/oauth/oauth.table.js';
 import type { NetworkingTables } from '../modules/networking/networking.table.js';
 import type { TagTables } from '../modules/tags/tags.table.js';
 import type { VolumeTables } from '../modules/volumes/volumes.table.js';
@@ -25,4 +26,5 @@ export type DatabaseSchema = IdentityTables &
   VpcTables &
   ImageTables &
   StackScriptTables &
+  OAuthTables &
   BillingTables;

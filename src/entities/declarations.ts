@@ -1,6 +1,7 @@
 import { computeEntities } from '../modules/compute/compute.entities.js';
 import { nodebalancerEntities } from '../modules/nodebalancers/nodebalancers.entities.js';
 import { networkingEntities } from '../modules/networking/networking.entities.js';
+import { oauthEntities } from '../modules/oauth/oauth.entities.js';
 import { volumeEntities } from '../modules/volumes/volumes.entities.js';
 import { vpcEntities } from '../modules/vpcs/vpcs.entities.js';
 import { imageEntities } from '../modules/images/images.entities.js';
@@ -17,5 +18,6 @@ export function entityDeclarations(): EntityType[] {
     ...networkingEntities,
     ...imageEntities,
     ...stackScriptEntities,
+    ...oauthEntities,
   ];
 }

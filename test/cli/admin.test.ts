@@ -295,7 +295,7 @@ describe('stratus admin', () => {
   it('admin: an unknown subcommand or flag is an error on stderr', async () => {
     const sub = await cli('admin', 'frobnicate');
     expect(sub.code).toBe(2);
-    expect(sub.stderr).toBe('admin needs a command: bootstrap, token or users');
+    expect(sub.stderr).toBe('admin needs a command: bootstrap, token, users, password or sms');
     const flag = await cli('admin', 'users', '--bogus');
     expect(flag.code).not.toBe(0);
     expect(flag.stdout).toBe('');

@@ -7,6 +7,9 @@ import { isUniqueViolation } from '../../errors/db-errors.js';
 import { type Clock, systemClock } from '../../lib/clock.js';
 import { isoSeconds, parseApiTime } from '../../lib/time.js';
 import { usernameTaken } from '../account/users.repository.js';
+import { setPassword } from '../oauth/credentials.js';
+import { passwordProblem } from '../oauth/passwords.js';
+import { smsOf } from '../oauth/phone.service.js';
 import { entityRefs } from '../events/events.types.js';
 import { EventWriter } from '../events/events.writer.js';
 import { bootstrapAccount } from './bootstrap.js';
@@ -20,12 +23,21 @@ export interface AdminIo {
   out: (line: string) => void;
   err: (line: string) => void;
   clock: Clock;
+  /** The whole of standard input (`admin password` reads the password from it). */
+  stdin?: () => Promise<string>;
+}
+
+async function readStdin(): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks).toString('utf8');
 }
 
 const defaultIo: AdminIo = {
   out: (line) => console.log(line),
   err: (line) => console.error(line),
   clock: systemClock,
+  stdin: readStdin,
 };
 
 const TOKEN_RE = /^[A-Za-z0-9_\-.]{16,128}$/;
@@ -37,6 +49,7 @@ const OPTIONS = {
   expiry: { type: 'string' },
   label: { type: 'string' },
   euuid: { type: 'string' },
+  password: { type: 'string' },
 } as const;
 type Values = ReturnType<typeof parseArgs<{ options: typeof OPTIONS }>>['values'];
 
@@ -157,7 +170,33 @@ async function users(db: Database, io: AdminIo, values: Values): Promise<void> {
   io.out(JSON.stringify({ accounts: [...accounts.values()] }));
 }
 
-const COMMANDS = { bootstrap, token, users } as const;
+/**
+ * `admin password --username U [--password P]`: sets the password the login service's sign-in
+ * page checks (stored as a scrypt hash). Without --password it is read from standard input
+ * (one line; the trailing newline is dropped), which keeps it out of the process list.
+ */
+async function password(db: Database, io: AdminIo, values: Values): Promise<void> {
+  const username = need(values.username, 'username');
+  const pw = values.password ?? (await (io.stdin ?? readStdin)()).replace(/\r?\n$/, '');
+  const problem = passwordProblem(pw);
+  if (problem) throw new CliError(problem);
+  const user = await db.db
+    .selectFrom('users')
+    .select(['id'])
+    .where((eb) => eb(eb.fn('lower', ['username']), '=', username.toLowerCase()))
+    .executeTakeFirst();
+  if (!user) throw new CliError(`No user named "${username}"`);
+  await setPassword(db, user.id, pw, isoSeconds(io.clock.nowMs()));
+  io.out(JSON.stringify({ username, password_set: true }));
+}
+
+/** `admin sms --username U`: the simulated SMS sent to a user (phone verification codes). */
+async function sms(db: Database, io: AdminIo, values: Values): Promise<void> {
+  const username = need(values.username, 'username');
+  io.out(JSON.stringify({ messages: await smsOf(db, username) }));
+}
+
+const COMMANDS = { bootstrap, token, users, password, sms } as const;
 
 /**
  * `stratus admin …`: the operator's commands. JSON on stdout; errors on stderr with exit code 2.
@@ -176,7 +215,7 @@ export async function adminCommand(
       : undefined;
   let values: Values;
   try {
-    if (!run) throw new CliError('admin needs a command: bootstrap, token or users');
+    if (!run) throw new CliError('admin needs a command: bootstrap, token, users, password or sms');
     values = parse(rest);
   } catch (err) {
     out.err((err as Error).message);

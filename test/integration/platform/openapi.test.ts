@@ -25,6 +25,9 @@ const ALLOWED: AllowedDifference[] = [
       'getComputeNodeBalancers',
       'getIPs',
       'getNodeBalancerFirewalls',
+      'getAccountLogins',
+      'getProfileLogins',
+      'getDevices',
     ],
     details: ['query page: only in Stratus', 'query page_size: only in Stratus'],
     reason:
@@ -405,6 +408,12 @@ const ALLOWED: AllowedDifference[] = [
     details: ['security: public in Stratus, oauth [stackscripts:read_only] in reference'],
     reason:
       "the reference text: without authentication only public StackScripts are listed; a token with stackscripts:read_only adds the account's own",
+  },
+  // OAuth: clients, the login service's grants, logins.
+  {
+    ops: ['getProfileApps', 'getProfileApp'],
+    details: ['response AuthorizedApp.thumbnail_url: nullable in Stratus only'],
+    reason: 'null while the client has no thumbnail, as OAuthClient.thumbnail_url is',
   },
 ];
 
