@@ -36,6 +36,8 @@ import { eventsRoutes } from './modules/events/events.routes.js';
 import { profileRoutes } from './modules/profile/profile.routes.js';
 import { accountRoutes } from './modules/account/account.routes.js';
 import { volumesRoutes } from './modules/volumes/volumes.routes.js';
+import { objectStorageRoutes } from './modules/object-storage/objects.routes.js';
+import { s3Plugin } from './modules/object-storage/s3/s3.plugin.js';
 
 export type StratusApp = FastifyInstance<
   RawServerDefault,
@@ -64,6 +66,7 @@ function areas(ctx: AppContext): FastifyPluginAsync[] {
     computeStatsRoutes(ctx),
     networkingRoutes(ctx),
     volumesRoutes(ctx),
+    objectStorageRoutes(ctx),
   ] as FastifyPluginAsync[];
 }
 
@@ -254,6 +257,8 @@ export async function buildApp(ctx: AppContext): Promise<StratusApp> {
 
   app.get('/v4/openapi.json', { schema: { hide: true } }, async () => app.swagger());
   registerInternal(app, ctx);
+  // The S3 data plane: raw streams, its own parsing and errors (src/modules/object-storage/s3).
+  await app.register(s3Plugin(ctx));
   return app;
 }
 

@@ -33,6 +33,10 @@ import { UsersService } from './modules/account/users.service.js';
 import { SshKeysService } from './modules/profile/sshkeys.service.js';
 import { TokensService } from './modules/profile/tokens.service.js';
 import { VolumesService } from './modules/volumes/volumes.service.js';
+import {
+  createObjectStorage,
+  type ObjectStorage,
+} from './modules/object-storage/objects.module.js';
 
 export interface Services {
   catalogue: CatalogueService;
@@ -51,6 +55,7 @@ export interface Services {
   ips: IpsService;
   stats: StatsService;
   volumes: VolumesService;
+  objectStorage: ObjectStorage;
 }
 
 /** Everything a process needs, wired explicitly. Nothing is created at import time. */
@@ -133,6 +138,7 @@ export async function createContext(
     tokens: new TokensService(db, clock, events),
     sshKeys: new SshKeysService(db, clock, events),
     volumes: new VolumesService({ db, clock, events, queue, catalogue }),
+    objectStorage: createObjectStorage({ config, db, clock, events, catalogue: data }),
   };
   return {
     config,

@@ -12,6 +12,8 @@ export interface RawEnv {
   STRATUS_IP_POOLS?: string;
   STRATUS_FEED_CACHE_MB?: string;
   LOG_LEVEL?: string;
+  STRATUS_ENCRYPTION_KEY?: string;
+  STRATUS_S3_ENDPOINT?: string;
 }
 
 export function readEnv(source: NodeJS.ProcessEnv = process.env): RawEnv {
@@ -28,5 +30,7 @@ export function readEnv(source: NodeJS.ProcessEnv = process.env): RawEnv {
     STRATUS_IP_POOLS: source.STRATUS_IP_POOLS,
     STRATUS_FEED_CACHE_MB: source.STRATUS_FEED_CACHE_MB,
     LOG_LEVEL: source.LOG_LEVEL,
+    STRATUS_ENCRYPTION_KEY: source.STRATUS_ENCRYPTION_KEY,
+    STRATUS_S3_ENDPOINT: source.STRATUS_S3_ENDPOINT,
   };
 }

@@ -6,6 +6,7 @@ import * as m0003 from './migrations/0003-compute.js';
 import * as m0004 from './migrations/0004-volumes.js';
 import * as m0005 from './migrations/0005-ip-rdns.js';
 import * as m0006 from './migrations/0006-event-feeds.js';
+import * as m0014 from './migrations/0014-object-storage.js';
 import type { MigrationContext } from './migrations/helpers.js';
 
 interface MigrationModule {
@@ -21,6 +22,7 @@ const MIGRATIONS: Record<string, MigrationModule> = {
   '0004-volumes': m0004,
   '0005-ip-rdns': m0005,
   '0006-event-feeds': m0006,
+  '0014-object-storage': m0014,
 };
 
 class StratusMigrationProvider implements MigrationProvider {

@@ -3,6 +3,7 @@ import type { CatalogueTables } from '../modules/catalogue/catalogue.table.js';
 import type { ComputeTables } from '../modules/compute/compute.table.js';
 import type { EventTables } from '../modules/events/events.table.js';
 import type { IdentityTables } from '../modules/identity/identity.table.js';
+import type { ObjectStorageTables } from '../modules/object-storage/objects.table.js';
 import type { NetworkingTables } from '../modules/networking/networking.table.js';
 import type { TagTables } from '../modules/tags/tags.table.js';
 import type { VolumeTables } from '../modules/volumes/volumes.table.js';
@@ -15,4 +16,5 @@ export type DatabaseSchema = IdentityTables &
   ComputeTables &
   NetworkingTables &
   TagTables &
-  VolumeTables;
+  VolumeTables &
+  ObjectStorageTables;

@@ -52,6 +52,8 @@ export interface TestAppOptions {
   bodyLimit?: number;
   /** Entity types declared beside the areas' own (tests of the cross-cutting views). */
   entities?: EntityType[];
+  /** STRATUS_DATA_DIR (object bytes and other files); default: the configured default. */
+  dataDir?: string;
 }
 
 async function databaseUrl(): Promise<{ url: string; drop: () => Promise<void> }> {
@@ -71,6 +73,7 @@ export async function buildTestApp(opts: TestAppOptions = {}): Promise<TestApp> 
     STRATUS_RATE_LIMITS: opts.rateLimits ? 'on' : 'off',
     LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
     ...(opts.bodyLimit !== undefined ? { STRATUS_BODY_LIMIT: String(opts.bodyLimit) } : {}),
+    ...(opts.dataDir !== undefined ? { STRATUS_DATA_DIR: opts.dataDir } : {}),
   });
   const clock = new FakeClock('2026-03-01T12:00:00Z');
   const ctx = await createContext(config, { clock, entities: opts.entities ?? [] });

@@ -1,0 +1,196 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Database } from '../../../db/database.js';
+import type { Clock } from '../../../lib/clock.js';
+import type { BucketsService } from '../buckets.service.js';
+import { S3_PREFIX } from '../objects.clusters.js';
+import type { Sealer } from '../objects.crypto.js';
+import type { ObjectData } from '../objects.data.js';
+import { findBucket } from '../objects.repository.js';
+import { ANONYMOUS, header, S3Authenticator } from './s3.auth.js';
+import { S3Buckets } from './s3.buckets.js';
+import type { S3Call } from './s3.context.js';
+import { S3Error, s3errors } from './s3.errors.js';
+import { S3Multipart } from './s3.multipart.js';
+import { S3Objects } from './s3.objects.js';
+import { parseQuery } from './sigv4.js';
+import { errorDocument } from './s3.xml.js';
+
+/** Where unexpected failures are logged. */
+export interface S3Log {
+  error(obj: object, msg: string): void;
+}
+
+export interface S3Deps {
+  db: Database;
+  clock: Clock;
+  sealer: Sealer;
+  data: ObjectData;
+  buckets: BucketsService;
+  clusters: readonly string[];
+}
+
+/**
+ * The S3 data plane: path-style requests `<S3_PREFIX>/<cluster>/<bucket>/<key>` on raw Node
+ * streams. Authenticates (SigV4 header/query, V2), enforces keys' bucket limits and ACLs, and
+ * dispatches to the bucket, object and multipart operations. Errors are S3 XML documents.
+ */
+export class S3Service {
+  private readonly auth: S3Authenticator;
+  private readonly bucketOps: S3Buckets;
+  private readonly objectOps: S3Objects;
+  private readonly multipart: S3Multipart;
+
+  constructor(private readonly d: S3Deps) {
+    this.auth = new S3Authenticator(d.db, d.sealer);
+    this.bucketOps = new S3Buckets(d.db, d.buckets);
+    this.objectOps = new S3Objects(d.db, d.data);
+    this.multipart = new S3Multipart(d.db, d.data);
+  }
+
+  async handle(
+    req: IncomingMessage,
+    res: ServerResponse,
+    requestId: string,
+    log: S3Log,
+  ): Promise<void> {
+    const url = req.url ?? '/';
+    const q = url.indexOf('?');
+    const rawPath = q < 0 ? url : url.slice(0, q);
+    const query = parseQuery(q < 0 ? '' : url.slice(q + 1));
+    const method = (req.method ?? 'GET').toUpperCase();
+    const rest = rawPath.slice(S3_PREFIX.length).replace(/^\//, '');
+    const segs = rest.split('/');
+    const cluster = decode(segs[0] ?? '');
+    const bucket = segs[1] !== undefined && segs[1] !== '' ? decode(segs[1]) : undefined;
+    const key = segs.length > 2 ? decode(segs.slice(2).join('/')) : undefined;
+    const c: S3Call = {
+      req,
+      res,
+      requestId,
+      method,
+      cluster,
+      bucket,
+      key: key === '' ? undefined : key,
+      query: new Map(query),
+      caller: ANONYMOUS,
+    };
+    try {
+      if (!this.d.clusters.includes(cluster))
+        throw new S3Error(404, 'NoSuchCluster', 'The specified cluster does not exist');
+      if (method === 'OPTIONS') {
+        const b = bucket ? await findBucket(this.d.db, cluster, bucket) : undefined;
+        this.bucketOps.preflight(c, b);
+        return;
+      }
+      c.caller = await this.auth.authenticate({
+        req,
+        method,
+        path: decode(rawPath),
+        rawPath,
+        query,
+        v2Resource: `/${segs.slice(1).join('/')}`,
+        nowMs: this.d.clock.nowMs(),
+      });
+      await this.dispatch(c);
+    } catch (err) {
+      this.fail(c, err, log);
+    }
+  }
+
+  private async dispatch(c: S3Call): Promise<void> {
+    const { method, query: q } = c;
+    if (c.bucket === undefined) {
+      if (method === 'GET') return this.bucketOps.listAll(c);
+      throw s3errors.methodNotAllowed();
+    }
+    if (c.key === undefined && method === 'PUT' && !q.has('acl') && !q.has('cors'))
+      return this.bucketOps.create(c);
+    const b = await findBucket(this.d.db, c.cluster, c.bucket);
+    if (!b) throw s3errors.noSuchBucket(c.bucket);
+    this.corsHeaders(c, b.cors_enabled === 1);
+    if (c.key === undefined) {
+      if (method === 'GET') {
+        if (q.has('acl')) return this.bucketOps.getAcl(c, b);
+        if (q.has('cors')) return this.bucketOps.getCors(c, b);
+        if (q.has('location')) return this.bucketOps.location(c, b);
+        if (q.has('uploads') || q.has('versioning') || q.has('policy'))
+          throw s3errors.notImplemented();
+        return this.bucketOps.list(c, b);
+      }
+      if (method === 'HEAD') return this.bucketOps.head(c, b);
+      if (method === 'PUT' && q.has('acl')) return this.bucketOps.putAcl(c, b);
+      if (method === 'PUT' && q.has('cors')) return this.bucketOps.setCors(c, b, true);
+      if (method === 'DELETE' && q.has('cors')) return this.bucketOps.setCors(c, b, false);
+      if (method === 'DELETE') return this.bucketOps.remove(c, b);
+      if (method === 'POST' && q.has('delete')) return this.objectOps.removeMany(c, b);
+      throw s3errors.methodNotAllowed();
+    }
+    switch (method) {
+      case 'GET':
+        if (q.has('acl')) return this.objectOps.getAcl(c, b);
+        if (q.has('uploadId')) return this.multipart.listParts(c, b);
+        return this.objectOps.get(c, b);
+      case 'HEAD':
+        return this.objectOps.get(c, b);
+      case 'PUT': {
+        if (q.has('acl')) return this.objectOps.putAcl(c, b);
+        if (q.has('uploadId') && q.has('partNumber')) {
+          if (header(c.req, 'x-amz-copy-source') !== undefined) throw s3errors.notImplemented();
+          return this.multipart.part(c, b);
+        }
+        const source = header(c.req, 'x-amz-copy-source');
+        if (source !== undefined) return this.objectOps.copy(c, b, source);
+        return this.objectOps.put(c, b);
+      }
+      case 'POST':
+        if (q.has('uploads')) return this.multipart.create(c, b);
+        if (q.has('uploadId')) return this.multipart.complete(c, b);
+        // A pre-signed POST to an object (the control plane's object-url) writes it.
+        return this.objectOps.put(c, b);
+      case 'DELETE':
+        if (q.has('uploadId')) return this.multipart.abort(c, b);
+        return this.objectOps.remove(c, b);
+      default:
+        throw s3errors.methodNotAllowed();
+    }
+  }
+
+  /** Answers to browsers of a CORS-enabled bucket carry the CORS headers. */
+  private corsHeaders(c: S3Call, enabled: boolean): void {
+    const origin = header(c.req, 'origin');
+    if (!enabled || origin === undefined) return;
+    c.res.setHeader('access-control-allow-origin', origin);
+    c.res.setHeader('access-control-expose-headers', 'ETag, x-amz-request-id');
+    c.res.setHeader('vary', 'Origin');
+  }
+
+  private fail(c: S3Call, err: unknown, log: S3Log): void {
+    const e =
+      err instanceof S3Error
+        ? err
+        : new S3Error(500, 'InternalError', 'We encountered an internal error. Please try again.');
+    if (!(err instanceof S3Error)) log.error({ err, reqId: c.requestId }, 's3 request failed');
+    if (c.res.headersSent) {
+      c.res.destroy();
+      return;
+    }
+    const resource = c.key !== undefined ? `/${c.bucket}/${c.key}` : `/${c.bucket ?? ''}`;
+    const body = errorDocument(e.code, e.message, resource, c.requestId, e.extra);
+    c.res.writeHead(e.status, {
+      'content-type': 'application/xml',
+      'content-length': c.method === 'HEAD' ? 0 : Buffer.byteLength(body),
+      'x-amz-request-id': c.requestId,
+    });
+    c.res.end(c.method === 'HEAD' ? undefined : body);
+    // An unread request body would stall the connection: drain it.
+    c.req.resume();
+  }
+}
+
+function decode(s: string): string {
+  try {
+    return decodeURIComponent(s);
+  } catch {
+    throw s3errors.invalidArgument('Invalid URI encoding');
+  }
+}
