@@ -1,0 +1,140 @@
+import {
+  CreateBucketCommand,
+  GetObjectCommand,
+  ListBucketsCommand,
+  ListObjectsV2Command,
+  PutBucketAclCommand,
+  PutObjectCommand,
+  type S3Client,
+} from '@aws-sdk/client-s3';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { bootstrapAccount } from '../../../src/modules/identity/bootstrap.js';
+import { buildS3App, CLUSTER, type S3TestApp } from './fixtures.js';
+
+let t: S3TestApp;
+let owner: S3Client;
+
+async function errorName(p: Promise<unknown>): Promise<string> {
+  try {
+    await p;
+  } catch (err) {
+    return (err as { name: string }).name;
+  }
+  return 'ok';
+}
+
+const keyWith = async (bucket_access?: unknown[], token?: string) =>
+  t.client(
+    (
+      await t.post(
+        '/v4/object-storage/keys',
+        { label: 'k', ...(bucket_access ? { bucket_access } : {}) },
+        token ? { token } : {},
+      )
+    ).body,
+  );
+
+beforeAll(async () => {
+  t = await buildS3App();
+  for (const label of ['red', 'blue'])
+    await t.post('/v4/object-storage/buckets', { cluster: CLUSTER, label });
+  owner = await keyWith();
+  await owner.send(new PutObjectCommand({ Bucket: 'red', Key: 'r.txt', Body: 'red' }));
+  await owner.send(new PutObjectCommand({ Bucket: 'blue', Key: 'b.txt', Body: 'blue' }));
+});
+afterAll(() => t.dispose());
+
+const get = (c: S3Client, Bucket: string, Key: string) =>
+  errorName(c.send(new GetObjectCommand({ Bucket, Key })));
+const put = (c: S3Client, Bucket: string, Key: string) =>
+  errorName(c.send(new PutObjectCommand({ Bucket, Key, Body: 'w' })));
+
+describe('S3 access: limited keys', () => {
+  it('read_only on a bucket: can read and list it, cannot write it, cannot touch another bucket', async () => {
+    const ro = await keyWith([{ cluster: CLUSTER, bucket_name: 'red', permissions: 'read_only' }]);
+    expect(await get(ro, 'red', 'r.txt')).toBe('ok');
+    expect(await errorName(ro.send(new ListObjectsV2Command({ Bucket: 'red' })))).toBe('ok');
+    expect(await put(ro, 'red', 'new.txt')).toBe('AccessDenied');
+    expect(await get(ro, 'blue', 'b.txt')).toBe('AccessDenied');
+    expect(await errorName(ro.send(new ListObjectsV2Command({ Bucket: 'blue' })))).toBe(
+      'AccessDenied',
+    );
+  });
+
+  it('read_write on a bucket: can write it, not another bucket', async () => {
+    const rw = await keyWith([{ cluster: CLUSTER, bucket_name: 'red', permissions: 'read_write' }]);
+    expect(await put(rw, 'red', 'rw.txt')).toBe('ok');
+    expect(await put(rw, 'blue', 'rw.txt')).toBe('AccessDenied');
+  });
+
+  it('limited keys list all buckets and create buckets, but get no access to them', async () => {
+    const none = await keyWith([]);
+    const all = await none.send(new ListBucketsCommand({}));
+    expect(all.Buckets?.map((b) => b.Name)).toEqual(['blue', 'red']);
+    expect(await get(none, 'red', 'r.txt')).toBe('AccessDenied');
+    await none.send(new CreateBucketCommand({ Bucket: 'made-by-limited' }));
+    expect(await put(none, 'made-by-limited', 'x')).toBe('AccessDenied');
+    const seen = await t.get(`/v4/object-storage/buckets/${CLUSTER}/made-by-limited`);
+    expect(seen.status).toBe(200);
+  });
+
+  it("another account's key has no access to private buckets", async () => {
+    const other = await bootstrapAccount(t.ctx.db, t.clock, {
+      email: 'o@example.com',
+      username: 'o',
+    });
+    const stranger = await keyWith(undefined, other.token);
+    expect(await get(stranger, 'red', 'r.txt')).toBe('AccessDenied');
+    expect(await put(stranger, 'red', 'x')).toBe('AccessDenied');
+    expect(await errorName(stranger.send(new CreateBucketCommand({ Bucket: 'red' })))).toBe(
+      'BucketAlreadyExists',
+    );
+  });
+});
+
+describe('S3 access: ACLs', () => {
+  it('an anonymous read of a public-read object works; a private one is refused', async () => {
+    await owner.send(
+      new PutObjectCommand({
+        Bucket: 'red',
+        Key: 'public.txt',
+        Body: 'hi all',
+        ACL: 'public-read',
+      }),
+    );
+    const r = await fetch(`${t.endpoint}/red/public.txt`);
+    expect(r.status).toBe(200);
+    expect(await r.text()).toBe('hi all');
+    const p = await fetch(`${t.endpoint}/red/r.txt`);
+    expect(p.status).toBe(403);
+    expect(await p.text()).toContain('<Code>AccessDenied</Code>');
+  });
+
+  it('a public-read bucket can be listed anonymously; writing needs public-read-write', async () => {
+    expect((await fetch(`${t.endpoint}/blue?list-type=2`)).status).toBe(403);
+    await owner.send(new PutBucketAclCommand({ Bucket: 'blue', ACL: 'public-read' }));
+    const list = await fetch(`${t.endpoint}/blue?list-type=2`);
+    expect(list.status).toBe(200);
+    expect(await list.text()).toContain('<Key>b.txt</Key>');
+    expect((await fetch(`${t.endpoint}/blue/anon.txt`, { method: 'PUT', body: 'x' })).status).toBe(
+      403,
+    );
+    await t.put(`/v4/object-storage/buckets/${CLUSTER}/blue/access`, { acl: 'public-read-write' });
+    expect((await fetch(`${t.endpoint}/blue/anon.txt`, { method: 'PUT', body: 'x' })).status).toBe(
+      200,
+    );
+  });
+
+  it('CORS preflight: answered only when the bucket has cors_enabled', async () => {
+    const pre = () =>
+      fetch(`${t.endpoint}/red/r.txt`, {
+        method: 'OPTIONS',
+        headers: { origin: 'https://app.example', 'access-control-request-method': 'PUT' },
+      });
+    expect((await pre()).status).toBe(403);
+    await t.put(`/v4/object-storage/buckets/${CLUSTER}/red/access`, { cors_enabled: true });
+    const ok = await pre();
+    expect(ok.status).toBe(200);
+    expect(ok.headers.get('access-control-allow-origin')).toBe('https://app.example');
+  });
+});
