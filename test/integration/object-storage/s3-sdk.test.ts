@@ -65,6 +65,24 @@ describe('S3 data plane with @aws-sdk/client-s3', () => {
     expect(got.ContentLength).toBe(11);
   });
 
+  it('PutObject: a stream body goes through aws-chunked framing with a trailing checksum', async () => {
+    const { Readable } = await import('node:stream');
+    const chunks = [Buffer.alloc(70_000, 'x'), Buffer.alloc(70_000, 'y'), Buffer.from('end')];
+    await s3.send(
+      new PutObjectCommand({
+        Bucket: 'alpha',
+        Key: 'streamed.bin',
+        Body: Readable.from(chunks),
+        ContentLength: 140_003,
+      }),
+    );
+    const got = await s3.send(new GetObjectCommand({ Bucket: 'alpha', Key: 'streamed.bin' }));
+    const bytes = Buffer.from(
+      await (got.Body?.transformToByteArray() ?? Promise.resolve(new Uint8Array())),
+    );
+    expect(bytes.equals(Buffer.concat(chunks))).toBe(true);
+  });
+
   it('GetObject: a Range answers 206 with just those bytes', async () => {
     await s3.send(new PutObjectCommand({ Bucket: 'alpha', Key: 'range.bin', Body: '0123456789' }));
     const r = await s3.send(
