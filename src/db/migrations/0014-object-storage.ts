@@ -117,17 +117,10 @@ export async function up({ db, dialect }: MigrationContext): Promise<void> {
     .addColumn('bytes_in', big, defaultZero)
     .addPrimaryKeyConstraint('obj_transfer_pk', ['account_id', 'month'])
     .execute();
-
-  /** Blobs no longer referenced, removed from the store after the change that freed them. */
-  await withId(db.schema.createTable('obj_garbage'), dialect)
-    .addColumn('blob', 'text', notNull)
-    .addColumn('created', 'text', notNull)
-    .execute();
 }
 
 export async function down({ db }: MigrationContext): Promise<void> {
   for (const t of [
-    'obj_garbage',
     'obj_transfer',
     'obj_parts',
     'obj_uploads',

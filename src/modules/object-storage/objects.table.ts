@@ -97,12 +97,6 @@ export interface ObjTransferTable {
   bytes_in: Generated<number | string>;
 }
 
-export interface ObjGarbageTable {
-  id: Generated<number>;
-  blob: string;
-  created: string;
-}
-
 export interface ObjectStorageTables {
   obj_keyring: ObjKeyringTable;
   obj_buckets: ObjBucketsTable;
@@ -112,5 +106,4 @@ export interface ObjectStorageTables {
   obj_uploads: ObjUploadsTable;
   obj_parts: ObjPartsTable;
   obj_transfer: ObjTransferTable;
-  obj_garbage: ObjGarbageTable;
 }

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Readable } from 'node:stream';
 import type { BucketRow, ObjectRow } from '../objects.repository.js';
@@ -53,7 +54,7 @@ export function body(c: S3Call): { stream: Readable; sha256?: string; md5Base64?
 
 /** Reads a small XML request body (at most 1 MiB). */
 export async function smallBody(c: S3Call): Promise<string> {
-  const { stream } = body(c);
+  const { stream, sha256 } = body(c);
   const parts: Buffer[] = [];
   let n = 0;
   for await (const chunk of stream) {
@@ -61,7 +62,10 @@ export async function smallBody(c: S3Call): Promise<string> {
     if (n > 1024 * 1024) throw s3errors.malformedXml();
     parts.push(chunk as Buffer);
   }
-  return Buffer.concat(parts).toString('utf8');
+  const all = Buffer.concat(parts);
+  if (sha256 !== undefined && createHash('sha256').update(all).digest('hex') !== sha256)
+    throw s3errors.sha256Mismatch();
+  return all.toString('utf8');
 }
 
 /** The permission a caller's key gives on a bucket of its own account, or null. */
