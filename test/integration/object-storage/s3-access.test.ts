@@ -92,7 +92,36 @@ describe('S3 access: limited keys', () => {
   });
 });
 
+describe('S3 access: Signature V2 query strings', () => {
+  it('a V2 pre-signed GET (AWSAccessKeyId, Expires, Signature) works until it expires', async () => {
+    const { createHmac } = await import('node:crypto');
+    const k = (await t.post('/v4/object-storage/keys', { label: 'v2' })).body;
+    const expires = Math.floor(Date.now() / 1000) + 300;
+    const sign = (resource: string) =>
+      createHmac('sha1', k.secret_key).update(`GET\n\n\n${expires}\n${resource}`).digest('base64');
+    const url = (sig: string) =>
+      `${t.endpoint}/red/r.txt?AWSAccessKeyId=${k.access_key}&Expires=${expires}&Signature=${encodeURIComponent(sig)}`;
+    const ok = await fetch(url(sign('/red/r.txt')));
+    expect(ok.status).toBe(200);
+    expect(await ok.text()).toBe('red');
+    expect((await fetch(url(sign('/red/other.txt')))).status).toBe(403);
+    t.clock.set((expires + 1) * 1000);
+    expect((await fetch(url(sign('/red/r.txt')))).status).toBe(403);
+    t.clock.set(Date.now());
+  });
+});
+
 describe('S3 access: ACLs', () => {
+  it('PutObjectAcl: needs a read_write key; public-read opens the object to anonymous reads', async () => {
+    const { PutObjectAclCommand } = await import('@aws-sdk/client-s3');
+    const ro = await keyWith([{ cluster: CLUSTER, bucket_name: 'red', permissions: 'read_only' }]);
+    expect(await errorName(ro.send(new PutObjectAclCommand({ Bucket: 'red', Key: 'r.txt', ACL: 'public-read' })))).toBe('AccessDenied');
+    await owner.send(new PutObjectAclCommand({ Bucket: 'red', Key: 'rw.txt', ACL: 'public-read' }));
+    expect((await fetch(`${t.endpoint}/red/rw.txt`)).status).toBe(200);
+    const acl = await t.get(`/v4/object-storage/buckets/${CLUSTER}/red/object-acl?name=rw.txt`);
+    expect(acl.body.acl).toBe('public-read');
+  });
+
   it('an anonymous read of a public-read object works; a private one is refused', async () => {
     await owner.send(
       new PutObjectCommand({
