@@ -21,6 +21,7 @@ import { errors } from './errors/errors.js';
 import { authHook } from './http/auth-hook.js';
 import { errorHandler } from './http/error-handler.js';
 import { canonicalIdsHook, integerParams } from './http/path-ids.js';
+import { lazySerializerFactory, lazyValidator } from './http/lazy-compilers.js';
 import './http/route-config.js';
 import { ErrorEnvelope } from './http/schemas/common.js';
 import { subsystem } from './logger.js';
@@ -78,6 +79,9 @@ function makeAjv(coerce: false | 'array') {
     coerceTypes: coerce,
     verbose: true,
     strict: false,
+    // The schemas are TypeBox's output: checking each against the JSON Schema meta-schema (which
+    // AJV compiles first) only slowed the start.
+    validateSchema: false,
   });
   addFormats.default(ajv);
   // A schema may carry the real service's wording for its own failure.
@@ -117,13 +121,14 @@ export async function buildApp(ctx: AppContext): Promise<StratusApp> {
     frameworkErrors: errorHandler,
     routerOptions: { ignoreTrailingSlash: true, ignoreDuplicateSlashes: true },
     ajv: { customOptions: {} },
+    schemaController: { compilersFactory: { buildSerializer: lazySerializerFactory() } },
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   // Bodies are validated strictly; query strings and params are coerced from text.
   const bodyAjv = makeAjv(false);
   const queryAjv = makeAjv('array');
   app.setValidatorCompiler(({ schema, httpPart }) =>
-    httpPart === 'body' ? bodyAjv.compile(schema) : queryAjv.compile(schema),
+    lazyValidator(httpPart === 'body' ? bodyAjv : queryAjv, schema),
   );
 
   // JSON bodies. An empty body counts as no body whatever its Content-Type: SDKs send actions

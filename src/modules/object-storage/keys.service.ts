@@ -6,7 +6,6 @@ import { errors, FieldErrors } from '../../errors/errors.js';
 import type { Clock } from '../../lib/clock.js';
 import { type Page, type PageParams, pageOf } from '../../lib/pagination.js';
 import { isoSeconds } from '../../lib/time.js';
-import type { EntityRef } from '../events/events.types.js';
 import type { EventWriter } from '../events/events.writer.js';
 import type { Sealer } from './objects.crypto.js';
 import { assertPositiveStanding } from './objects.rules.js';
@@ -29,12 +28,9 @@ function secretKey(): string {
   return randomBytes(30).toString('base64url');
 }
 
-export const keyRef = (id: number, label: string): EntityRef => ({
-  type: 'object_storage_key',
-  id,
-  label,
-  url: `/v4/object-storage/keys/${id}`,
-});
+/** Key events have no entity (no enum value fits): the message names the key. */
+export const keyMessage = (id: number, label: string, accessKey: string): string =>
+  `Object Storage access key ${id} "${label}" (${accessKey})`;
 
 export interface KeyDeps {
   db: Database;
@@ -176,14 +172,15 @@ export class KeysService {
           })
           .execute();
       }
+      const row = await this.load(tx, p, id);
       await this.d.events.record(tx, {
         accountId: p.accountId,
         action: 'obj_access_key_create',
-        entity: keyRef(id, label),
+        entity: null,
+        message: keyMessage(id, label, row.access_key),
         status: 'notification',
         username: p.username,
       });
-      const row = await this.load(tx, p, id);
       return this.toApi(row, await this.access(tx, [id]), secret);
     });
   }
@@ -198,7 +195,8 @@ export class KeysService {
       await this.d.events.record(tx, {
         accountId: p.accountId,
         action: 'obj_access_key_update',
-        entity: keyRef(id, label),
+        entity: null,
+        message: keyMessage(id, label, row.access_key),
         status: 'notification',
         username: p.username,
       });
@@ -213,7 +211,8 @@ export class KeysService {
       await this.d.events.record(tx, {
         accountId: p.accountId,
         action: 'obj_access_key_delete',
-        entity: keyRef(id, row.label),
+        entity: null,
+        message: keyMessage(id, row.label, row.access_key),
         status: 'notification',
         username: p.username,
       });

@@ -1,22 +1,11 @@
 import type { EntityType } from '../../entities/entities.js';
-import { bucketLabels, keyLabels } from './objects.repository.js';
 
 /**
- * Object storage. The reference has no grant type for buckets or keys (any user with the
- * `object_storage` scopes manages the account's object storage) and no event entity type: the
- * key events (`obj_access_key_*`) name `object_storage_key` (docs/fidelity.md). Buckets are
- * addressed by cluster and label, so their URL is the collection's; their summaries' labels are
- * `cluster/label`.
+ * Object storage declares no entity type: the reference's event `entity.type` enum has no
+ * object storage value and its GrantsResponse no object storage grant (any user whose token has
+ * the `object_storage` scopes manages the account's object storage). The key events
+ * (`obj_access_key_*`) therefore carry no entity and name the key in `message`
+ * (docs/fidelity.md). Buckets' stored bytes and transfer are read with `bucketUsage`
+ * (objects.repository.ts).
  */
-export const objectStorageEntities: EntityType[] = [
-  {
-    type: 'object_storage_key',
-    url: (id) => `/v4/object-storage/keys/${id}`,
-    list: keyLabels,
-  },
-  {
-    type: 'object_storage_bucket',
-    url: () => '/v4/object-storage/buckets',
-    list: bucketLabels,
-  },
-];
+export const objectStorageEntities: EntityType[] = [];

@@ -1,6 +1,5 @@
 import type { Selectable } from 'kysely';
 import type { Database } from '../../db/database.js';
-import type { EntitySummary } from '../../entities/entities.js';
 import type { BlobRef, ObjBucketsTable, ObjObjectsTable } from './objects.table.js';
 
 export type BucketRow = Selectable<ObjBucketsTable>;
@@ -84,26 +83,4 @@ export async function bucketUsage(db: Database, accountId: number) {
     bytes_in: Number(r.bytes_in),
     bytes_out: Number(r.bytes_out),
   }));
-}
-
-/** Entity lister: buckets as `cluster/label`. */
-export async function bucketLabels(db: Database, accountId: number): Promise<EntitySummary[]> {
-  const rows = await db.db
-    .selectFrom('obj_buckets')
-    .select(['id', 'cluster', 'label'])
-    .where('account_id', '=', accountId)
-    .orderBy('id')
-    .execute();
-  return rows.map((r) => ({ id: r.id, label: `${r.cluster}/${r.label}` }));
-}
-
-/** Entity lister: the account's access keys (the internal signing key excluded). */
-export async function keyLabels(db: Database, accountId: number): Promise<EntitySummary[]> {
-  return db.db
-    .selectFrom('obj_keys')
-    .select(['id', 'label'])
-    .where('account_id', '=', accountId)
-    .where('system', '=', 0)
-    .orderBy('id')
-    .execute();
 }

@@ -115,7 +115,11 @@ describe('S3 access: ACLs', () => {
   it('PutObjectAcl: needs a read_write key; public-read opens the object to anonymous reads', async () => {
     const { PutObjectAclCommand } = await import('@aws-sdk/client-s3');
     const ro = await keyWith([{ cluster: CLUSTER, bucket_name: 'red', permissions: 'read_only' }]);
-    expect(await errorName(ro.send(new PutObjectAclCommand({ Bucket: 'red', Key: 'r.txt', ACL: 'public-read' })))).toBe('AccessDenied');
+    expect(
+      await errorName(
+        ro.send(new PutObjectAclCommand({ Bucket: 'red', Key: 'r.txt', ACL: 'public-read' })),
+      ),
+    ).toBe('AccessDenied');
     await owner.send(new PutObjectAclCommand({ Bucket: 'red', Key: 'rw.txt', ACL: 'public-read' }));
     expect((await fetch(`${t.endpoint}/red/rw.txt`)).status).toBe(200);
     const acl = await t.get(`/v4/object-storage/buckets/${CLUSTER}/red/object-acl?name=rw.txt`);
