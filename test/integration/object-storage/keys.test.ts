@@ -82,8 +82,8 @@ describe('object storage keys', () => {
       .execute();
     expect(r.status).toBe(400);
     expect(
-      (await events('obj_access_key_create')).some(
-        (e: { message: string }) => e.message.includes('"debt"'),
+      (await events('obj_access_key_create')).some((e: { message: string }) =>
+        e.message.includes('"debt"'),
       ),
     ).toBe(false);
   });
