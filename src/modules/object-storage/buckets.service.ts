@@ -7,7 +7,7 @@ import { type Page, type PageParams, pageOf } from '../../lib/pagination.js';
 import { isoSeconds } from '../../lib/time.js';
 import { bucketHostname, toApiCluster } from './objects.clusters.js';
 import type { ObjectData } from './objects.data.js';
-import { type BucketRow, findBucket, monthOf } from './objects.repository.js';
+import { type BucketRow, dropKeyAccess, findBucket, monthOf } from './objects.repository.js';
 import { assertPositiveStanding, bucketLabelProblem } from './objects.rules.js';
 import type { ApiBucket, ApiCluster, BucketAccess, CreateBucket } from './objects.schemas.js';
 
@@ -163,6 +163,7 @@ export class BucketsService {
         .executeTakeFirst();
       if (Number(row.objects) > 0 || upload) throw notEmpty();
       await tx.db.deleteFrom('obj_buckets').where('id', '=', b.id).execute();
+      await dropKeyAccess(tx, b.account_id, [b]);
     });
   }
 

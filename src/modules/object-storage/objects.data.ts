@@ -12,6 +12,7 @@ import {
   type BucketRow,
   blobsOf,
   countTransfer,
+  dropKeyAccess,
   findBucket,
   findObject,
   monthOf,
@@ -206,7 +207,7 @@ export class ObjectData {
     const keys = await this.db.transaction(async (tx) => {
       const buckets = await tx.db
         .selectFrom('obj_buckets')
-        .select('id')
+        .select(['id', 'cluster', 'label'])
         .where('account_id', '=', accountId)
         .execute();
       const ids = buckets.map((b) => b.id);
@@ -223,6 +224,7 @@ export class ObjectData {
         .where('obj_uploads.bucket_id', 'in', ids)
         .execute();
       await tx.db.deleteFrom('obj_buckets').where('id', 'in', ids).execute();
+      await dropKeyAccess(tx, accountId, buckets);
       return [...objs.flatMap((o) => blobsOf(o).map((b) => b.key)), ...parts.map((p) => p.blob)];
     });
     await this.dropBlobs(keys);

@@ -84,3 +84,22 @@ export async function bucketUsage(db: Database, accountId: number) {
     bytes_out: Number(r.bytes_out),
   }));
 }
+
+/** A deleted bucket's name is no longer granted to the account's keys (a new bucket of that
+ * name starts with no key access). */
+export async function dropKeyAccess(
+  db: Database,
+  accountId: number,
+  buckets: { cluster: string; label: string }[],
+): Promise<void> {
+  for (const b of buckets) {
+    await db.db
+      .deleteFrom('obj_key_buckets')
+      .where('cluster', '=', b.cluster)
+      .where('bucket_name', '=', b.label)
+      .where('key_id', 'in', (eb) =>
+        eb.selectFrom('obj_keys').select('id').where('account_id', '=', accountId),
+      )
+      .execute();
+  }
+}

@@ -171,3 +171,21 @@ describe('S3 access: ACLs', () => {
     expect(ok.headers.get('access-control-allow-origin')).toBe('https://app.example');
   });
 });
+
+describe('S3 access: bucket lifecycle', () => {
+  it('deleteObjectStorageBucket: a new bucket of the same name is not granted to old limited keys', async () => {
+    await t.post('/v4/object-storage/buckets', { cluster: CLUSTER, label: 'reborn' });
+    const k = await t.post('/v4/object-storage/keys', {
+      label: 'scoped',
+      bucket_access: [{ cluster: CLUSTER, bucket_name: 'reborn', permissions: 'read_write' }],
+    });
+    expect((await t.del(`/v4/object-storage/buckets/${CLUSTER}/reborn`)).status).toBe(200);
+    await t.post('/v4/object-storage/buckets', { cluster: CLUSTER, label: 'reborn' });
+    expect((await t.get(`/v4/object-storage/keys/${k.body.id}`)).body.bucket_access).toEqual([]);
+    expect(await put(t.client(k.body), 'reborn', 'x')).toBe('AccessDenied');
+  });
+
+  it('PutObject: a key longer than 1024 bytes is KeyTooLongError', async () => {
+    expect(await put(owner, 'red', 'k'.repeat(1025))).toBe('KeyTooLongError');
+  });
+});

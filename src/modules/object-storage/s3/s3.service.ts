@@ -75,6 +75,8 @@ export class S3Service {
       caller: ANONYMOUS,
     };
     try {
+      if (key !== undefined && Buffer.byteLength(key) > 1024)
+        throw new S3Error(400, 'KeyTooLongError', 'Your key is too long');
       if (!this.d.clusters.includes(cluster))
         throw new S3Error(404, 'NoSuchCluster', 'The specified cluster does not exist');
       if (method === 'OPTIONS') {
