@@ -19,6 +19,8 @@ describe('Sealer', () => {
     await expect(new Sealer(noDb, 'key two').open(sealed)).rejects.toThrow();
     const raw = Buffer.from(sealed.slice(3), 'base64');
     raw[raw.length - 1] = (raw[raw.length - 1] ?? 0) ^ 1;
-    await expect(new Sealer(noDb, 'key one').open(`v1:${raw.toString('base64')}`)).rejects.toThrow();
+    await expect(
+      new Sealer(noDb, 'key one').open(`v1:${raw.toString('base64')}`),
+    ).rejects.toThrow();
   });
 });

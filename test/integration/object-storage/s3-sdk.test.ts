@@ -274,7 +274,18 @@ describe('S3 data plane with @aws-sdk/client-s3', () => {
         ),
       ),
     ).toBe('EntityTooSmall');
+    const { ListMultipartUploadsCommand, GetBucketVersioningCommand } = await import(
+      '@aws-sdk/client-s3'
+    );
+    const open = await s3.send(new ListMultipartUploadsCommand({ Bucket: 'alpha' }));
+    expect(open.Uploads?.map((u) => [u.Key, u.UploadId])).toEqual([['m', UploadId]]);
+    expect(
+      (await s3.send(new GetBucketVersioningCommand({ Bucket: 'alpha' }))).Status,
+    ).toBeUndefined();
     await s3.send(new AbortMultipartUploadCommand({ Bucket: 'alpha', Key: 'm', UploadId }));
+    expect(
+      (await s3.send(new ListMultipartUploadsCommand({ Bucket: 'alpha' }))).Uploads ?? [],
+    ).toEqual([]);
     expect(
       await errorName(s3.send(new ListPartsCommand({ Bucket: 'alpha', Key: 'm', UploadId }))),
     ).toBe('NoSuchUpload');

@@ -178,6 +178,12 @@ export class S3Buckets {
     send(c, 200, xml('LocationConstraint', { '#text': c.cluster }));
   }
 
+  /** Versioning is never enabled: an empty VersioningConfiguration. */
+  async versioning(c: S3Call, b: BucketRow): Promise<void> {
+    if (!ownerPermission(c.caller, b)) throw s3errors.accessDenied();
+    send(c, 200, xml('VersioningConfiguration', {}));
+  }
+
   /** The bucket's CORS: all origins when enabled (the control plane's `cors_enabled`). */
   async getCors(c: S3Call, b: BucketRow): Promise<void> {
     if (!ownerPermission(c.caller, b)) throw s3errors.accessDenied();

@@ -218,4 +218,46 @@ export class S3Multipart {
       }),
     );
   }
+
+  /** ListMultipartUploads: unfinished uploads of the bucket, by key then upload id. */
+  async listUploads(c: S3Call, b: BucketRow): Promise<void> {
+    if (!canWrite(c.caller, b)) throw s3errors.accessDenied();
+    const prefix = c.query.get('prefix') ?? '';
+    const after = c.query.get('key-marker') ?? '';
+    const max = Math.min(Number(c.query.get('max-uploads') ?? '1000') || 1000, 1000);
+    let q = this.db.db.selectFrom('obj_uploads').selectAll().where('bucket_id', '=', b.id);
+    if (prefix !== '') q = q.where('name', '>=', prefix);
+    if (after !== '') q = q.where('name', '>', after);
+    const rows = (
+      await q
+        .orderBy('name')
+        .orderBy('id')
+        .limit(max + 1)
+        .execute()
+    ).filter((r) => r.name.startsWith(prefix));
+    const truncated = rows.length > max;
+    const page = rows.slice(0, max);
+    const last = page[page.length - 1];
+    send(
+      c,
+      200,
+      xml('ListMultipartUploadsResult', {
+        Bucket: b.label,
+        KeyMarker: after,
+        UploadIdMarker: '',
+        ...(truncated && last
+          ? { NextKeyMarker: last.name, NextUploadIdMarker: last.upload_id }
+          : {}),
+        Prefix: prefix,
+        MaxUploads: max,
+        IsTruncated: truncated,
+        Upload: page.map((u) => ({
+          Key: u.name,
+          UploadId: u.upload_id,
+          Initiated: isoDate(u.created),
+          StorageClass: 'STANDARD',
+        })),
+      }),
+    );
+  }
 }

@@ -115,7 +115,9 @@ export class S3Service {
         if (q.has('acl')) return this.bucketOps.getAcl(c, b);
         if (q.has('cors')) return this.bucketOps.getCors(c, b);
         if (q.has('location')) return this.bucketOps.location(c, b);
-        if (q.has('uploads') || q.has('versioning') || q.has('policy'))
+        if (q.has('uploads')) return this.multipart.listUploads(c, b);
+        if (q.has('versioning')) return this.bucketOps.versioning(c, b);
+        if (q.has('policy') || q.has('lifecycle') || q.has('website'))
           throw s3errors.notImplemented();
         return this.bucketOps.list(c, b);
       }
