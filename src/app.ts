@@ -240,7 +240,9 @@ export async function buildApp(ctx: AppContext): Promise<StratusApp> {
   app.addHook('onRequest', authHook(ctx));
   app.addHook('onResponse', (req, reply, done) => {
     const op =
-      req.routeOptions.config?.operationId ?? (reply.statusCode === 404 ? 'not_found' : 'internal');
+      req.routeOptions.config?.operationId ??
+      req.operation ??
+      (reply.statusCode === 404 ? 'not_found' : 'internal');
     const seconds = reply.elapsedTime / 1000;
     ctx.metrics.observe(op, req.method, reply.statusCode, seconds);
     req.log.info(

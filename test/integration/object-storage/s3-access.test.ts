@@ -189,3 +189,13 @@ describe('S3 access: bucket lifecycle', () => {
     expect(await put(owner, 'red', 'k'.repeat(1025))).toBe('KeyTooLongError');
   });
 });
+
+describe('S3 data plane: observability', () => {
+  it('metrics: data-plane requests are counted under their S3 operation', async () => {
+    await fetch(`${t.endpoint}/red/public.txt`);
+    await fetch(`${t.endpoint}/red/r.txt`);
+    const m = (await t.get('/_stratus/metrics')).text;
+    expect(m).toMatch(/operation="s3:GetObject",method="GET",status="200"\} [1-9]/);
+    expect(m).toMatch(/operation="s3:GetObject",method="GET",status="403"\} [1-9]/);
+  });
+});

@@ -14,7 +14,9 @@ export function s3Plugin(ctx: AppContext): FastifyPluginAsync {
   return async (app) => {
     app.addHook('onRequest', (req, reply, done) => {
       reply.hijack();
-      void s3.handle(req.raw, reply.raw, req.id, req.log);
+      void s3.handle(req.raw, reply.raw, req.id, req.log, (op) => {
+        req.operation = op;
+      });
       done();
     });
     const noop = async () => {};

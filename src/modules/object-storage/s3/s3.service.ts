@@ -12,6 +12,7 @@ import type { S3Call } from './s3.context.js';
 import { S3Error, s3errors } from './s3.errors.js';
 import { S3Multipart } from './s3.multipart.js';
 import { S3Objects } from './s3.objects.js';
+import { type S3Operation, s3Operation } from './s3.operations.js';
 import { parseQuery } from './sigv4.js';
 import { errorDocument } from './s3.xml.js';
 
@@ -52,6 +53,8 @@ export class S3Service {
     res: ServerResponse,
     requestId: string,
     log: S3Log,
+    /** Told the S3 operation's name before it runs (the API's logs and metrics). */
+    onOperation: (op: string) => void = () => {},
   ): Promise<void> {
     const url = req.url ?? '/';
     const q = url.indexOf('?');
@@ -74,12 +77,15 @@ export class S3Service {
       query: new Map(query),
       caller: ANONYMOUS,
     };
+    const op = s3Operation(c);
     try {
+      if (method !== 'OPTIONS') onOperation(`s3:${op}`);
       if (key !== undefined && Buffer.byteLength(key) > 1024)
         throw new S3Error(400, 'KeyTooLongError', 'Your key is too long');
       if (!this.d.clusters.includes(cluster))
         throw new S3Error(404, 'NoSuchCluster', 'The specified cluster does not exist');
       if (method === 'OPTIONS') {
+        onOperation('s3:PreflightRequest');
         const b = bucket ? await findBucket(this.d.db, cluster, bucket) : undefined;
         this.bucketOps.preflight(c, b);
         return;
@@ -93,69 +99,71 @@ export class S3Service {
         v2Resource: `/${segs.slice(1).join('/')}`,
         nowMs: this.d.clock.nowMs(),
       });
-      await this.dispatch(c);
+      await this.dispatch(c, op);
     } catch (err) {
       this.fail(c, err, log);
     }
   }
 
-  private async dispatch(c: S3Call): Promise<void> {
-    const { method, query: q } = c;
-    if (c.bucket === undefined) {
-      if (method === 'GET') return this.bucketOps.listAll(c);
-      throw s3errors.methodNotAllowed();
-    }
-    if (c.key === undefined && method === 'PUT' && !q.has('acl') && !q.has('cors'))
-      return this.bucketOps.create(c);
-    const b = await findBucket(this.d.db, c.cluster, c.bucket);
-    if (!b) throw s3errors.noSuchBucket(c.bucket);
+  private async dispatch(c: S3Call, op: S3Operation): Promise<void> {
+    if (op === 'NotImplemented' || op === 'UploadPartCopy') throw s3errors.notImplemented();
+    if (op === 'MethodNotAllowed') throw s3errors.methodNotAllowed();
+    if (op === 'ListBuckets') return this.bucketOps.listAll(c);
+    if (op === 'CreateBucket') return this.bucketOps.create(c);
+    const b = await findBucket(this.d.db, c.cluster, c.bucket as string);
+    if (!b) throw s3errors.noSuchBucket(c.bucket as string);
     this.corsHeaders(c, b.cors_enabled === 1);
-    if (c.key === undefined) {
-      if (method === 'GET') {
-        if (q.has('acl')) return this.bucketOps.getAcl(c, b);
-        if (q.has('cors')) return this.bucketOps.getCors(c, b);
-        if (q.has('location')) return this.bucketOps.location(c, b);
-        if (q.has('uploads')) return this.multipart.listUploads(c, b);
-        if (q.has('versioning')) return this.bucketOps.versioning(c, b);
-        if (q.has('policy') || q.has('lifecycle') || q.has('website'))
-          throw s3errors.notImplemented();
+    switch (op) {
+      case 'ListObjects':
+      case 'ListObjectsV2':
         return this.bucketOps.list(c, b);
-      }
-      if (method === 'HEAD') return this.bucketOps.head(c, b);
-      if (method === 'PUT' && q.has('acl')) return this.bucketOps.putAcl(c, b);
-      if (method === 'PUT' && q.has('cors')) return this.bucketOps.setCors(c, b, true);
-      if (method === 'DELETE' && q.has('cors')) return this.bucketOps.setCors(c, b, false);
-      if (method === 'DELETE') return this.bucketOps.remove(c, b);
-      if (method === 'POST' && q.has('delete')) return this.objectOps.removeMany(c, b);
-      throw s3errors.methodNotAllowed();
-    }
-    switch (method) {
-      case 'GET':
-        if (q.has('acl')) return this.objectOps.getAcl(c, b);
-        if (q.has('uploadId')) return this.multipart.listParts(c, b);
+      case 'HeadBucket':
+        return this.bucketOps.head(c, b);
+      case 'DeleteBucket':
+        return this.bucketOps.remove(c, b);
+      case 'GetBucketAcl':
+        return this.bucketOps.getAcl(c, b);
+      case 'PutBucketAcl':
+        return this.bucketOps.putAcl(c, b);
+      case 'GetBucketCors':
+        return this.bucketOps.getCors(c, b);
+      case 'PutBucketCors':
+        return this.bucketOps.setCors(c, b, true);
+      case 'DeleteBucketCors':
+        return this.bucketOps.setCors(c, b, false);
+      case 'GetBucketLocation':
+        return this.bucketOps.location(c, b);
+      case 'GetBucketVersioning':
+        return this.bucketOps.versioning(c, b);
+      case 'ListMultipartUploads':
+        return this.multipart.listUploads(c, b);
+      case 'DeleteObjects':
+        return this.objectOps.removeMany(c, b);
+      case 'GetObject':
+      case 'HeadObject':
         return this.objectOps.get(c, b);
-      case 'HEAD':
-        return this.objectOps.get(c, b);
-      case 'PUT': {
-        if (q.has('acl')) return this.objectOps.putAcl(c, b);
-        if (q.has('uploadId') && q.has('partNumber')) {
-          if (header(c.req, 'x-amz-copy-source') !== undefined) throw s3errors.notImplemented();
-          return this.multipart.part(c, b);
-        }
-        const source = header(c.req, 'x-amz-copy-source');
-        if (source !== undefined) return this.objectOps.copy(c, b, source);
+      case 'PutObject':
+      // A pre-signed POST to an object (the control plane's object-url) writes it.
+      case 'PostObject':
         return this.objectOps.put(c, b);
-      }
-      case 'POST':
-        if (q.has('uploads')) return this.multipart.create(c, b);
-        if (q.has('uploadId')) return this.multipart.complete(c, b);
-        // A pre-signed POST to an object (the control plane's object-url) writes it.
-        return this.objectOps.put(c, b);
-      case 'DELETE':
-        if (q.has('uploadId')) return this.multipart.abort(c, b);
+      case 'CopyObject':
+        return this.objectOps.copy(c, b, header(c.req, 'x-amz-copy-source') as string);
+      case 'DeleteObject':
         return this.objectOps.remove(c, b);
-      default:
-        throw s3errors.methodNotAllowed();
+      case 'GetObjectAcl':
+        return this.objectOps.getAcl(c, b);
+      case 'PutObjectAcl':
+        return this.objectOps.putAcl(c, b);
+      case 'CreateMultipartUpload':
+        return this.multipart.create(c, b);
+      case 'UploadPart':
+        return this.multipart.part(c, b);
+      case 'CompleteMultipartUpload':
+        return this.multipart.complete(c, b);
+      case 'AbortMultipartUpload':
+        return this.multipart.abort(c, b);
+      case 'ListParts':
+        return this.multipart.listParts(c, b);
     }
   }
 
