@@ -34,11 +34,14 @@ export interface BlobStore {
   put(key: string, body: Readable, opts?: { maxBytes?: number }): Promise<PutResult>;
   /** The blob's bytes, or a range of them. Rejects with code `ENOENT` if it does not exist. */
   get(key: string, range?: ByteRange): Promise<Readable>;
-  head(key: string): Promise<{ size: number } | null>;
+  /** Size and last-modified time (epoch ms), or null when the blob does not exist. */
+  head(key: string): Promise<{ size: number; modifiedMs: number } | null>;
   /** Removes a blob; removing a missing blob is not an error. */
   delete(key: string): Promise<void>;
   /** Every key starting with `prefix` (maintenance: orphan sweeps). */
   list(prefix?: string): AsyncIterable<string>;
+  /** Removes what interrupted writes left behind, older than `olderThanMs`; returns how many. */
+  sweepPartial(olderThanMs: number): Promise<number>;
 }
 
 export class BlobTooLargeError extends Error {

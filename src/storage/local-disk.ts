@@ -68,10 +68,10 @@ export class LocalDiskBlobStore implements BlobStore {
     });
   }
 
-  async head(key: string): Promise<{ size: number } | null> {
+  async head(key: string): Promise<{ size: number; modifiedMs: number } | null> {
     try {
       const s = await stat(this.file(key));
-      return { size: s.size };
+      return { size: s.size, modifiedMs: s.mtimeMs };
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code === 'ENOENT') return null;
       throw err;
@@ -96,5 +96,25 @@ export class LocalDiskBlobStore implements BlobStore {
         }
       }
     }
+  }
+
+  async sweepPartial(olderThanMs: number): Promise<number> {
+    const dir = path.join(this.root, 'tmp');
+    let names: string[];
+    try {
+      names = await readdir(dir);
+    } catch {
+      return 0;
+    }
+    let n = 0;
+    for (const name of names) {
+      const file = path.join(dir, name);
+      const s = await stat(file).catch(() => null);
+      if (s && s.mtimeMs < olderThanMs) {
+        await rm(file, { force: true });
+        n++;
+      }
+    }
+    return n;
   }
 }

@@ -230,6 +230,33 @@ export class ObjectData {
     await this.dropBlobs(keys);
   }
 
+  /**
+   * Removes blobs no object or upload part references, last written before `olderThanMs`
+   * (blobs of writes under way are younger), and partial writes a crash left. A crash between a
+   * blob's write and its publication, or between a commit and the removal of the blobs it freed,
+   * leaves such blobs; nothing else does. Returns how many were removed. `olderThanMs` is
+   * compared with the files' own times (real time). Not scheduled: the store must belong to
+   * this database (a process started on another database with the same data directory would
+   * see every blob as an orphan), so an operator runs it knowingly.
+   */
+  async sweepOrphans(olderThanMs: number): Promise<number> {
+    const used = new Set<string>();
+    const objects = await this.db.db.selectFrom('obj_objects').select('blobs').execute();
+    for (const o of objects) for (const b of blobsOf(o)) used.add(b.key);
+    const parts = await this.db.db.selectFrom('obj_parts').select('blob').execute();
+    for (const p of parts) used.add(p.blob);
+    let n = await this.blobs.sweepPartial(olderThanMs);
+    for await (const key of this.blobs.list()) {
+      if (used.has(key)) continue;
+      const h = await this.blobs.head(key);
+      if (h && h.modifiedMs < olderThanMs) {
+        await this.blobs.delete(key);
+        n++;
+      }
+    }
+    return n;
+  }
+
   findBucket(cluster: string, label: string) {
     return findBucket(this.db, cluster, label);
   }

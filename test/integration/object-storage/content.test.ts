@@ -228,3 +228,34 @@ describe('transfer and cancel', () => {
     expect(await files()).toEqual([]);
   });
 });
+
+describe('orphaned blobs', () => {
+  it('sweepOrphans: removes old unreferenced blobs and partial writes, keeps published ones', async () => {
+    const { utimes, writeFile, mkdir } = await import('node:fs/promises');
+    await t.post('/v4/object-storage/buckets', { cluster: CLUSTER, label: 'sweep' });
+    await s3.send(new PutObjectCommand({ Bucket: 'sweep', Key: 'kept', Body: 'kept' }));
+    const data = t.ctx.services.objectStorage.data;
+    const orphan = data.blobs.newKey();
+    const { Readable } = await import('node:stream');
+    await data.blobs.put(orphan, Readable.from([Buffer.from('lost')]));
+    const young = data.blobs.newKey();
+    await data.blobs.put(young, Readable.from([Buffer.from('in flight')]));
+    const root = path.join(t.dataDir, 'objects');
+    const old = new Date(Date.now() - 2 * 3600_000);
+    await utimes(path.join(root, orphan.slice(0, 2), orphan.slice(2, 4), orphan), old, old);
+    await mkdir(path.join(root, 'tmp'), { recursive: true });
+    await writeFile(path.join(root, 'tmp', 'partial'), 'half');
+    await utimes(path.join(root, 'tmp', 'partial'), old, old);
+    for (const b of await t.ctx.db.db.selectFrom('obj_objects').select('blobs').execute()) {
+      for (const r of JSON.parse(b.blobs))
+        await utimes(path.join(root, r.key.slice(0, 2), r.key.slice(2, 4), r.key), old, old);
+    }
+    expect(await data.sweepOrphans(Date.now() - 3600_000)).toBe(2);
+    expect(await data.blobs.head(orphan)).toBeNull();
+    expect(await data.blobs.head(young)).not.toBeNull();
+    const got = await s3.send(
+      new (await import('@aws-sdk/client-s3')).GetObjectCommand({ Bucket: 'sweep', Key: 'kept' }),
+    );
+    expect(await got.Body?.transformToString()).toBe('kept');
+  });
+});
