@@ -199,3 +199,62 @@ describe('S3 data plane: observability', () => {
     expect(m).toMatch(/operation="s3:GetObject",method="GET",status="403"\} [1-9]/);
   });
 });
+
+describe('S3 data plane: payload and balance checks', () => {
+  it('PutObject: a body that does not match its signed x-amz-content-sha256 is refused and not stored', async () => {
+    const { amzDate, canonicalRequest, sha256Hex, signature, signingKey, stringToSign } =
+      await import('../../../src/modules/object-storage/s3/sigv4.js');
+    const k = (await t.post('/v4/object-storage/keys', { label: 'raw' })).body;
+    const url = new URL(`${t.endpoint}/red/tampered.txt`);
+    const date = amzDate(Date.now());
+    const declared = sha256Hex('the signed body');
+    const headers: Record<string, string> = {
+      host: url.host,
+      'x-amz-content-sha256': declared,
+      'x-amz-date': date,
+    };
+    const signed = Object.keys(headers).sort();
+    const scope = `${date.slice(0, 8)}/${CLUSTER}/s3/aws4_request`;
+    const canonical = canonicalRequest({
+      method: 'PUT',
+      path: decodeURIComponent(url.pathname),
+      query: [],
+      headers,
+      signedHeaders: signed,
+      payloadHash: declared,
+    });
+    const sig = signature(
+      signingKey(k.secret_key, date.slice(0, 8), CLUSTER, 's3'),
+      stringToSign(date, scope, canonical),
+    );
+    const auth = `AWS4-HMAC-SHA256 Credential=${k.access_key}/${scope}, SignedHeaders=${signed.join(';')}, Signature=${sig}`;
+    const send = (body: string) =>
+      fetch(url, {
+        method: 'PUT',
+        body,
+        headers: { 'x-amz-content-sha256': declared, 'x-amz-date': date, authorization: auth },
+      });
+    const bad = await send('another body');
+    expect(bad.status).toBe(400);
+    expect(await bad.text()).toContain('<Code>XAmzContentSHA256Mismatch</Code>');
+    expect(await get(owner, 'red', 'tampered.txt')).toBe('NoSuchKey');
+    expect((await send('the signed body')).status).toBe(200);
+    expect(await get(owner, 'red', 'tampered.txt')).toBe('ok');
+  });
+
+  it('CreateBucket: refused on the data plane too while the balance is negative', async () => {
+    await t.ctx.db.db
+      .updateTable('accounts')
+      .set({ balance_cents: -100 })
+      .where('id', '=', t.admin.accountId)
+      .execute();
+    const r = await errorName(owner.send(new CreateBucketCommand({ Bucket: 'no-credit' })));
+    await t.ctx.db.db
+      .updateTable('accounts')
+      .set({ balance_cents: 0 })
+      .where('id', '=', t.admin.accountId)
+      .execute();
+    expect(r).toBe('AccessDenied');
+    expect((await t.get(`/v4/object-storage/buckets/${CLUSTER}/no-credit`)).status).toBe(404);
+  });
+});
