@@ -258,3 +258,17 @@ describe('S3 data plane: payload and balance checks', () => {
     expect((await t.get(`/v4/object-storage/buckets/${CLUSTER}/no-credit`)).status).toBe(404);
   });
 });
+
+describe('S3 data plane: malformed requests', () => {
+  it('a path with invalid percent-encoding is answered (the router refuses it), not left hanging', async () => {
+    const r = await fetch(`${t.endpoint}/red/bad%E0%A4%A`, { signal: AbortSignal.timeout(5000) });
+    expect(r.status).toBeGreaterThanOrEqual(400);
+    expect(r.status).toBeLessThan(500);
+  });
+
+  it('an unknown cluster is NoSuchCluster', async () => {
+    const r = await fetch(`${t.base}/_stratus/s3/mars-1/red/r.txt`);
+    expect(r.status).toBe(404);
+    expect(await r.text()).toContain('<Code>NoSuchCluster</Code>');
+  });
+});

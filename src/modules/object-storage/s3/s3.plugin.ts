@@ -14,8 +14,11 @@ export function s3Plugin(ctx: AppContext): FastifyPluginAsync {
   return async (app) => {
     app.addHook('onRequest', (req, reply, done) => {
       reply.hijack();
-      void s3.handle(req.raw, reply.raw, req.id, req.log, (op) => {
+      s3.handle(req.raw, reply.raw, req.id, req.log, (op) => {
         req.operation = op;
+      }).catch((err: unknown) => {
+        req.log.error({ err }, 's3 request failed');
+        reply.raw.destroy();
       });
       done();
     });

@@ -66,34 +66,36 @@ export class S3Service {
     const cluster = decode(segs[0] ?? '');
     const bucket = segs[1] !== undefined && segs[1] !== '' ? decode(segs[1]) : undefined;
     const key = segs.length > 2 ? decode(segs.slice(2).join('/')) : undefined;
+    const badPath = [cluster, bucket, key].includes(null);
     const c: S3Call = {
       req,
       res,
       requestId,
       method,
-      cluster,
-      bucket,
-      key: key === '' ? undefined : key,
+      cluster: cluster ?? '',
+      bucket: bucket ?? undefined,
+      key: key === '' || key === null ? undefined : key,
       query: new Map(query),
       caller: ANONYMOUS,
     };
     const op = s3Operation(c);
     try {
       if (method !== 'OPTIONS') onOperation(`s3:${op}`);
-      if (key !== undefined && Buffer.byteLength(key) > 1024)
+      if (badPath) throw s3errors.invalidArgument('Invalid URI encoding');
+      if (c.key !== undefined && Buffer.byteLength(c.key) > 1024)
         throw new S3Error(400, 'KeyTooLongError', 'Your key is too long');
-      if (!this.d.clusters.includes(cluster))
+      if (!this.d.clusters.includes(c.cluster))
         throw new S3Error(404, 'NoSuchCluster', 'The specified cluster does not exist');
       if (method === 'OPTIONS') {
         onOperation('s3:PreflightRequest');
-        const b = bucket ? await findBucket(this.d.db, cluster, bucket) : undefined;
+        const b = c.bucket ? await findBucket(this.d.db, c.cluster, c.bucket) : undefined;
         this.bucketOps.preflight(c, b);
         return;
       }
       c.caller = await this.auth.authenticate({
         req,
         method,
-        path: decode(rawPath),
+        path: decode(rawPath) ?? rawPath,
         rawPath,
         query,
         v2Resource: `/${segs.slice(1).join('/')}`,
@@ -199,10 +201,11 @@ export class S3Service {
   }
 }
 
-function decode(s: string): string {
+/** The decoded path segment, or null when its percent-encoding is invalid. */
+function decode(s: string): string | null {
   try {
     return decodeURIComponent(s);
   } catch {
-    throw s3errors.invalidArgument('Invalid URI encoding');
+    return null;
   }
 }
