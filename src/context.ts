@@ -28,6 +28,7 @@ import { EventWriter } from './modules/events/events.writer.js';
 import { IpAllocator, loadPools } from './modules/networking/ip-allocator.js';
 import { ProfileService } from './modules/profile/profile.service.js';
 import { AccountService } from './modules/account/account.service.js';
+import { PaymentMethodsService } from './modules/billing/payment-methods.service.js';
 import { GrantsService } from './modules/account/grants.service.js';
 import { UsersService } from './modules/account/users.service.js';
 import { SshKeysService } from './modules/profile/sshkeys.service.js';
@@ -56,6 +57,7 @@ export interface Services {
   stats: StatsService;
   volumes: VolumesService;
   objectStorage: ObjectStorage;
+  paymentMethods: PaymentMethodsService;
 }
 
 /** Everything a process needs, wired explicitly. Nothing is created at import time. */
@@ -139,6 +141,7 @@ export async function createContext(
     sshKeys: new SshKeysService(db, clock, events),
     volumes: new VolumesService({ db, clock, events, queue, catalogue }),
     objectStorage: createObjectStorage({ config, db, clock, events, catalogue: data }),
+    paymentMethods: new PaymentMethodsService({ db, clock, events }),
   };
   return {
     config,

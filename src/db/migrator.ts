@@ -8,6 +8,7 @@ import * as m0005 from './migrations/0005-ip-rdns.js';
 import * as m0006 from './migrations/0006-event-feeds.js';
 import * as m0007 from './migrations/0007-event-entity-types.js';
 import * as m0014 from './migrations/0014-object-storage.js';
+import * as m0016 from './migrations/0016-payment-methods.js';
 import type { MigrationContext } from './migrations/helpers.js';
 
 interface MigrationModule {
@@ -25,6 +26,7 @@ const MIGRATIONS: Record<string, MigrationModule> = {
   '0006-event-feeds': m0006,
   '0007-event-entity-types': m0007,
   '0014-object-storage': m0014,
+  '0016-payment-methods': m0016,
 };
 
 class StratusMigrationProvider implements MigrationProvider {

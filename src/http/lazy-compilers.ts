@@ -2,10 +2,10 @@ import SerializerSelector from '@fastify/fast-json-stringify-compiler';
 import type { Ajv, ValidateFunction } from 'ajv';
 
 /**
- * Schema compilers that compile on a route's first use rather than at start-up. Every route is
- * served under /v4 and /v4beta, with a validator per request part and a serializer per status, so
- * compiling them all up front was most of the time to the first answer; a route that is never
- * called now costs nothing, and one that is pays a few milliseconds once.
+ * Schema compilers that compile on a route's first use rather than at start-up. Every route has a
+ * validator per request part and a serializer per status, so compiling them all up front was most
+ * of the time to the first answer; a route that is never called now costs nothing, and one that
+ * is pays a few milliseconds once.
  */
 
 /** An AJV validator compiled on its first call; Fastify reads `errors` after each call. */
