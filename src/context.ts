@@ -140,7 +140,7 @@ export async function createContext(
     tokens: new TokensService(db, clock, events),
     sshKeys: new SshKeysService(db, clock, events),
     volumes: new VolumesService({ db, clock, events, queue, catalogue }),
-    objectStorage: createObjectStorage({ config, db, clock, events, catalogue: data }),
+    objectStorage: createObjectStorage({ config, db, clock, events, catalogue: data, log }),
     paymentMethods: new PaymentMethodsService({ db, clock, events }),
   };
   return {

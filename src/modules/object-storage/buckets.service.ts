@@ -184,6 +184,7 @@ export class BucketsService {
 
   /** Outbound bytes of the account's buckets this month. */
   async transfer(p: Principal): Promise<{ used: number }> {
+    await this.d.data.meter.flush();
     const row = await this.d.db.db
       .selectFrom('obj_transfer')
       .select('bytes_out')

@@ -11,6 +11,7 @@ import {
 import {
   type BucketRow,
   blobsOf,
+  bucketUsage,
   countTransfer,
   dropKeyAccess,
   findBucket,
@@ -18,6 +19,7 @@ import {
   monthOf,
   type ObjectRow,
 } from './objects.repository.js';
+import { TransferMeter } from './objects.meter.js';
 import type { BlobRef, ObjectAcl } from './objects.table.js';
 import { s3errors } from './s3/s3.errors.js';
 
@@ -41,11 +43,17 @@ export interface NewObject {
  * one, never a partial one.
  */
 export class ObjectData {
+  /** Outbound bytes, written in batches (objects.meter.ts). */
+  readonly meter: TransferMeter;
+
   constructor(
     private readonly db: Database,
     readonly blobs: BlobStore,
     private readonly clock: Clock,
-  ) {}
+    onError: (err: unknown) => void = () => {},
+  ) {
+    this.meter = new TransferMeter(db, onError);
+  }
 
   now(): string {
     return isoSeconds(this.clock.nowMs());
@@ -191,15 +199,14 @@ export class ObjectData {
   }
 
   /** Counts bytes sent to a client. */
-  async sent(bucket: BucketRow, bytes: number): Promise<void> {
-    await countTransfer(
-      this.db,
-      bucket.account_id,
-      bucket.id,
-      monthOf(this.clock.nowMs()),
-      'bytes_out',
-      bytes,
-    );
+  /** Stored bytes and transfer per bucket of an account, pending counts written first (billing). */
+  async usage(accountId: number) {
+    await this.meter.flush();
+    return bucketUsage(this.db, accountId);
+  }
+
+  sent(bucket: BucketRow, bytes: number): void {
+    this.meter.add(bucket.account_id, bucket.id, monthOf(this.clock.nowMs()), bytes);
   }
 
   /** Deletes every bucket of an account with its objects, uploads and blobs. */

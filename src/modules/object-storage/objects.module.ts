@@ -28,10 +28,13 @@ export function createObjectStorage(d: {
   clock: Clock;
   events: EventWriter;
   catalogue: CatalogueData;
+  log: { error(obj: object, msg: string): void };
 }): ObjectStorage {
   const clusters = clusterIds(d.catalogue);
   const sealer = new Sealer(d.db, d.config.encryptionKey);
-  const data = new ObjectData(d.db, createBlobStore(d.config.dataDir, 'objects'), d.clock);
+  const data = new ObjectData(d.db, createBlobStore(d.config.dataDir, 'objects'), d.clock, (err) =>
+    d.log.error({ err }, 'object storage: transfer counts not written'),
+  );
   const buckets = new BucketsService({ db: d.db, clock: d.clock, data, clusters });
   const keys = new KeysService({ db: d.db, clock: d.clock, events: d.events, sealer, clusters });
   const content = new ContentService({ db: d.db, clock: d.clock, sealer, buckets, keys });

@@ -272,3 +272,20 @@ describe('S3 data plane: malformed requests', () => {
     expect(await r.text()).toContain('<Code>NoSuchCluster</Code>');
   });
 });
+
+describe('S3 data plane: usage counters', () => {
+  it('usage: per-bucket stored bytes and bytes in/out, for billing', async () => {
+    await t.post('/v4/object-storage/buckets', { cluster: CLUSTER, label: 'metered' });
+    await owner.send(new PutObjectCommand({ Bucket: 'metered', Key: 'a', Body: '12345' }));
+    await owner.send(new PutObjectCommand({ Bucket: 'metered', Key: 'b', Body: '123' }));
+    expect(await get(owner, 'metered', 'a')).toBe('ok');
+    let row: { size: number; objects: number; bytes_in: number; bytes_out: number } | undefined;
+    for (let i = 0; i < 50; i++) {
+      const usage = await t.ctx.services.objectStorage.data.usage(t.admin.accountId);
+      row = usage.find((u) => u.label === 'metered');
+      if (row?.bytes_out) break;
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    expect(row).toMatchObject({ size: 8, objects: 2, bytes_in: 8, bytes_out: 5 });
+  });
+});

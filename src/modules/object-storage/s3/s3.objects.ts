@@ -151,7 +151,7 @@ export class S3Objects {
     try {
       await pipeline(stream, meter, c.res);
     } finally {
-      await this.data.sent(b, sent);
+      this.data.sent(b, sent);
     }
   }
 

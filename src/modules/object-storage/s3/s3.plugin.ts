@@ -22,6 +22,10 @@ export function s3Plugin(ctx: AppContext): FastifyPluginAsync {
       });
       done();
     });
+    // Transfer counts still in memory are written before the database closes.
+    app.addHook('onClose', async () => {
+      await ctx.services.objectStorage.data.meter.flush();
+    });
     const noop = async () => {};
     for (const url of [S3_PREFIX, `${S3_PREFIX}/*`]) {
       app.route({
