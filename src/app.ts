@@ -50,6 +50,8 @@ import { volumesRoutes } from './modules/volumes/volumes.routes.js';
 import { vpcsRoutes } from './modules/vpcs/vpcs.routes.js';
 import { imagesRoutes, imageUploadRoutes } from './modules/images/images.routes.js';
 import { stackScriptsRoutes } from './modules/stackscripts/stackscripts.routes.js';
+import { objectStorageRoutes } from './modules/object-storage/objects.routes.js';
+import { s3Plugin } from './modules/object-storage/s3/s3.plugin.js';
 
 export type StratusApp = FastifyInstance<
   RawServerDefault,
@@ -99,6 +101,7 @@ function areas(ctx: AppContext): FastifyPluginAsync[] {
     imagesRoutes(ctx),
     stackScriptsRoutes(ctx),
     oauthRoutes(ctx),
+    objectStorageRoutes(ctx),
   ] as FastifyPluginAsync[];
 }
 
@@ -271,7 +274,9 @@ export async function buildApp(ctx: AppContext): Promise<StratusApp> {
   app.addHook('onRequest', authHook(ctx));
   app.addHook('onResponse', (req, reply, done) => {
     const op =
-      req.routeOptions.config?.operationId ?? (reply.statusCode === 404 ? 'not_found' : 'internal');
+      req.routeOptions.config?.operationId ??
+      req.operation ??
+      (reply.statusCode === 404 ? 'not_found' : 'internal');
     const seconds = reply.elapsedTime / 1000;
     ctx.metrics.observe(op, req.method, reply.statusCode, seconds);
     req.log.info(
@@ -295,6 +300,8 @@ export async function buildApp(ctx: AppContext): Promise<StratusApp> {
   app.get('/v4/openapi.json', { schema: { hide: true } }, async () => app.swagger());
   registerInternal(app, ctx);
   await app.register(firewallInternalRoutes(ctx));
+  // The S3 data plane: raw streams, its own parsing and errors (src/modules/object-storage/s3).
+  await app.register(s3Plugin(ctx));
   return app;
 }
 

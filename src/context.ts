@@ -63,6 +63,10 @@ import path from 'node:path';
 import { type ImageBytes, LocalImageBytes } from './modules/images/image-bytes.js';
 import { ImagesService } from './modules/images/images.service.js';
 import { StackScriptsService } from './modules/stackscripts/stackscripts.service.js';
+import {
+  createObjectStorage,
+  type ObjectStorage,
+} from './modules/object-storage/objects.module.js';
 
 export interface Services {
   catalogue: CatalogueService;
@@ -107,6 +111,7 @@ export interface Services {
   oauthDevices: DevicesService;
   oauthPreferences: PreferencesService;
   oauthPhone: PhoneService;
+  objectStorage: ObjectStorage;
   paymentMethods: PaymentMethodsService;
 }
 
@@ -247,6 +252,7 @@ export async function createContext(
     oauthDevices: new DevicesService(db, clock),
     oauthPreferences: new PreferencesService(db),
     oauthPhone: new PhoneService(db, clock),
+    objectStorage: createObjectStorage({ config, db, clock, events, catalogue: data, log }),
     paymentMethods: new PaymentMethodsService({ db, clock, events }),
   };
   return {

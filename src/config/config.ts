@@ -24,6 +24,10 @@ export interface Config {
   /** The DNS server reverse DNS updates check forward records against (none: not checked). */
   readonly rdnsResolver: string | undefined;
   readonly logLevel: LogLevel;
+  /** STRATUS_ENCRYPTION_KEY: seals secrets that must be read back (object storage). */
+  readonly encryptionKey: string | undefined;
+  /** STRATUS_S3_ENDPOINT: public base URL of the S3 data plane (default: the request's host). */
+  readonly s3Endpoint: string | undefined;
 }
 
 /** A bad environment value: the start stops with a message naming the variable. */
@@ -141,6 +145,11 @@ export function envToConfig(env: RawEnv): Config {
     feedCacheMb: integer('STRATUS_FEED_CACHE_MB', env.STRATUS_FEED_CACHE_MB, 16, 0, 4096),
     rdnsResolver: resolverOf(env.STRATUS_RDNS_RESOLVER),
     logLevel: oneOf('LOG_LEVEL', env.LOG_LEVEL, LOG_LEVELS, 'info'),
+    encryptionKey:
+      env.STRATUS_ENCRYPTION_KEY && env.STRATUS_ENCRYPTION_KEY !== ''
+        ? env.STRATUS_ENCRYPTION_KEY
+        : undefined,
+    s3Endpoint: s3Endpoint(env.STRATUS_S3_ENDPOINT),
   });
 }
 
@@ -158,4 +167,18 @@ function resolverOf(value: string | undefined): string | undefined {
       'must be the address of a DNS server: an IP, IP:port or [IPv6]:port',
     );
   return value;
+}
+
+function s3Endpoint(value: string | undefined): string | undefined {
+  if (value === undefined || value === '') return undefined;
+  let u: URL;
+  try {
+    u = new URL(value);
+  } catch {
+    throw new ConfigError('STRATUS_S3_ENDPOINT', `must be an http(s) URL (got "${value}")`);
+  }
+  if (!['http:', 'https:'].includes(u.protocol) || u.search !== '' || u.hash !== '') {
+    throw new ConfigError('STRATUS_S3_ENDPOINT', `must be an http(s) URL (got "${value}")`);
+  }
+  return `${u.protocol}//${u.host}${u.pathname.replace(/\/+$/, '')}`;
 }

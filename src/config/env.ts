@@ -13,6 +13,8 @@ export interface RawEnv {
   STRATUS_FEED_CACHE_MB?: string;
   STRATUS_RDNS_RESOLVER?: string;
   LOG_LEVEL?: string;
+  STRATUS_ENCRYPTION_KEY?: string;
+  STRATUS_S3_ENDPOINT?: string;
 }
 
 export function readEnv(source: NodeJS.ProcessEnv = process.env): RawEnv {
@@ -30,5 +32,7 @@ export function readEnv(source: NodeJS.ProcessEnv = process.env): RawEnv {
     STRATUS_FEED_CACHE_MB: source.STRATUS_FEED_CACHE_MB,
     STRATUS_RDNS_RESOLVER: source.STRATUS_RDNS_RESOLVER,
     LOG_LEVEL: source.LOG_LEVEL,
+    STRATUS_ENCRYPTION_KEY: source.STRATUS_ENCRYPTION_KEY,
+    STRATUS_S3_ENDPOINT: source.STRATUS_S3_ENDPOINT,
   };
 }

@@ -13,6 +13,7 @@ import * as m0012 from './migrations/0012-tags-nodebalancers.js';
 import * as m0011 from './migrations/0011-images-stackscripts.js';
 import * as m0010 from './migrations/0010-compute-advanced.js';
 import * as m0015 from './migrations/0015-oauth.js';
+import * as m0014 from './migrations/0014-object-storage.js';
 import * as m0016 from './migrations/0016-payment-methods.js';
 import type { MigrationContext } from './migrations/helpers.js';
 
@@ -36,6 +37,7 @@ const MIGRATIONS: Record<string, MigrationModule> = {
   '0011-images-stackscripts': m0011,
   '0010-compute-advanced': m0010,
   '0015-oauth': m0015,
+  '0014-object-storage': m0014,
   '0016-payment-methods': m0016,
 };
 

@@ -8,6 +8,7 @@ import type { StackScriptTables } from '../modules/stackscripts/stackscripts.tab
 import type { IdentityTables } from '../modules/identity/identity.table.js';
 import type { NodeBalancerTables } from '../modules/nodebalancers/nodebalancers.table.js';
 import type { OAuthTables } from '../modules/oauth/oauth.table.js';
+import type { ObjectStorageTables } from '../modules/object-storage/objects.table.js';
 import type { NetworkingTables } from '../modules/networking/networking.table.js';
 import type { TagTables } from '../modules/tags/tags.table.js';
 import type { VolumeTables } from '../modules/volumes/volumes.table.js';
@@ -27,4 +28,5 @@ export type DatabaseSchema = IdentityTables &
   ImageTables &
   StackScriptTables &
   OAuthTables &
+  ObjectStorageTables &
   BillingTables;

@@ -2,6 +2,7 @@ import { computeEntities } from '../modules/compute/compute.entities.js';
 import { nodebalancerEntities } from '../modules/nodebalancers/nodebalancers.entities.js';
 import { networkingEntities } from '../modules/networking/networking.entities.js';
 import { oauthEntities } from '../modules/oauth/oauth.entities.js';
+import { objectStorageEntities } from '../modules/object-storage/objects.entities.js';
 import { volumeEntities } from '../modules/volumes/volumes.entities.js';
 import { vpcEntities } from '../modules/vpcs/vpcs.entities.js';
 import { imageEntities } from '../modules/images/images.entities.js';
@@ -19,5 +20,6 @@ export function entityDeclarations(): EntityType[] {
     ...imageEntities,
     ...stackScriptEntities,
     ...oauthEntities,
+    ...objectStorageEntities,
   ];
 }

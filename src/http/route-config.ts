@@ -26,5 +26,8 @@ declare module 'fastify' {
   }
   interface FastifyRequest {
     principal?: Principal;
+    /** The operation of a request served outside the API routes (the S3 data plane's, e.g.
+     * `s3:GetObject`), for the request log line and metrics. */
+    operation?: string;
   }
 }

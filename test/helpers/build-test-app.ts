@@ -55,6 +55,8 @@ export interface TestAppOptions {
   entities?: EntityType[];
   /** STRATUS_RDNS_RESOLVER (a DNS server the reverse DNS check asks). */
   rdnsResolver?: string;
+  /** STRATUS_DATA_DIR (object bytes and other files); default: the configured default. */
+  dataDir?: string;
 }
 
 async function databaseUrl(): Promise<{ url: string; drop: () => Promise<void> }> {
@@ -75,6 +77,7 @@ export async function buildTestApp(opts: TestAppOptions = {}): Promise<TestApp> 
     LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
     ...(opts.bodyLimit !== undefined ? { STRATUS_BODY_LIMIT: String(opts.bodyLimit) } : {}),
     ...(opts.rdnsResolver !== undefined ? { STRATUS_RDNS_RESOLVER: opts.rdnsResolver } : {}),
+    ...(opts.dataDir !== undefined ? { STRATUS_DATA_DIR: opts.dataDir } : {}),
   });
   const clock = new FakeClock('2026-03-01T12:00:00Z');
   const ctx = await createContext(config, {

@@ -1,0 +1,43 @@
+import type { Config } from '../../config/config.js';
+import type { Database } from '../../db/database.js';
+import type { Clock } from '../../lib/clock.js';
+import { createBlobStore } from '../../storage/index.js';
+import type { CatalogueData } from '../catalogue/catalogue.data.js';
+import type { EventWriter } from '../events/events.writer.js';
+import { BucketsService } from './buckets.service.js';
+import { ContentService } from './content.service.js';
+import { KeysService } from './keys.service.js';
+import { clusterIds } from './objects.clusters.js';
+import { Sealer } from './objects.crypto.js';
+import { ObjectData } from './objects.data.js';
+import { S3Service } from './s3/s3.service.js';
+
+/** Object storage's services: the control plane's three and the data plane's. */
+export interface ObjectStorage {
+  buckets: BucketsService;
+  content: ContentService;
+  keys: KeysService;
+  data: ObjectData;
+  s3: S3Service;
+  clusters: readonly string[];
+}
+
+export function createObjectStorage(d: {
+  config: Config;
+  db: Database;
+  clock: Clock;
+  events: EventWriter;
+  catalogue: CatalogueData;
+  log: { error(obj: object, msg: string): void };
+}): ObjectStorage {
+  const clusters = clusterIds(d.catalogue);
+  const sealer = new Sealer(d.db, d.config.encryptionKey);
+  const data = new ObjectData(d.db, createBlobStore(d.config.dataDir, 'objects'), d.clock, (err) =>
+    d.log.error({ err }, 'object storage: transfer counts not written'),
+  );
+  const buckets = new BucketsService({ db: d.db, clock: d.clock, data, clusters });
+  const keys = new KeysService({ db: d.db, clock: d.clock, events: d.events, sealer, clusters });
+  const content = new ContentService({ db: d.db, clock: d.clock, sealer, buckets, keys });
+  const s3 = new S3Service({ db: d.db, clock: d.clock, sealer, data, buckets, clusters });
+  return { buckets, content, keys, data, s3, clusters };
+}

@@ -1,0 +1,67 @@
+import { describe, expect, it } from 'vitest';
+import { envToConfig } from '../../config/config.js';
+import { bucketHostname, toApiCluster } from './objects.clusters.js';
+import { bucketLabelProblem, pemFromApi } from './objects.rules.js';
+import { aclFromXml } from './s3/s3.acl.js';
+import { aclDocument } from './s3/s3.xml.js';
+import { canonicalQuery, parseAmzDate, uriEncode } from './s3/sigv4.js';
+
+describe('object storage rules', () => {
+  it('bucketLabelProblem: 3..63 lower-case letters, digits, hyphens; alphanumeric ends', () => {
+    for (const ok of ['abc', 'my-bucket-1', '0ab', 'a'.repeat(63)])
+      expect(bucketLabelProblem(ok), ok).toBeUndefined();
+    for (const bad of ['ab', 'a'.repeat(64), 'ABC', 'a_b', '-ab', 'ab-', 'a.b', 'a b'])
+      expect(bucketLabelProblem(bad), bad).toBeDefined();
+  });
+
+  it('pemFromApi: the two characters \\ and n are line breaks', () => {
+    expect(pemFromApi('-----BEGIN X-----\\nAAA\\n-----END X-----\\n')).toBe(
+      '-----BEGIN X-----\nAAA\n-----END X-----',
+    );
+  });
+
+  it('aclFromXml: a policy document maps back to its canned ACL', () => {
+    for (const acl of ['private', 'public-read', 'public-read-write', 'authenticated-read'])
+      expect(aclFromXml(aclDocument(acl, 'owner'))).toBe(acl);
+  });
+
+  it("envToConfig: STRATUS_S3_ENDPOINT must be an http(s) URL; it names the clusters' domain", () => {
+    expect(() => envToConfig({ STRATUS_S3_ENDPOINT: 'ftp://x' })).toThrow(/STRATUS_S3_ENDPOINT/);
+    expect(() => envToConfig({ STRATUS_S3_ENDPOINT: 'not a url' })).toThrow(/STRATUS_S3_ENDPOINT/);
+    const c = envToConfig({ STRATUS_S3_ENDPOINT: 'https://s3.example.com/' });
+    expect(c.s3Endpoint).toBe('https://s3.example.com');
+    expect(toApiCluster(c.s3Endpoint as string, 'us-east-1').domain).toBe(
+      's3.example.com/_stratus/s3/us-east-1',
+    );
+    expect(bucketHostname(c.s3Endpoint as string, 'us-east-1', 'b1')).toBe(
+      's3.example.com/_stratus/s3/us-east-1/b1',
+    );
+  });
+});
+
+describe('SigV4 canonical forms', () => {
+  it('uriEncode: RFC 3986, slashes kept only in paths', () => {
+    expect(uriEncode("a b/c~d*e'(f)!", true)).toBe('a%20b/c~d%2Ae%27%28f%29%21');
+    expect(uriEncode('a/b')).toBe('a%2Fb');
+    expect(uriEncode('é')).toBe('%C3%A9');
+  });
+
+  it('canonicalQuery: sorted by name then value, the signature left out', () => {
+    expect(
+      canonicalQuery(
+        [
+          ['b', '2'],
+          ['a', 'x y'],
+          ['X-Amz-Signature', 'zz'],
+          ['a', '1'],
+        ],
+        'X-Amz-Signature',
+      ),
+    ).toBe('a=1&a=x%20y&b=2');
+  });
+
+  it('parseAmzDate: basic ISO 8601 only', () => {
+    expect(parseAmzDate('20260301T120000Z')).toBe(Date.UTC(2026, 2, 1, 12));
+    expect(parseAmzDate('2026-03-01T12:00:00Z')).toBeNaN();
+  });
+});

@@ -1,0 +1,40 @@
+import type { FastifyPluginAsync } from 'fastify';
+import type { AppContext } from '../../../context.js';
+import { S3_PREFIX } from '../objects.clusters.js';
+
+const METHODS = ['GET', 'HEAD', 'PUT', 'POST', 'DELETE', 'OPTIONS'];
+
+/**
+ * Mounts the S3 data plane on the API listener under `S3_PREFIX`. It is an encapsulated plugin
+ * whose routes take over the raw request in onRequest (before any body parsing, so bodies
+ * stream), and answer with S3's XML, not the API's JSON envelope.
+ */
+export function s3Plugin(ctx: AppContext): FastifyPluginAsync {
+  const s3 = ctx.services.objectStorage.s3;
+  return async (app) => {
+    app.addHook('onRequest', (req, reply, done) => {
+      reply.hijack();
+      s3.handle(req.raw, reply.raw, req.id, req.log, (op) => {
+        req.operation = op;
+      }).catch((err: unknown) => {
+        req.log.error({ err }, 's3 request failed');
+        reply.raw.destroy();
+      });
+      done();
+    });
+    // Transfer counts still in memory are written before the database closes.
+    app.addHook('onClose', async () => {
+      await ctx.services.objectStorage.data.meter.flush();
+    });
+    const noop = async () => {};
+    for (const url of [S3_PREFIX, `${S3_PREFIX}/*`]) {
+      app.route({
+        method: METHODS,
+        url,
+        schema: { hide: true },
+        exposeHeadRoute: false,
+        handler: noop,
+      });
+    }
+  };
+}
