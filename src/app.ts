@@ -36,6 +36,9 @@ import { eventsRoutes } from './modules/events/events.routes.js';
 import { profileRoutes } from './modules/profile/profile.routes.js';
 import { accountRoutes } from './modules/account/account.routes.js';
 import { volumesRoutes } from './modules/volumes/volumes.routes.js';
+import { controlsRoutes } from './modules/controls/controls.routes.js';
+import { faultsHook } from './modules/controls/faults.js';
+import { operatorHook } from './modules/controls/operator.js';
 
 export type StratusApp = FastifyInstance<
   RawServerDefault,
@@ -229,7 +232,9 @@ export async function buildApp(ctx: AppContext): Promise<StratusApp> {
     reply.header('x-request-id', req.id);
     done();
   });
+  app.addHook('onRequest', operatorHook(ctx.operator));
   app.addHook('onRequest', authHook(ctx));
+  app.addHook('onRequest', faultsHook(ctx.db, ctx.faults));
   app.addHook('onResponse', (req, reply, done) => {
     const op =
       req.routeOptions.config?.operationId ?? (reply.statusCode === 404 ? 'not_found' : 'internal');
@@ -254,10 +259,11 @@ export async function buildApp(ctx: AppContext): Promise<StratusApp> {
 
   app.get('/v4/openapi.json', { schema: { hide: true } }, async () => app.swagger());
   registerInternal(app, ctx);
+  await app.register(controlsRoutes(ctx));
   return app;
 }
 
-/** `/_stratus/*`: liveness, readiness and metrics. */
+/** `/_stratus/*`: liveness and readiness (open), metrics (operator token). */
 function registerInternal(app: StratusApp, ctx: AppContext): void {
   app.get('/_stratus/health', { schema: { hide: true } }, async () => ({ status: 'ok' }));
   app.get('/_stratus/ready', { schema: { hide: true } }, async (_req, reply) => {

@@ -6,6 +6,7 @@ import * as m0003 from './migrations/0003-compute.js';
 import * as m0004 from './migrations/0004-volumes.js';
 import * as m0005 from './migrations/0005-ip-rdns.js';
 import * as m0006 from './migrations/0006-event-feeds.js';
+import * as m0013 from './migrations/0013-emulator-controls.js';
 import type { MigrationContext } from './migrations/helpers.js';
 
 interface MigrationModule {
@@ -21,6 +22,7 @@ const MIGRATIONS: Record<string, MigrationModule> = {
   '0004-volumes': m0004,
   '0005-ip-rdns': m0005,
   '0006-event-feeds': m0006,
+  '0013-emulator-controls': m0013,
 };
 
 class StratusMigrationProvider implements MigrationProvider {

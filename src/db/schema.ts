@@ -1,5 +1,6 @@
 import type { JobTables } from '../jobs/jobs.table.js';
 import type { CatalogueTables } from '../modules/catalogue/catalogue.table.js';
+import type { ControlsTables } from '../modules/controls/controls.table.js';
 import type { ComputeTables } from '../modules/compute/compute.table.js';
 import type { EventTables } from '../modules/events/events.table.js';
 import type { IdentityTables } from '../modules/identity/identity.table.js';
@@ -15,4 +16,5 @@ export type DatabaseSchema = IdentityTables &
   ComputeTables &
   NetworkingTables &
   TagTables &
-  VolumeTables;
+  VolumeTables &
+  ControlsTables;
