@@ -176,16 +176,21 @@ export class StateService {
     return db.transaction(async (tx) => {
       const all = stateTables(await listTables(tx));
       const snap = checkSnapshot(input, await appliedMigrations(tx), all);
+      const exported = all.filter(isExported);
+      // Ids handed out here since the export are not handed out again either.
+      const floor = await readSequences(tx, exported);
+      for (const [k, v] of Object.entries(snap.sequences ?? {})) {
+        floor[k] = Math.max(floor[k] ?? 0, v);
+      }
       await clearTables(tx, all);
       let rows = 0;
-      const exported = all.filter(isExported);
       for (const t of exported) {
         const data = snap.tables[t.name];
         if (!data) continue;
         await insertRows(tx, t.name, data.columns, data.rows);
         rows += data.rows.length;
       }
-      await restoreSequences(tx, exported, snap.sequences ?? {});
+      await restoreSequences(tx, exported, floor);
       // The shipped catalogue, whatever the snapshot's server shipped.
       await seedCatalogue(tx, this.deps.catalogue);
       for (const h of hooks) await h.onReset?.(tx, {});
