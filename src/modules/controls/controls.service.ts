@@ -22,6 +22,9 @@ export interface ClockView {
   now_ms: number;
 }
 
+/** The settings applied to this process (the operator token's hash is read where used). */
+const APPLIED: readonly string[] = ['clock', 'timing', 'faults'];
+
 /** The most job steps one advance runs (a guard against jobs that reschedule for ever). */
 const MAX_ADVANCE_STEPS = 100_000;
 
@@ -170,7 +173,7 @@ export class ControlsService {
   async refresh(): Promise<void> {
     const settings = await readSettings(this.deps.db);
     for (const [key, s] of settings) {
-      if (this.seen.get(key) === s.version) continue;
+      if (!APPLIED.includes(key) || this.seen.get(key) === s.version) continue;
       this.seen.set(key, s.version);
       const value = JSON.parse(s.value) as unknown;
       if (key === 'clock') this.deps.clock.load(value as ClockState);

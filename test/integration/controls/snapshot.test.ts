@@ -24,7 +24,13 @@ describe('emulator controls: snapshots', () => {
     expect(s.migrations).toContain('0013-emulator-controls');
     expect(s.tables.volumes.rows).toHaveLength(1);
     expect(s.tables.accounts.rows).toHaveLength(1);
-    for (const name of ['regions', 'types', 'kernels', 'region_availability', 'emulator_settings']) {
+    for (const name of [
+      'regions',
+      'types',
+      'kernels',
+      'region_availability',
+      'emulator_settings',
+    ]) {
       expect(s.tables[name], name).toBeUndefined();
     }
     expect(s.tables.images.rows).toEqual([]);
