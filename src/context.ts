@@ -38,7 +38,7 @@ import { FaultSet } from './modules/controls/faults.js';
 import { OperatorAuth } from './modules/controls/operator.js';
 import { DbRateLimitStore } from './modules/controls/rate-limit-store.js';
 import { readSeedFile, seedIdentities } from './modules/controls/seed.js';
-import { StateService, type StateHook } from './modules/controls/state.service.js';
+import { StateService, type StateHook, startLock } from './modules/controls/state.service.js';
 import { ensureDefaultAccount } from './modules/identity/bootstrap.js';
 
 export interface Services {
@@ -111,7 +111,11 @@ export async function createContext(
   const db = overrides.db ?? Database.connect(config.databaseUrl);
   await migrateToLatest(db.db, db.dialect);
   const data = catalogueData();
-  await seedCatalogue(db, data);
+  // Processes starting together each rewrite the catalogue: one at a time (PostgreSQL).
+  await db.transaction(async (tx) => {
+    await startLock(tx);
+    await seedCatalogue(tx, data);
+  });
 
   const entities = new EntityRegistry([...entityDeclarations(), ...(overrides.entities ?? [])]);
   const timing = new Timing(config.timing);

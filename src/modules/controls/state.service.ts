@@ -79,7 +79,12 @@ export class StateService {
     const existing = await db.db.selectFrom('accounts').select('id').limit(1).executeTakeFirst();
     if (existing) return undefined;
     try {
-      return await db.transaction((tx) => this.deps.firstStart(tx));
+      return await db.transaction(async (tx) => {
+        // Processes starting together: the first writes, the others then find accounts.
+        await startLock(tx);
+        const again = await tx.db.selectFrom('accounts').select('id').limit(1).executeTakeFirst();
+        return again ? undefined : this.deps.firstStart(tx);
+      });
     } catch (err) {
       if (isUniqueViolation(err)) return undefined;
       throw err;
@@ -92,6 +97,7 @@ export class StateService {
     this.baseline ??= migrationBaseline();
     const baseline = await this.baseline;
     return db.transaction(async (tx) => {
+      await startLock(tx);
       const tables = stateTables(await listTables(tx));
       if (euuid !== undefined) {
         const account = await tx.db
@@ -174,6 +180,7 @@ export class StateService {
   async importSnapshot(input: unknown): Promise<{ tables: number; rows: number }> {
     const { db, hooks } = this.deps;
     return db.transaction(async (tx) => {
+      await startLock(tx);
       const all = stateTables(await listTables(tx));
       const snap = checkSnapshot(input, await appliedMigrations(tx), all);
       const exported = all.filter(isExported);
@@ -198,6 +205,20 @@ export class StateService {
       await this.afterWrite(tx);
       return { tables: Object.keys(snap.tables).length, rows };
     });
+  }
+}
+
+/** The key of the advisory lock that serialises start-up writes, reset and import. */
+const START_LOCK_KEY = 7_414_711;
+
+/**
+ * PostgreSQL: waits for (and holds to the end of the transaction) the lock that processes
+ * starting together take to rewrite the catalogue; reset and import take it too. SQLite: a write
+ * transaction already excludes every other writer.
+ */
+export async function startLock(tx: Database): Promise<void> {
+  if (tx.dialect === 'postgres') {
+    await sql`select pg_advisory_xact_lock(${START_LOCK_KEY})`.execute(tx.db);
   }
 }
 
