@@ -50,14 +50,25 @@ function migratorFor(db: Kysely<unknown>, dialect: Dialect): Migrator {
   });
 }
 
-/** Applies every pending migration; returns the names applied. */
+/**
+ * Applies every pending migration; returns the names applied. Processes starting together on one
+ * SQLite file race (Kysely's migration lock is a no-op there): the loser's migration fails on a
+ * table the winner created, and a second pass finds everything applied.
+ */
 export async function migrateToLatest<T>(db: Kysely<T>, dialect: Dialect): Promise<string[]> {
-  const { error, results } = await migratorFor(
-    db as unknown as Kysely<unknown>,
-    dialect,
-  ).migrateToLatest();
-  if (error) throw error instanceof Error ? error : new Error(String(error));
-  return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
+  for (let attempt = 1; ; attempt++) {
+    const { error, results } = await migratorFor(
+      db as unknown as Kysely<unknown>,
+      dialect,
+    ).migrateToLatest();
+    if (!error) {
+      return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
+    }
+    if (dialect !== 'sqlite' || attempt >= 5) {
+      throw error instanceof Error ? error : new Error(String(error));
+    }
+    await new Promise((r) => setTimeout(r, 100 * attempt + Math.random() * 100));
+  }
 }
 
 /** Reverts every migration (used by the up/down check). */

@@ -41,20 +41,13 @@ async function call(base: string, token: string, method: string, url: string, bo
 }
 
 async function store(): Promise<{ url: string; drop: () => Promise<void> }> {
-  if (DIALECT === 'postgres') {
-    const admin = inject('pgAdminUrl');
-    const name = `scale_${randomBytes(6).toString('hex')}`;
-    const url = await createDatabase(admin, name);
-    return { url, drop: () => dropDatabase(admin, name) };
-  }
-  const dir = await mkdtemp(path.join(tmpdir(), 'stratus-scale-'));
-  return {
-    url: `sqlite:${path.join(dir, 'stratus.db')}`,
-    drop: () => rm(dir, { recursive: true, force: true }),
-  };
+  const admin = inject('pgAdminUrl');
+  const name = `scale_${randomBytes(6).toString('hex')}`;
+  const url = await createDatabase(admin, name);
+  return { url, drop: () => dropDatabase(admin, name) };
 }
 
-describe('scale-out', () => {
+describe.runIf(DIALECT === 'postgres')('scale-out', () => {
   const procs: Proc[] = [];
   const cleanups: (() => Promise<void>)[] = [];
   afterAll(async () => {
