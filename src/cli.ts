@@ -4,7 +4,6 @@ import { Database } from './db/database.js';
 import { migrateToLatest } from './db/migrator.js';
 import { serve, untilSignal, work } from './main.js';
 import { adminCommand } from './modules/identity/admin-cli.js';
-import { controlsCommand } from './modules/controls/controls.cli.js';
 
 const USAGE = `Usage: stratus <command>
 
@@ -62,7 +61,12 @@ export async function main(argv: string[]): Promise<number> {
       case 'faults':
       case 'timing':
       case 'operator-token':
-        return await controlsCommand(config, command, rest);
+        // Loaded on demand: the server's start does not pay for it.
+        return await (await import('./modules/controls/controls.cli.js')).controlsCommand(
+          config,
+          command,
+          rest,
+        );
       case undefined:
       case 'help':
       case '--help':

@@ -169,7 +169,7 @@ export async function createContext(
     version: STRATUS_VERSION,
     firstStart: async (tx) => {
       const first = await ensureDefaultAccount(tx, clock, config.adminToken);
-      const seed = config.seedFile ? readSeedFile(config.seedFile) : undefined;
+      const seed = config.seedFile ? await readSeedFile(config.seedFile) : undefined;
       const seeded = seed ? { file: seed, ...(await seedIdentities(tx, clock, seed)) } : undefined;
       return {
         ...(first && !config.adminToken ? { adminToken: first.token } : {}),

@@ -1,6 +1,5 @@
 import { readFileSync } from 'node:fs';
 import { type Static, Type } from '@sinclair/typebox';
-import { Value } from '@sinclair/typebox/value';
 import type { Database } from '../../db/database.js';
 import type { Clock } from '../../lib/clock.js';
 import { isoSeconds } from '../../lib/time.js';
@@ -57,7 +56,9 @@ export const SeedFileSchema = Type.Object(
 export type SeedFile = Static<typeof SeedFileSchema>;
 
 /** Reads and checks a seed file; the error names the file and the first bad place. */
-export function readSeedFile(file: string): SeedFile {
+export async function readSeedFile(file: string): Promise<SeedFile> {
+  // Loaded on demand: only a first start with a seed file needs the checker.
+  const { Value } = await import('@sinclair/typebox/value');
   let data: unknown;
   try {
     data = JSON.parse(readFileSync(file, 'utf8'));
