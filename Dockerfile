@@ -3,11 +3,14 @@
 #   docker run -p 8080:8080 -v stratus-data:/data stratus
 # See docs/operations.md (PostgreSQL, several API and worker processes, backups).
 
-# Dependencies, with the toolchain better-sqlite3 needs when no prebuilt binary fits.
-FROM node:20-bookworm AS deps
+# Dependencies and the compiled build (npm ci runs `prepare`, which is `npm run build`), with the
+# toolchain better-sqlite3 needs when no prebuilt binary fits; then the dev tools are pruned.
+FROM node:20-bookworm AS build
 WORKDIR /app
-COPY package.json package-lock.json ./
-RUN npm ci --omit=dev --no-audit --no-fund
+COPY package.json package-lock.json tsconfig.json tsconfig.build.json ./
+COPY bin ./bin
+COPY src ./src
+RUN npm ci --no-audit --no-fund && npm prune --omit=dev --no-audit --no-fund
 
 FROM node:20-bookworm-slim
 ENV NODE_ENV=production \
@@ -15,10 +18,12 @@ ENV NODE_ENV=production \
     PORT=8080 \
     STRATUS_DATA_DIR=/data
 WORKDIR /app
-COPY --from=deps /app/node_modules ./node_modules
-COPY package.json package-lock.json ./
-COPY bin ./bin
-COPY src ./src
+COPY --from=build /app/package.json /app/package-lock.json ./
+COPY --from=build /app/node_modules ./node_modules
+COPY --from=build /app/bin ./bin
+# bin/stratus.js runs dist/ when it is newer than every file of src/ (it is: built last).
+COPY --from=build /app/src ./src
+COPY --from=build /app/dist ./dist
 RUN mkdir -p /data && chown node:node /data
 USER node
 VOLUME ["/data"]

@@ -75,7 +75,7 @@ export interface StratusOptions {
 }
 
 /** The node flags of `npm start` (package.json), so the bench measures what users run. */
-const SERVE_NODE_FLAGS = ['--max-semi-space-size=32', '--no-allocation-site-pretenuring'];
+export const SERVE_NODE_FLAGS = ['--max-semi-space-size=32', '--no-allocation-site-pretenuring'];
 
 /** `stratus serve` as a child process, rate limits off, warnings only. */
 export function startStratus(o: StratusOptions): Promise<Server> {

@@ -1,7 +1,35 @@
 #!/usr/bin/env node
-// The `stratus` command. TypeScript sources run through tsx's loader, so no build step is needed.
-import { register } from 'tsx/esm/api';
+// The `stratus` command. It runs the compiled output in dist/ (made by `npm run build`, which
+// `npm install` runs) when that build is newer than every file under src/; otherwise, as after
+// an edit, the TypeScript sources through tsx's loader, so a stale build never runs.
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 
-register();
-const { main } = await import('../src/cli.ts');
+const root = path.join(path.dirname(fileURLToPath(import.meta.url)), '..');
+
+/** Whether dist/ was built after the last change to src/ (a stat of each source: a few ms). */
+function buildIsFresh() {
+  let built;
+  try {
+    built = fs.statSync(path.join(root, 'dist', 'BUILD')).mtimeMs;
+  } catch {
+    return false;
+  }
+  const src = path.join(root, 'src');
+  for (const entry of fs.readdirSync(src, { recursive: true, withFileTypes: true })) {
+    if (!entry.isFile()) continue;
+    if (fs.statSync(path.join(entry.parentPath, entry.name)).mtimeMs > built) return false;
+  }
+  return true;
+}
+
+let main;
+if (process.env.STRATUS_FROM_SOURCE !== '1' && buildIsFresh()) {
+  ({ main } = await import('../dist/cli.js'));
+} else {
+  const { register } = await import('tsx/esm/api');
+  register();
+  ({ main } = await import('../src/cli.ts'));
+}
 process.exitCode = await main(process.argv.slice(2));

@@ -21,6 +21,7 @@ import { errors } from './errors/errors.js';
 import { authHook } from './http/auth-hook.js';
 import { errorHandler } from './http/error-handler.js';
 import { canonicalIdsHook, integerParams } from './http/path-ids.js';
+import { lazySerializerFactory, lazyValidator } from './http/lazy-compilers.js';
 import './http/route-config.js';
 import { ErrorEnvelope } from './http/schemas/common.js';
 import { subsystem } from './logger.js';
@@ -35,6 +36,7 @@ import { networkingRoutes } from './modules/networking/networking.routes.js';
 import { eventsRoutes } from './modules/events/events.routes.js';
 import { profileRoutes } from './modules/profile/profile.routes.js';
 import { accountRoutes } from './modules/account/account.routes.js';
+import { paymentMethodsRoutes } from './modules/billing/payment-methods.routes.js';
 import { volumesRoutes } from './modules/volumes/volumes.routes.js';
 import { controlsRoutes } from './modules/controls/controls.routes.js';
 import { faultsHook } from './modules/controls/faults.js';
@@ -49,7 +51,16 @@ export type StratusApp = FastifyInstance<
 >;
 
 export const SPEC_VERSION = '4.174.0';
-const API_PREFIXES = ['/v4', '/v4beta'] as const;
+/**
+ * `/v4beta` serves the same API as `/v4`: its requests are routed as `/v4` ones (the URL is
+ * rewritten before routing), so every route, schema and compiled serializer exists once.
+ */
+export function betaToV4(url: string | undefined): string {
+  if (url === undefined) return '/';
+  return url.startsWith('/v4beta') && (url.length === 7 || '/?'.includes(url[7] as string))
+    ? `/v4${url.slice(7)}`
+    : url;
+}
 const METHODS = ['GET', 'POST', 'PUT', 'DELETE'] as const;
 
 /** Every API area, registered explicitly. Later areas add a line here. */
@@ -59,6 +70,7 @@ function areas(ctx: AppContext): FastifyPluginAsync[] {
     eventsRoutes(ctx),
     profileRoutes(ctx),
     accountRoutes(ctx),
+    paymentMethodsRoutes(ctx),
     instancesRoutes(ctx),
     disksRoutes(ctx),
     configsRoutes(ctx),
@@ -78,6 +90,9 @@ function makeAjv(coerce: false | 'array') {
     coerceTypes: coerce,
     verbose: true,
     strict: false,
+    // The schemas are TypeBox's output: checking each against the JSON Schema meta-schema (which
+    // AJV compiles first) only slowed the start.
+    validateSchema: false,
   });
   addFormats.default(ajv);
   // A schema may carry the real service's wording for its own failure.
@@ -115,15 +130,17 @@ export async function buildApp(ctx: AppContext): Promise<StratusApp> {
     requestIdHeader: 'x-request-id',
     // Undecodable URLs and over-long path parameters: the error envelope, not Fastify's body.
     frameworkErrors: errorHandler,
+    rewriteUrl: (req) => betaToV4(req.url),
     routerOptions: { ignoreTrailingSlash: true, ignoreDuplicateSlashes: true },
     ajv: { customOptions: {} },
+    schemaController: { compilersFactory: { buildSerializer: lazySerializerFactory() } },
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   // Bodies are validated strictly; query strings and params are coerced from text.
   const bodyAjv = makeAjv(false);
   const queryAjv = makeAjv('array');
   app.setValidatorCompiler(({ schema, httpPart }) =>
-    httpPart === 'body' ? bodyAjv.compile(schema) : queryAjv.compile(schema),
+    lazyValidator(httpPart === 'body' ? bodyAjv : queryAjv, schema),
   );
 
   // JSON bodies. An empty body counts as no body whatever its Content-Type: SDKs send actions
@@ -163,7 +180,6 @@ export async function buildApp(ctx: AppContext): Promise<StratusApp> {
           { oauth: cfg.auth === 'token' ? [] : (cfg.scopes ?? []) },
         ];
       }
-      if (route.url.startsWith('/v4beta')) schema.hide = true;
     }
     const own = route.preValidation === undefined ? [] : [route.preValidation].flat();
     const ids = integerParams(route);
@@ -253,9 +269,7 @@ export async function buildApp(ctx: AppContext): Promise<StratusApp> {
     done();
   });
 
-  for (const prefix of API_PREFIXES) {
-    for (const area of areas(ctx)) await app.register(area, { prefix });
-  }
+  for (const area of areas(ctx)) await app.register(area, { prefix: '/v4' });
 
   app.get('/v4/openapi.json', { schema: { hide: true } }, async () => app.swagger());
   registerInternal(app, ctx);

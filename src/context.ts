@@ -28,6 +28,7 @@ import { EventWriter } from './modules/events/events.writer.js';
 import { IpAllocator, loadPools } from './modules/networking/ip-allocator.js';
 import { ProfileService } from './modules/profile/profile.service.js';
 import { AccountService } from './modules/account/account.service.js';
+import { PaymentMethodsService } from './modules/billing/payment-methods.service.js';
 import { GrantsService } from './modules/account/grants.service.js';
 import { UsersService } from './modules/account/users.service.js';
 import { SshKeysService } from './modules/profile/sshkeys.service.js';
@@ -58,6 +59,7 @@ export interface Services {
   ips: IpsService;
   stats: StatsService;
   volumes: VolumesService;
+  paymentMethods: PaymentMethodsService;
 }
 
 /** Everything a process needs, wired explicitly. Nothing is created at import time. */
@@ -158,6 +160,7 @@ export async function createContext(
     tokens: new TokensService(db, clock, events),
     sshKeys: new SshKeysService(db, clock, events),
     volumes: new VolumesService({ db, clock, events, queue, catalogue }),
+    paymentMethods: new PaymentMethodsService({ db, clock, events }),
   };
   const faults = new FaultSet();
   const stateHooks: StateHook[] = [];

@@ -1,7 +1,8 @@
 import { sql } from 'kysely';
-import pg from 'pg';
+import type pgTypes from 'pg';
 import type { Dialect } from '../config/config.js';
-import type { Database } from '../db/database.js';
+import { type Database, DatabaseSlot } from '../db/database.js';
+import { pg } from '../db/dialect.js';
 import { isoSeconds } from '../lib/time.js';
 import type { Principal } from './principal.js';
 
@@ -86,7 +87,7 @@ export class PrincipalCache {
   private lastDataVersion: number | undefined;
   private dataVersionCheckedAt = Number.NEGATIVE_INFINITY;
   // PostgreSQL listener state.
-  private listener: pg.Client | undefined;
+  private listener: pgTypes.Client | undefined;
   private listening = false;
   private connecting = false;
   private closed = false;
@@ -216,7 +217,7 @@ export class PrincipalCache {
     if (this.connecting || this.listening || this.closed || this.retryTimer || !this.opts.url)
       return;
     this.connecting = true;
-    const client = new pg.Client({
+    const client = new (pg().Client)({
       connectionString: this.opts.url,
       keepAlive: true,
       connectionTimeoutMillis: 10_000,
@@ -294,7 +295,25 @@ function decode(payload: string | undefined): PrincipalChange | undefined {
   return { kind: m[1] as 'token' | 'user', id: Number(m[2]) };
 }
 
+const PRINCIPALS = new DatabaseSlot<PrincipalCache>('principals');
+
+/**
+ * The principal cache of a database connection, shared by its transactions: made on first use
+ * and closed with the connection. The database layer only holds it.
+ */
+export function principalCache(db: Database): PrincipalCache {
+  return db.slot(PRINCIPALS, () => {
+    const cache = new PrincipalCache({
+      dialect: db.dialect,
+      ...(db.dialect === 'postgres' ? { url: db.url } : {}),
+      ...(db.dataVersion ? { dataVersion: db.dataVersion } : {}),
+    });
+    db.onClose(() => cache.close());
+    return cache;
+  });
+}
+
 /** Records a change of what principals hold; call inside the mutation's transaction. */
 export function principalChanged(db: Database, change: PrincipalChange): Promise<void> {
-  return db.principals.publish(db, change);
+  return principalCache(db).publish(db, change);
 }

@@ -3,6 +3,7 @@ import type { Database } from '../db/database.js';
 import { parseJson, toBool } from '../db/database.js';
 import { hashesEqual, hashSecret } from '../lib/secrets.js';
 import { isoSeconds } from '../lib/time.js';
+import { principalCache } from './principal-cache.js';
 import { EMPTY_GLOBAL_GRANTS, type GlobalGrants, type Principal } from './principal.js';
 import { formatScopes, parseScopes } from './scopes.js';
 
@@ -123,7 +124,7 @@ export async function authenticate(
 ): Promise<Principal | undefined> {
   if (!isTokenLength(token)) return undefined;
   const hash = hashSecret(token);
-  const cache = db.principals;
+  const cache = principalCache(db);
   const hit = cache.get(hash, nowMs);
   if (hit) return 'principal' in hit ? hit.principal : undefined;
   const generation = cache.generation;

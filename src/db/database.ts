@@ -6,7 +6,6 @@ import {
   sql,
   type Transaction,
 } from 'kysely';
-import { PrincipalCache } from '../auth/principal-cache.js';
 import type { Dialect } from '../config/config.js';
 import { isRetryableTxError } from '../errors/db-errors.js';
 import { createDialect } from './dialect.js';
@@ -23,31 +22,74 @@ interface TxState {
 }
 
 /**
- * A small wrapper over Kysely: the dialect, transactions with on-commit hooks, and the row-lock
- * helper. Repository functions take a Database, so they work inside or outside a transaction.
+ * A key for something a layer above keeps beside one database connection (a cache, say), shared by
+ * the connection and its transactions. The database holds the value and knows nothing of it.
+ */
+export class DatabaseSlot<T> {
+  declare private readonly _type: T;
+  constructor(readonly name: string) {}
+}
+
+/** What one connection shares with its transactions. */
+interface Shared {
+  /** The URL it was opened with (a process may open more connections to it, e.g. to LISTEN). */
+  url: string;
+  /** SQLite: `PRAGMA data_version` of the connection (changes on other connections' commits). */
+  dataVersion: (() => number) | undefined;
+  slots: Map<DatabaseSlot<unknown>, unknown>;
+  closeHooks: (() => Promise<void>)[];
+}
+
+/**
+ * A small wrapper over Kysely: the dialect, transactions with before- and on-commit hooks, the
+ * row-lock helper, and slots for what upper layers keep per connection. Repository functions take
+ * a Database, so they work inside or outside a transaction.
  */
 export class Database {
   private constructor(
     readonly db: Kysely<DatabaseSchema>,
     readonly dialect: Dialect,
     private readonly tx: TxState | undefined,
-    /** Resolved bearer tokens (src/auth/principal-cache.ts), shared with transactions. */
-    readonly principals: PrincipalCache,
+    private readonly shared: Shared,
   ) {}
 
   static connect(url: string, opts: { poolSize?: number } = {}): Database {
     const handle = createDialect(url, opts);
-    const principals = new PrincipalCache({
-      dialect: handle.dialect,
-      ...(handle.dialect === 'postgres' ? { url } : {}),
-      ...(handle.dataVersion ? { dataVersion: handle.dataVersion } : {}),
-    });
     return new Database(
       new Kysely<DatabaseSchema>({ dialect: handle.kysely }),
       handle.dialect,
       undefined,
-      principals,
+      {
+        url,
+        dataVersion: handle.dataVersion,
+        slots: new Map(),
+        closeHooks: [],
+      },
     );
+  }
+
+  get url(): string {
+    return this.shared.url;
+  }
+
+  get dataVersion(): (() => number) | undefined {
+    return this.shared.dataVersion;
+  }
+
+  /** The value kept in a slot of this connection, made by `create` on first use. */
+  slot<T>(key: DatabaseSlot<T>, create: () => T): T {
+    const slots = this.shared.slots as Map<DatabaseSlot<T>, T>;
+    let v = slots.get(key);
+    if (v === undefined) {
+      v = create();
+      slots.set(key, v);
+    }
+    return v;
+  }
+
+  /** Runs fn when the connection closes, before the pool ends (e.g. to close a listener). */
+  onClose(fn: () => Promise<void>): void {
+    this.shared.closeHooks.push(fn);
   }
 
   get isTransaction(): boolean {
@@ -70,7 +112,7 @@ export class Database {
         const result = await this.db
           .transaction()
           .execute(async (trx: Transaction<DatabaseSchema>) => {
-            const tx = new Database(trx, this.dialect, state, this.principals);
+            const tx = new Database(trx, this.dialect, state, this.shared);
             const out = await fn(tx);
             for (const key of [...state.beforeCommit.keys()].sort()) {
               await (state.beforeCommit.get(key) as (tx: Database) => Promise<void>)(tx);
@@ -122,7 +164,7 @@ export class Database {
   }
 
   async close(): Promise<void> {
-    await this.principals.close();
+    for (const hook of this.shared.closeHooks.splice(0)) await hook();
     await this.db.destroy();
   }
 }

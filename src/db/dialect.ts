@@ -1,13 +1,26 @@
 import fs from 'node:fs';
+import { createRequire } from 'node:module';
 import path from 'node:path';
 import SQLite from 'better-sqlite3';
 import { type Dialect as KyselyDialect, PostgresDialect, SqliteDialect } from 'kysely';
-import pg from 'pg';
+import type PgModule from 'pg';
 import type { Dialect } from '../config/config.js';
 
-// bigint (int8) and numeric come back as strings by default; every such value we store fits a double.
-pg.types.setTypeParser(20, (v) => Number(v));
-pg.types.setTypeParser(1700, (v) => Number(v));
+let pgModule: typeof PgModule | undefined;
+
+/**
+ * The `pg` driver, loaded on first use: a process on SQLite never loads it (a shorter start).
+ * bigint (int8) and numeric come back as strings by default; every such value we store fits a
+ * double, so both are parsed as numbers.
+ */
+export function pg(): typeof PgModule {
+  if (!pgModule) {
+    pgModule = createRequire(import.meta.url)('pg') as typeof PgModule;
+    pgModule.types.setTypeParser(20, (v) => Number(v));
+    pgModule.types.setTypeParser(1700, (v) => Number(v));
+  }
+  return pgModule;
+}
 
 export interface DialectHandle {
   dialect: Dialect;
@@ -72,7 +85,7 @@ export function createDialect(url: string, opts: { poolSize?: number } = {}): Di
       dataVersion: () => dataVersion.get() as number,
     };
   }
-  const pool = new pg.Pool({ connectionString: url, max: opts.poolSize ?? 10 });
+  const pool = new (pg().Pool)({ connectionString: url, max: opts.poolSize ?? 10 });
   // An idle client's error (server restart) must not crash the process.
   pool.on('error', () => {});
   return { dialect: 'postgres', kysely: new PostgresDialect({ pool }) };

@@ -6,7 +6,9 @@ import * as m0003 from './migrations/0003-compute.js';
 import * as m0004 from './migrations/0004-volumes.js';
 import * as m0005 from './migrations/0005-ip-rdns.js';
 import * as m0006 from './migrations/0006-event-feeds.js';
+import * as m0007 from './migrations/0007-event-entity-types.js';
 import * as m0013 from './migrations/0013-emulator-controls.js';
+import * as m0016 from './migrations/0016-payment-methods.js';
 import type { MigrationContext } from './migrations/helpers.js';
 
 interface MigrationModule {
@@ -22,7 +24,9 @@ const MIGRATIONS: Record<string, MigrationModule> = {
   '0004-volumes': m0004,
   '0005-ip-rdns': m0005,
   '0006-event-feeds': m0006,
+  '0007-event-entity-types': m0007,
   '0013-emulator-controls': m0013,
+  '0016-payment-methods': m0016,
 };
 
 class StratusMigrationProvider implements MigrationProvider {
@@ -69,6 +73,12 @@ export async function migrateToLatest<T>(db: Kysely<T>, dialect: Dialect): Promi
     }
     await new Promise((r) => setTimeout(r, 100 * attempt + Math.random() * 100));
   }
+}
+
+/** Migrates up or down to the named migration (tests of data migrations). */
+export async function migrateTo<T>(db: Kysely<T>, dialect: Dialect, name: string): Promise<void> {
+  const { error } = await migratorFor(db as unknown as Kysely<unknown>, dialect).migrateTo(name);
+  if (error) throw error instanceof Error ? error : new Error(String(error));
 }
 
 /** Reverts every migration (used by the up/down check). */

@@ -1,4 +1,5 @@
 import type { JobTables } from '../jobs/jobs.table.js';
+import type { BillingTables } from '../modules/billing/billing.table.js';
 import type { CatalogueTables } from '../modules/catalogue/catalogue.table.js';
 import type { ControlsTables } from '../modules/controls/controls.table.js';
 import type { ComputeTables } from '../modules/compute/compute.table.js';
@@ -17,4 +18,5 @@ export type DatabaseSchema = IdentityTables &
   NetworkingTables &
   TagTables &
   VolumeTables &
+  BillingTables &
   ControlsTables;

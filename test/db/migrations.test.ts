@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { sql } from 'kysely';
 import { describe, expect, inject, it } from 'vitest';
 import { Database } from '../../src/db/database.js';
-import { migrateDownAll, migrateToLatest } from '../../src/db/migrator.js';
+import { migrateDownAll, migrateTo, migrateToLatest } from '../../src/db/migrator.js';
 import { DIALECT } from '../helpers/build-test-app.js';
 import { createDatabase, dropDatabase } from '../helpers/pg-server.js';
 
@@ -41,6 +41,63 @@ describe('migrations', () => {
       expect(await migrateToLatest(db.db, db.dialect)).toEqual(applied);
       expect(await tableNames(db)).toEqual(full);
       expect(await migrateToLatest(db.db, db.dialect)).toEqual([]);
+    } finally {
+      await db.close();
+      await drop();
+    }
+  });
+
+  it("migrate 0007: events stored with the old entity types get the reference's names", async () => {
+    let url = 'sqlite::memory:';
+    let drop = async () => {};
+    if (DIALECT === 'postgres') {
+      const admin = inject('pgAdminUrl');
+      const name = `m_${randomBytes(4).toString('hex')}`;
+      url = await createDatabase(admin, name);
+      drop = () => dropDatabase(admin, name);
+    }
+    const db = Database.connect(url, { poolSize: 1 });
+    try {
+      await migrateTo(db.db, db.dialect, '0006-event-feeds');
+      const text = ['euuid', 'email', 'company', 'first_name', 'last_name', 'address_1']
+        .concat(['address_2', 'city', 'state', 'zip', 'country', 'phone', 'tax_id'])
+        .concat(['billing_source', 'capabilities', 'active_since', 'object_storage', 'created']);
+      const account = await db.db
+        .insertInto('accounts')
+        .values(
+          Object.fromEntries(text.map((c) => [c, c === 'capabilities' ? '[]' : 'x'])) as never,
+        )
+        .returning('id')
+        .executeTakeFirstOrThrow();
+      const event = (action: string, type: string, secondary: string | null) => ({
+        account_id: account.id,
+        action,
+        created: '2026-03-01T12:00:00',
+        entity_type: type,
+        secondary_entity_type: secondary,
+        read: 0,
+        seen: 0,
+        status: 'notification',
+      });
+      await db.db
+        .insertInto('events')
+        .values([
+          event('user_ssh_key_add', 'ssh_key', null),
+          event('disk_create', 'compute', 'disk'),
+          event('volume_create', 'volume', null),
+        ])
+        .execute();
+      await migrateToLatest(db.db, db.dialect);
+      const rows = await db.db
+        .selectFrom('events')
+        .select(['action', 'entity_type', 'secondary_entity_type'])
+        .orderBy('id')
+        .execute();
+      expect(rows).toEqual([
+        { action: 'user_ssh_key_add', entity_type: 'user_ssh_key', secondary_entity_type: null },
+        { action: 'disk_create', entity_type: 'compute', secondary_entity_type: 'disks' },
+        { action: 'volume_create', entity_type: 'volume', secondary_entity_type: null },
+      ]);
     } finally {
       await db.close();
       await drop();

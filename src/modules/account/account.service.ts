@@ -3,6 +3,7 @@ import type { Principal } from '../../auth/principal.js';
 import type { Database } from '../../db/database.js';
 import { fromBool, parseJson, toBool } from '../../db/database.js';
 import { errors } from '../../errors/errors.js';
+import { defaultCard } from '../billing/payment-methods.service.js';
 import { entityRefs } from '../events/events.types.js';
 import type { EventWriter } from '../events/events.writer.js';
 import type { AccountsTable } from '../identity/identity.table.js';
@@ -16,7 +17,10 @@ import type {
 
 type AccountRow = Omit<AccountsTable, 'id'> & { id: number };
 
-export function toAccount(r: AccountRow): Account {
+export function toAccount(
+  r: AccountRow,
+  card: Account['credit_card'] = { last_four: null, expiry: null },
+): Account {
   return {
     active_promotions: [],
     active_since: r.active_since,
@@ -29,8 +33,8 @@ export function toAccount(r: AccountRow): Account {
     city: r.city,
     company: r.company,
     country: r.country,
-    // @NOTE billing (payment methods) fills this in; until then the account has no card.
-    credit_card: { last_four: null, expiry: null },
+    // The default payment method's card (null fields while the account has none).
+    credit_card: card,
     email: r.email,
     euuid: r.euuid,
     first_name: r.first_name,
@@ -69,7 +73,10 @@ export class AccountService {
 
   async get(p: Principal): Promise<Account> {
     authz.requireAccountAccess(p, 'read_only');
-    return toAccount(await accountRow(this.db, p.accountId));
+    return toAccount(
+      await accountRow(this.db, p.accountId),
+      await defaultCard(this.db, p.accountId),
+    );
   }
 
   /** PUT /account: contact and billing fields; event `account_update`. */
@@ -88,7 +95,7 @@ export class AccountService {
         status: 'notification',
         username: p.username,
       });
-      return toAccount(await accountRow(tx, p.accountId));
+      return toAccount(await accountRow(tx, p.accountId), await defaultCard(tx, p.accountId));
     });
   }
 

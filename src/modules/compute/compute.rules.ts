@@ -1,5 +1,9 @@
-import zxcvbn from 'zxcvbn';
+import { createRequire } from 'node:module';
+import type zxcvbnFn from 'zxcvbn';
 import type { FieldErrors } from '../../errors/errors.js';
+
+/** zxcvbn and its dictionaries are loaded on the first password check, not at start-up. */
+let zxcvbn: typeof zxcvbnFn | undefined;
 
 /** The real service's message for a weak password. */
 export const WEAK_PASSWORD = 'Password does not meet strength requirement';
@@ -8,6 +12,7 @@ export const WEAK_PASSWORD = 'Password does not meet strength requirement';
 export const MIN_PASSWORD_SCORE = 2;
 
 export function passwordIsStrong(pw: string, userInputs: string[] = []): boolean {
+  zxcvbn ??= createRequire(import.meta.url)('zxcvbn') as typeof zxcvbnFn;
   return zxcvbn(pw.slice(0, 128), userInputs).score >= MIN_PASSWORD_SCORE;
 }
 

@@ -10,18 +10,21 @@ const NetSeries = Type.Object({
   private_out: Series,
 });
 
+const StatsSeries = {
+  cpu: Series,
+  io: Type.Object({ io: Series, swap: Series }),
+  netv4: NetSeries,
+  netv6: NetSeries,
+};
+
 /**
- * `ComputeStats` as real clients parse it: `{title, data: {cpu, io, netv4, netv6}}` (the
- * provider's Go and TypeScript clients; the reference shows the series at the top level).
+ * `ComputeStats`: the series at the top level, as the reference declares them, and the same
+ * series again under `data`, where the provider's Go and TypeScript clients read them.
  */
 export const ComputeStatsSchema = Type.Object({
   title: Type.String(),
-  data: Type.Object({
-    cpu: Series,
-    io: Type.Object({ io: Series, swap: Series }),
-    netv4: NetSeries,
-    netv6: NetSeries,
-  }),
+  ...StatsSeries,
+  data: Type.Object(StatsSeries),
 });
 
 export const TransferSchema = Type.Object({

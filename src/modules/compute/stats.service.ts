@@ -132,6 +132,9 @@ export function transferBytes(
   return { in: Math.round((bitsIn * seconds) / 8), out: Math.round((bitsOut * seconds) / 8) };
 }
 
+/** The answer of both stats routes: the series at the top level (reference) and under `data`. */
+const statsBody = (title: string, data: StatsData) => ({ title, ...data, data });
+
 const monthStart = (year: number, month: number) => Date.UTC(year, month - 1, 1);
 
 /** Statistics and transfer of an instance (synthetic but deterministic), and its related lists. */
@@ -195,10 +198,7 @@ export class StatsService {
     const inst = await this.instances.load(this.d.db, p, id, 'read_only');
     const to = this.d.clock.nowMs();
     const from = to - DAY_MS;
-    return {
-      title: this.title(inst, 'day'),
-      data: series(await this.subject(inst, from), from, to),
-    };
+    return statsBody(this.title(inst, 'day'), series(await this.subject(inst, from), from, to));
   }
 
   /** `GET …/stats/{year}/{month}`: that month, or the past 30 days for the current one. */
@@ -210,10 +210,7 @@ export class StatsService {
       ? [now - 30 * DAY_MS, now]
       : [monthStart(year, month), monthStart(year, month + 1)];
     const period = `${year}-${String(month).padStart(2, '0')}`;
-    return {
-      title: this.title(inst, period),
-      data: series(await this.subject(inst, from), from, to),
-    };
+    return statsBody(this.title(inst, period), series(await this.subject(inst, from), from, to));
   }
 
   /** `GET …/transfer`: bytes sent this month; quota prorated from the type's monthly transfer (GB). */

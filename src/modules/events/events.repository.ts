@@ -20,7 +20,7 @@ export const EVENT_FILTERS: FilterSpec = {
 
 type EventRow = Omit<EventsTable, 'id'> & { id: number };
 
-const PROFILE_TYPES = ['token', 'ssh_key', 'user'];
+const PROFILE_TYPES = ['token', 'user_ssh_key', 'user'];
 
 /**
  * Which events a user sees: every event of the account for unrestricted users; for restricted

@@ -1,6 +1,39 @@
-/** A reference to an entity in an event: `{id, type, label, url}`. */
+/**
+ * Every `entity.type` the reference's Event schema allows (its enum, in its order). Clients that
+ * parse events into enums stop at any other value, so an event may only name one of these.
+ */
+export const EVENT_ENTITY_TYPES = [
+  'account',
+  'backups',
+  'community',
+  'disks',
+  'domain',
+  'entity_transfer',
+  'firewall',
+  'image',
+  'ipaddress',
+  'compute',
+  'longview',
+  'managed_service',
+  'nodebalancer',
+  'oauth_client',
+  'profile',
+  'stackscript',
+  'tag',
+  'ticket',
+  'token',
+  'user',
+  'user_ssh_key',
+  'volume',
+] as const;
+export type EventEntityType = (typeof EVENT_ENTITY_TYPES)[number];
+
+/**
+ * A reference to an entity in an event: `{id, type, label, url}`. `id` is an integer, null only
+ * for the types the reference lists as having none (`account`, `profile`).
+ */
 export interface EntityRef {
-  type: string;
+  type: EventEntityType;
   id: number | null;
   label: string | null;
   url: string | null;
@@ -38,7 +71,7 @@ export const entityRefs = {
     url: `/v4/compute/instances/${id}`,
   }),
   disk: (computeId: number, diskId: number, label: string | null): EntityRef => ({
-    type: 'disk',
+    type: 'disks',
     id: diskId,
     label,
     url: `/v4/compute/instances/${computeId}/disks/${diskId}`,
@@ -68,7 +101,7 @@ export const entityRefs = {
     url: `/v4/profile/tokens/${id}`,
   }),
   sshKey: (id: number, label: string): EntityRef => ({
-    type: 'ssh_key',
+    type: 'user_ssh_key',
     id,
     label,
     url: `/v4/profile/sshkeys/${id}`,

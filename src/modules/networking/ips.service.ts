@@ -89,7 +89,12 @@ export function rdnsProblem(rdns: string): string | undefined {
   return ok ? undefined : 'rdns must be a valid hostname, such as host.example.com';
 }
 
-const ipEntity = (address: string, id: number | null): EntityRef => ({
+/**
+ * An address in an event. The reference declares an integer `entity.id`: an IPv4 address gives its
+ * own id; an instance's SLAAC address, which has no row of its own, gives its instance's id
+ * (docs/fidelity.md).
+ */
+const ipEntity = (address: string, id: number): EntityRef => ({
   type: 'ipaddress',
   id,
   label: address,
@@ -355,7 +360,7 @@ export class IpsService {
     await this.d.events.record(tx, {
       accountId: p.accountId,
       action: 'ipaddress_update',
-      entity: ipEntity(address, t.kind === 'ipv4' ? t.row.id : null),
+      entity: ipEntity(address, t.kind === 'ipv4' ? t.row.id : t.inst.id),
       secondaryEntity: entityRefs.compute(t.inst.id, t.inst.label),
       status: 'notification',
       username: p.username,

@@ -81,14 +81,15 @@ export class TokensService {
   }
 
   /**
-   * POST /profile/tokens: at most the scopes of the token making the request; the full token
-   * is in this response only. Event `token_create`.
+   * POST /profile/tokens: at most the scopes of the token making the request. Asking for more
+   * (`*` included) is refused, never silently narrowed; omitted scopes mean the caller's own. The
+   * full token is in this response only. Event `token_create`.
    */
   async create(p: Principal, body: TokenCreate): Promise<Token> {
     const fe = new FieldErrors();
     labelProblem(fe, body.label);
     let scopes = p.scopesText;
-    if (body.scopes !== undefined && body.scopes.trim() !== '*') {
+    if (body.scopes !== undefined) {
       const wanted = parseScopes(body.scopes);
       if (!wanted)
         fe.add(

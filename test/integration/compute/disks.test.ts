@@ -92,7 +92,7 @@ describe('compute instance disks', () => {
       status: 'scheduled',
       entity: { type: 'compute', id, url: `/v4/compute/instances/${id}` },
       secondary_entity: {
-        type: 'disk',
+        type: 'disks',
         id: r.body.id,
         label: 'data',
         url: `/v4/compute/instances/${id}/disks/${r.body.id}`,
@@ -278,7 +278,7 @@ describe('compute instance disks', () => {
     const ev = await diskEvents(id, 'disk_delete');
     expect(ev.body.data[0]).toMatchObject({
       status: 'finished',
-      secondary_entity: { type: 'disk', id: disk },
+      secondary_entity: { type: 'disks', id: disk },
     });
   });
 

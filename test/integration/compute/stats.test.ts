@@ -29,14 +29,16 @@ describe('instance statistics and transfer', () => {
   }
   const stats = (id: number, suffix = '') => t.get(`/v4/compute/instances/${id}/stats${suffix}`);
 
-  it('getComputeStats: {title, data} with 5-minute series of the past 24 hours, as real clients parse it', async () => {
+  it('getComputeStats: the series at the top level (reference) and under data (clients), 5-minute points of the past 24 hours', async () => {
     const inst = await running();
     t.clock.advance(6 * HOUR);
     const r = await stats(inst.id);
     expect(r.status).toBe(200);
     expect(r.body.title).toContain(inst.label);
+    expect(Object.keys(r.body).sort()).toEqual(['cpu', 'data', 'io', 'netv4', 'netv6', 'title']);
     const d = r.body.data;
     expect(Object.keys(d).sort()).toEqual(['cpu', 'io', 'netv4', 'netv6']);
+    for (const k of ['cpu', 'io', 'netv4', 'netv6']) expect(r.body[k]).toEqual(d[k]);
     expect(Object.keys(d.io).sort()).toEqual(['io', 'swap']);
     expect(Object.keys(d.netv4).sort()).toEqual(['in', 'out', 'private_in', 'private_out']);
     expect(Object.keys(d.netv6).sort()).toEqual(['in', 'out', 'private_in', 'private_out']);
@@ -118,6 +120,8 @@ describe('instance statistics and transfer', () => {
     const past = await stats(inst.id, '/2026/2');
     expect(past.status).toBe(200);
     expect(past.body.data.cpu).toEqual([]);
+    expect(past.body.cpu).toEqual([]);
+    expect(past.body.netv4).toEqual({ in: [], out: [], private_in: [], private_out: [] });
   });
 
   it('getComputeStatsByYearMonth: a month out of 1..12, a year out of 2000..2037 or a future month is 400 naming the field', async () => {

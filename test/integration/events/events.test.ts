@@ -40,7 +40,7 @@ describe('events', () => {
       entity: { id: 1, type: 'compute', label: 'web-1', url: '/v4/compute/instances/1' },
       secondary_entity: {
         id: 7,
-        type: 'disk',
+        type: 'disks',
         label: 'boot',
         url: '/v4/compute/instances/1/disks/7',
       },
@@ -384,8 +384,8 @@ describe('events', () => {
         }),
         noEntity: await record({ action: 'payment_submitted', entity: null }),
         objKey: await record({
-          action: 'obj_access_key_create',
-          entity: { type: 'obj_access_key', id: 9, label: 'k', url: null },
+          action: 'oauth_client_create',
+          entity: { type: 'oauth_client', id: 9, label: 'k', url: null },
         }),
       };
       return { user, ids };

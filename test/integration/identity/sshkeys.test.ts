@@ -19,7 +19,7 @@ describe('SSH keys', () => {
     expect(ev).toMatchObject({
       action: 'user_ssh_key_add',
       username: 'owner',
-      entity: { type: 'ssh_key', label: 'sk-ecdsa' },
+      entity: { type: 'user_ssh_key', label: 'sk-ecdsa' },
     });
     expect((await t.get('/v4/profile/sshkeys')).body.results).toBe(types.length);
   });

@@ -43,14 +43,37 @@ describe('personal access tokens', () => {
     });
   });
 
-  it('createPersonalAccessToken: omitted or * scopes mean the scopes of the acting token', async () => {
+  it('createPersonalAccessToken: omitted scopes mean the scopes of the acting token', async () => {
     const t = app();
     const u = await createTestUser(t, { scopes: 'account:read_write events:read_only' });
     const a = await t.post('/v4/profile/tokens', { label: 'a' }, { token: u.token });
-    const b = await t.post('/v4/profile/tokens', { label: 'b', scopes: '*' }, { token: u.token });
     expect(a.body.scopes).toBe('account:read_write events:read_only');
-    expect(b.body.scopes).toBe('account:read_write events:read_only');
     expect((await t.post('/v4/profile/tokens', { label: 'c' })).body.scopes).toBe('*');
+    expect((await t.post('/v4/profile/tokens', { label: 'd', scopes: '*' })).body.scopes).toBe('*');
+  });
+
+  it('createPersonalAccessToken: * from a limited token is a 400 naming scopes, and no token is created', async () => {
+    const t = app();
+    const u = await createTestUser(t, { scopes: 'account:read_write' });
+    const before = (await t.get('/v4/profile/tokens', { token: u.token })).body.results;
+    const r = await t.post('/v4/profile/tokens', { label: 'b', scopes: '*' }, { token: u.token });
+    expect(r.status).toBe(400);
+    expect(r.body.errors).toEqual([
+      { field: 'scopes', reason: 'A token cannot have more scopes than the token that creates it' },
+    ]);
+    expect((await t.get('/v4/profile/tokens', { token: u.token })).body.results).toBe(before);
+    const events = await t.get('/v4/account/events', { filter: { action: 'token_create' } });
+    expect(
+      events.body.data.filter((e: { entity: { label: string } }) => e.entity.label === 'b'),
+    ).toEqual([]);
+    // A subset is fine: read_write covers read_only.
+    const sub = await t.post(
+      '/v4/profile/tokens',
+      { label: 'c', scopes: 'account:read_only' },
+      { token: u.token },
+    );
+    expect(sub.status).toBe(200);
+    expect(sub.body.scopes).toBe('account:read_only');
   });
 
   it('createPersonalAccessToken: a new token cannot have more scopes than the acting token', async () => {

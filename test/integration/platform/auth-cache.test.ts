@@ -5,7 +5,7 @@ import { sql } from 'kysely';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp, type StratusApp } from '../../../src/app.js';
 import type { Principal } from '../../../src/auth/principal.js';
-import { PrincipalCache } from '../../../src/auth/principal-cache.js';
+import { PrincipalCache, principalCache } from '../../../src/auth/principal-cache.js';
 import { authenticate } from '../../../src/auth/tokens.js';
 import { envToConfig } from '../../../src/config/config.js';
 import { type AppContext, createContext } from '../../../src/context.js';
@@ -42,7 +42,7 @@ describe('principal cache', () => {
     await t.close();
   });
 
-  const cache = () => t.ctx.db.principals;
+  const cache = () => principalCache(t.ctx.db);
 
   /** Requests with the token until the cache answers (PostgreSQL: once LISTENing). */
   async function warm(token: string): Promise<void> {
@@ -211,7 +211,7 @@ if (DIALECT === 'sqlite') {
         });
         expect(await authenticate(a, token, clock.nowMs())).toBeDefined();
         expect(await authenticate(a, token, clock.nowMs())).toBeDefined();
-        expect(a.principals.stats.hits).toBe(1);
+        expect(principalCache(a).stats.hits).toBe(1);
         // Another process deletes the token behind the services' back.
         await b.db.deleteFrom('tokens').execute();
         await until(
@@ -263,9 +263,9 @@ if (DIALECT === 'postgres') {
     /** Until B answers the token from its cache (its listener is up). */
     async function warmB(token: string): Promise<void> {
       await until('B to cache the token', async () => {
-        const before = ctxB.db.principals.stats.hits;
+        const before = principalCache(ctxB.db).stats.hits;
         expect(await profileOnB(token)).toBe(200);
-        return ctxB.db.principals.stats.hits > before;
+        return principalCache(ctxB.db).stats.hits > before;
       });
     }
 
@@ -299,7 +299,7 @@ if (DIALECT === 'postgres') {
     it('getProfile: when the listener connection drops, the cache is cleared until it is back', async () => {
       const { token, userId } = await createTestUser(t, { restricted: false });
       await warmB(token);
-      const cacheB = ctxB.db.principals;
+      const cacheB = principalCache(ctxB.db);
       const pid = cacheB.listenerPid;
       expect(pid).toBeDefined();
       await sql`select pg_terminate_backend(${pid})`.execute(t.ctx.db.db);
