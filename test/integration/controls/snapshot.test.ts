@@ -133,3 +133,54 @@ describe('emulator controls: snapshots', () => {
     expect((await t.get('/v4/profile')).status).toBe(200);
   });
 });
+
+describe('emulator controls: snapshots across engines', () => {
+  it('importSnapshot: a snapshot written on SQLite imports into this engine whole', async () => {
+    const { createContext } = await import('../../../src/context.js');
+    const { envToConfig } = await import('../../../src/config/config.js');
+    const { buildApp } = await import('../../../src/app.js');
+    const { bootstrapAccount } = await import('../../../src/modules/identity/bootstrap.js');
+    const src = await createContext(
+      envToConfig({
+        DATABASE_URL: 'sqlite::memory:',
+        LOG_LEVEL: 'silent',
+        STRATUS_RATE_LIMITS: 'off',
+      }),
+    );
+    const t = await buildTestApp();
+    try {
+      const owner = await bootstrapAccount(src.db, src.clock, {
+        email: 'lite@example.com',
+        username: 'lite',
+        token: 'lite-token-0123456789',
+      });
+      const app = await buildApp(src);
+      const made = await app.inject({
+        method: 'POST',
+        url: '/v4/volumes',
+        headers: { authorization: `Bearer ${owner.token}`, 'content-type': 'application/json' },
+        payload: JSON.stringify({ label: 'from-sqlite', region: 'us-east', size: 40 }),
+      });
+      expect(made.statusCode, made.body).toBe(200);
+      await src.runner.runDue();
+      const snap = await src.state.exportSnapshot();
+      await app.close();
+
+      const token = await operatorToken(t);
+      const r = await op(t, token).post('/_stratus/snapshot', snap);
+      expect(r.status, r.text).toBe(200);
+      const vols = await t.get('/v4/volumes', { token: 'lite-token-0123456789' });
+      expect(vols.status).toBe(200);
+      expect(vols.body.data.map((v: { label: string; size: number }) => [v.label, v.size])).toEqual(
+        [['from-sqlite', 40]],
+      );
+      const events = await t.get('/v4/account/events', { token: 'lite-token-0123456789' });
+      expect(events.body.data.map((e: { action: string }) => e.action)).toContain('volume_create');
+      // The test app's own account is gone: the snapshot is the whole state.
+      expect((await t.get('/v4/profile')).status).toBe(401);
+    } finally {
+      await src.db.close();
+      await t.close();
+    }
+  });
+});
