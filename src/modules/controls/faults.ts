@@ -176,7 +176,10 @@ export function faultsHook(db: Database, faults: FaultSet) {
   return (req: FastifyRequest, _reply: FastifyReply, done: (err?: Error) => void): void => {
     const operationId = req.routeOptions.config?.operationId;
     // Without rules (the usual case) a request pays one length test, no promise.
-    if (!operationId || faults.rules.length === 0) return done();
+    if (!operationId || faults.rules.length === 0) {
+      done();
+      return;
+    }
     apply(req, operationId).then(
       () => done(),
       (err: Error) => done(err),

@@ -59,9 +59,15 @@ export function operatorHook(auth: OperatorAuth) {
     // The matched route, not the raw URL: `//_stratus/reset` reaches the same route.
     const path = req.routeOptions.url ?? '';
     // API requests pay one string test, no promise.
-    if (!path.startsWith('/_stratus/') || isOpenInternalPath(path)) return done();
+    if (!path.startsWith('/_stratus/') || isOpenInternalPath(path)) {
+      done();
+      return;
+    }
     const m = /^Bearer\s+(\S+)\s*$/i.exec(req.headers.authorization ?? '');
-    if (!m?.[1]) return done(errors.invalidToken());
+    if (!m?.[1]) {
+      done(errors.invalidToken());
+      return;
+    }
     auth.verify(m[1]).then(
       (ok) => done(ok ? undefined : errors.invalidToken()),
       (err: Error) => done(err),
