@@ -94,6 +94,26 @@ describe('emulator controls: operator token and reset', () => {
     ).toBeGreaterThan(0);
   });
 
+  it('reset: one account loses the entity grants of its users with the entities', async () => {
+    const vol = await createVolume(t, 'granted');
+    const u = await t.post('/v4/account/users', {
+      username: 'restricted1',
+      email: 'r1@example.com',
+      restricted: true,
+    });
+    expect(u.status, u.text).toBe(200);
+    const g = await t.put('/v4/account/users/restricted1/grants', {
+      volume: [{ id: vol, permissions: 'read_write' }],
+    });
+    expect(g.status, g.text).toBe(200);
+    const before = await t.ctx.db.db.selectFrom('entity_grants').selectAll().execute();
+    expect(before.some((r) => r.entity_type === 'volume' && r.entity_id === vol)).toBe(true);
+    const euuid = (await t.get('/v4/account')).body.euuid as string;
+    expect((await op(t, token).post('/_stratus/reset', { euuid })).status).toBe(200);
+    expect(await t.ctx.db.db.selectFrom('entity_grants').selectAll().execute()).toEqual([]);
+    expect((await t.get('/v4/account/users/restricted1')).status).toBe(200);
+  });
+
   it('reset: an unknown account euuid is a 400 naming the field, and nothing changes', async () => {
     await createVolume(t, 'keep');
     const r = await op(t, token).post('/_stratus/reset', { euuid: 'NOPE' });
