@@ -52,6 +52,9 @@ import { imagesRoutes, imageUploadRoutes } from './modules/images/images.routes.
 import { stackScriptsRoutes } from './modules/stackscripts/stackscripts.routes.js';
 import { objectStorageRoutes } from './modules/object-storage/objects.routes.js';
 import { s3Plugin } from './modules/object-storage/s3/s3.plugin.js';
+import { controlsRoutes } from './modules/controls/controls.routes.js';
+import { faultsHook } from './modules/controls/faults.js';
+import { operatorHook } from './modules/controls/operator.js';
 
 export type StratusApp = FastifyInstance<
   RawServerDefault,
@@ -271,7 +274,9 @@ export async function buildApp(ctx: AppContext): Promise<StratusApp> {
     reply.header('x-request-id', req.id);
     done();
   });
+  app.addHook('onRequest', operatorHook(ctx.operator));
   app.addHook('onRequest', authHook(ctx));
+  app.addHook('onRequest', faultsHook(ctx.db, ctx.faults));
   app.addHook('onResponse', (req, reply, done) => {
     const op =
       req.routeOptions.config?.operationId ??
@@ -302,10 +307,11 @@ export async function buildApp(ctx: AppContext): Promise<StratusApp> {
   await app.register(firewallInternalRoutes(ctx));
   // The S3 data plane: raw streams, its own parsing and errors (src/modules/object-storage/s3).
   await app.register(s3Plugin(ctx));
+  await app.register(controlsRoutes(ctx));
   return app;
 }
 
-/** `/_stratus/*`: liveness, readiness and metrics. */
+/** `/_stratus/*`: liveness and readiness (open), metrics (operator token). */
 function registerInternal(app: StratusApp, ctx: AppContext): void {
   app.get('/_stratus/health', { schema: { hide: true } }, async () => ({ status: 'ok' }));
   app.get('/_stratus/ready', { schema: { hide: true } }, async (_req, reply) => {

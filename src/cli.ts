@@ -8,12 +8,18 @@ import { adminCommand } from './modules/identity/admin-cli.js';
 const USAGE = `Usage: stratus <command>
 
 Commands:
-  serve                 start the API server (and the in-process job worker)
-  worker                run only the job worker
+  serve [--no-worker]   start the API server (and the in-process job worker unless --no-worker)
+  worker                run only the job worker (several may share one PostgreSQL)
   migrate               apply pending database migrations
   admin bootstrap --email E --username U [--token T]
   admin token --username U [--scopes S] [--expiry ISO] [--label L]
   admin users [--euuid E]
+  state reset [--euuid E]          back to the first-start state (every account, or one)
+  state export [--file F]          the whole state as one snapshot (stdout without --file)
+  state import --file F|-          replace the whole state with a snapshot
+  faults get | set --file F | clear
+  timing get | set --profile instant|fast|realistic
+  operator-token                   draw a new operator token for /_stratus/* and print it
 
 Configuration comes from environment variables; see README.md.`;
 
@@ -24,7 +30,13 @@ export async function main(argv: string[]): Promise<number> {
     const config = envToConfig(readEnv());
     switch (command) {
       case 'serve': {
-        const running = await serve(config);
+        const unknown = rest.filter((a) => a !== '--no-worker');
+        if (unknown.length > 0) {
+          console.error(`Unknown option for serve: ${unknown.join(' ')}`);
+          return 2;
+        }
+        const noWorker = rest.includes('--no-worker');
+        const running = await serve(noWorker ? { ...config, inProcessWorker: false } : config);
         await untilSignal(running.close);
         return 0;
       }
@@ -45,6 +57,16 @@ export async function main(argv: string[]): Promise<number> {
       }
       case 'admin':
         return await adminCommand(config, rest);
+      case 'state':
+      case 'faults':
+      case 'timing':
+      case 'operator-token':
+        // Loaded on demand: the server's start does not pay for it.
+        return await (await import('./modules/controls/controls.cli.js')).controlsCommand(
+          config,
+          command,
+          rest,
+        );
       case undefined:
       case 'help':
       case '--help':

@@ -8,7 +8,7 @@ import { JobQueue } from './jobs/queue.js';
 import { jobDefinitions } from './jobs/registry.js';
 import { JobRunner } from './jobs/runner.js';
 import { Timing } from './jobs/timing.js';
-import { type Clock, systemClock } from './lib/clock.js';
+import { type ControllableClock, EmulatorClock } from './lib/clock.js';
 import { createLogger, subsystem } from './logger.js';
 import { type CatalogueData, catalogueData } from './modules/catalogue/catalogue.data.js';
 import { seedCatalogue } from './modules/catalogue/catalogue.repository.js';
@@ -66,7 +66,15 @@ import { StackScriptsService } from './modules/stackscripts/stackscripts.service
 import {
   createObjectStorage,
   type ObjectStorage,
+  objectBlobsStateHook,
 } from './modules/object-storage/objects.module.js';
+import { ControlsService } from './modules/controls/controls.service.js';
+import { FaultSet } from './modules/controls/faults.js';
+import { OperatorAuth } from './modules/controls/operator.js';
+import { DbRateLimitStore } from './modules/controls/rate-limit-store.js';
+import { readSeedFile, seedIdentities } from './modules/controls/seed.js';
+import { StateService, type StateHook, startLock } from './modules/controls/state.service.js';
+import { ensureDefaultAccount } from './modules/identity/bootstrap.js';
 
 export interface Services {
   catalogue: CatalogueService;
@@ -119,7 +127,8 @@ export interface Services {
 export interface AppContext {
   config: Config;
   db: Database;
-  clock: Clock;
+  /** The one clock; the emulator controls switch it to manual time and move it forward. */
+  clock: ControllableClock;
   timing: Timing;
   log: Logger;
   events: EventWriter;
@@ -132,10 +141,23 @@ export interface AppContext {
   entities: EntityRegistry;
   ips: IpAllocator;
   services: Services;
+  /** Emulator controls: timing, clock and faults at run time (src/modules/controls). */
+  controls: ControlsService;
+  /** Reset, snapshot export and import of the whole state. */
+  state: StateService;
+  /** The operator token of `/_stratus/*`. */
+  operator: OperatorAuth;
+  /** Fault rules applied to API requests. */
+  faults: FaultSet;
+  /**
+   * State kept outside the database (object data on disk): reset and import call each hook.
+   * Areas that keep such state add theirs here.
+   */
+  stateHooks: StateHook[];
 }
 
 export interface ContextOverrides {
-  clock?: Clock;
+  clock?: ControllableClock;
   log?: Logger;
   db?: Database;
   /** Entity types declared in addition to the areas' own (tests of the cross-cutting views). */
@@ -150,11 +172,15 @@ export async function createContext(
   overrides: ContextOverrides = {},
 ): Promise<AppContext> {
   const log = overrides.log ?? createLogger(config.logLevel);
-  const clock = overrides.clock ?? systemClock;
+  const clock = overrides.clock ?? new EmulatorClock();
   const db = overrides.db ?? Database.connect(config.databaseUrl);
   await migrateToLatest(db.db, db.dialect);
   const data = catalogueData();
-  await seedCatalogue(db, data);
+  // Processes starting together each rewrite the catalogue: one at a time (PostgreSQL).
+  await db.transaction(async (tx) => {
+    await startLock(tx);
+    await seedCatalogue(tx, data);
+  });
 
   const entities = new EntityRegistry([...entityDeclarations(), ...(overrides.entities ?? [])]);
   const timing = new Timing(config.timing);
@@ -255,6 +281,27 @@ export async function createContext(
     objectStorage: createObjectStorage({ config, db, clock, events, catalogue: data, log }),
     paymentMethods: new PaymentMethodsService({ db, clock, events }),
   };
+  const faults = new FaultSet();
+  const stateHooks: StateHook[] = [objectBlobsStateHook(services.objectStorage.data)];
+  const state = new StateService({
+    db,
+    clock,
+    catalogue: data,
+    hooks: stateHooks,
+    version: STRATUS_VERSION,
+    firstStart: async (tx) => {
+      const first = await ensureDefaultAccount(tx, clock, config.adminToken);
+      const seed = config.seedFile ? await readSeedFile(config.seedFile) : undefined;
+      const seeded = seed ? { file: seed, ...(await seedIdentities(tx, clock, seed)) } : undefined;
+      return {
+        ...(first && !config.adminToken ? { adminToken: first.token } : {}),
+        ...(seeded ? { seeded } : {}),
+      };
+    },
+  });
+  const controls = new ControlsService({ db, clock, timing, faults, runner });
+  // Settings stored by the controls (another process, an earlier run) apply from the start.
+  await controls.refresh();
   return {
     config,
     db,
@@ -264,11 +311,19 @@ export async function createContext(
     events,
     queue,
     runner,
-    rateLimits: new MemoryRateLimitStore(),
+    rateLimits: db.dialect === 'postgres' ? new DbRateLimitStore(db) : new MemoryRateLimitStore(),
     metrics: new Metrics(),
     catalogue: data,
     entities,
     ips,
     services,
+    controls,
+    state,
+    operator: new OperatorAuth(db, config.operatorToken),
+    faults,
+    stateHooks,
   };
 }
+
+/** The version written into snapshots. */
+export const STRATUS_VERSION = '0.1.0';

@@ -1,7 +1,7 @@
 import type { Config } from './config/config.js';
 import { buildApp } from './app.js';
 import { createContext } from './context.js';
-import { ensureDefaultAccount } from './modules/identity/bootstrap.js';
+import { seedRequests } from './modules/controls/seed.js';
 
 export interface Running {
   url: string;
@@ -17,8 +17,17 @@ export async function serve(
   out: (line: string) => void = console.log,
 ): Promise<Running> {
   const ctx = await createContext(config);
-  const first = await ensureDefaultAccount(ctx.db, ctx.clock, config.adminToken);
+  const first = await ctx.state.initialise();
+  const operatorToken = await ctx.operator.ensure();
   const app = await buildApp(ctx);
+  if (first?.seeded) {
+    const n = await seedRequests((r) => app.inject(r), first.seeded.file, first.seeded.tokens);
+    out(`Seeded ${first.seeded.accounts.length} account(s) and ${n} request(s) from STRATUS_SEED.`);
+    for (const a of first.seeded.accounts.filter((x) => x.token)) {
+      out(`  seeded user "${a.username}" token: ${a.token}`);
+    }
+  }
+  ctx.controls.startSync();
   await app.listen({ host: config.host, port: config.port });
   const addr = app.server.address();
   const port = typeof addr === 'object' && addr ? addr.port : config.port;
@@ -30,8 +39,12 @@ export async function serve(
   if (first) {
     // Shown once, on stdout only: it is never logged and never shown again.
     out(`Created the default account (user "admin"). Its personal access token (scope *):`);
-    out(`  ${config.adminToken ? '(the value of STRATUS_ADMIN_TOKEN)' : first.token}`);
+    out(`  ${first.adminToken ?? '(the value of STRATUS_ADMIN_TOKEN)'}`);
     out(`Try: curl -H "Authorization: Bearer <token>" ${url}/v4/profile`);
+  }
+  if (operatorToken) {
+    out('Operator token of the emulator controls (/_stratus/*), shown once:');
+    out(`  ${operatorToken}`);
   }
 
   let closing: Promise<void> | undefined;
@@ -46,6 +59,7 @@ export async function serve(
       } finally {
         clearInterval(sweep);
       }
+      ctx.controls.stopSync();
       await ctx.runner.stop();
       await ctx.db.close();
     })();
@@ -60,11 +74,13 @@ export async function work(
   out: (line: string) => void = console.log,
 ): Promise<Running> {
   const ctx = await createContext(config);
+  ctx.controls.startSync();
   ctx.runner.start();
   out(`Stratus worker ${ctx.runner.workerId} is running jobs (database: ${ctx.db.dialect})`);
   let closing: Promise<void> | undefined;
   const close = () => {
     closing ??= (async () => {
+      ctx.controls.stopSync();
       await ctx.runner.stop();
       await ctx.db.close();
     })();

@@ -13,6 +13,10 @@ export interface Config {
   readonly dataDir: string;
   readonly timing: TimingProfile;
   readonly adminToken: string | undefined;
+  /** The operator token of `/_stratus/*` controls; random (stored hashed) when unset. */
+  readonly operatorToken: string | undefined;
+  /** A JSON file of accounts, users, tokens and entities written on the first start. */
+  readonly seedFile: string | undefined;
   readonly rateLimits: boolean;
   /** Run the job worker inside the API process. */
   readonly inProcessWorker: boolean;
@@ -121,6 +125,16 @@ export function envToConfig(env: RawEnv): Config {
       'must be 16 to 128 characters of letters, digits, "_", "-" or "."',
     );
   }
+  const operatorToken =
+    env.STRATUS_OPERATOR_TOKEN && env.STRATUS_OPERATOR_TOKEN !== ''
+      ? env.STRATUS_OPERATOR_TOKEN
+      : undefined;
+  if (operatorToken !== undefined && !ADMIN_TOKEN_RE.test(operatorToken)) {
+    throw new ConfigError(
+      'STRATUS_OPERATOR_TOKEN',
+      'must be 16 to 128 characters of letters, digits, "_", "-" or "."',
+    );
+  }
   return Object.freeze({
     host,
     port,
@@ -129,6 +143,9 @@ export function envToConfig(env: RawEnv): Config {
     dataDir,
     timing: oneOf('STRATUS_TIMING', env.STRATUS_TIMING, TIMINGS, 'fast'),
     adminToken,
+    operatorToken,
+    seedFile:
+      env.STRATUS_SEED && env.STRATUS_SEED !== '' ? path.resolve(env.STRATUS_SEED) : undefined,
     rateLimits: onOff('STRATUS_RATE_LIMITS', env.STRATUS_RATE_LIMITS, true),
     inProcessWorker: onOff('STRATUS_WORKER', env.STRATUS_WORKER, true),
     bodyLimit: integer(

@@ -6,6 +6,8 @@ export interface RawEnv {
   STRATUS_DATA_DIR?: string;
   STRATUS_TIMING?: string;
   STRATUS_ADMIN_TOKEN?: string;
+  STRATUS_OPERATOR_TOKEN?: string;
+  STRATUS_SEED?: string;
   STRATUS_RATE_LIMITS?: string;
   STRATUS_WORKER?: string;
   STRATUS_BODY_LIMIT?: string;
@@ -25,6 +27,8 @@ export function readEnv(source: NodeJS.ProcessEnv = process.env): RawEnv {
     STRATUS_DATA_DIR: source.STRATUS_DATA_DIR,
     STRATUS_TIMING: source.STRATUS_TIMING,
     STRATUS_ADMIN_TOKEN: source.STRATUS_ADMIN_TOKEN,
+    STRATUS_OPERATOR_TOKEN: source.STRATUS_OPERATOR_TOKEN,
+    STRATUS_SEED: source.STRATUS_SEED,
     STRATUS_RATE_LIMITS: source.STRATUS_RATE_LIMITS,
     STRATUS_WORKER: source.STRATUS_WORKER,
     STRATUS_BODY_LIMIT: source.STRATUS_BODY_LIMIT,

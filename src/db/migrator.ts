@@ -9,11 +9,12 @@ import * as m0006 from './migrations/0006-event-feeds.js';
 import * as m0007 from './migrations/0007-event-entity-types.js';
 import * as m0008 from './migrations/0008-networking.js';
 import * as m0009 from './migrations/0009-vpcs.js';
-import * as m0012 from './migrations/0012-tags-nodebalancers.js';
-import * as m0011 from './migrations/0011-images-stackscripts.js';
 import * as m0010 from './migrations/0010-compute-advanced.js';
-import * as m0015 from './migrations/0015-oauth.js';
+import * as m0011 from './migrations/0011-images-stackscripts.js';
+import * as m0012 from './migrations/0012-tags-nodebalancers.js';
+import * as m0013 from './migrations/0013-emulator-controls.js';
 import * as m0014 from './migrations/0014-object-storage.js';
+import * as m0015 from './migrations/0015-oauth.js';
 import * as m0016 from './migrations/0016-payment-methods.js';
 import type { MigrationContext } from './migrations/helpers.js';
 
@@ -33,11 +34,12 @@ const MIGRATIONS: Record<string, MigrationModule> = {
   '0007-event-entity-types': m0007,
   '0008-networking': m0008,
   '0009-vpcs': m0009,
-  '0012-tags-nodebalancers': m0012,
-  '0011-images-stackscripts': m0011,
   '0010-compute-advanced': m0010,
-  '0015-oauth': m0015,
+  '0011-images-stackscripts': m0011,
+  '0012-tags-nodebalancers': m0012,
+  '0013-emulator-controls': m0013,
   '0014-object-storage': m0014,
+  '0015-oauth': m0015,
   '0016-payment-methods': m0016,
 };
 
@@ -66,14 +68,25 @@ function migratorFor(db: Kysely<unknown>, dialect: Dialect): Migrator {
   });
 }
 
-/** Applies every pending migration; returns the names applied. */
+/**
+ * Applies every pending migration; returns the names applied. Processes starting together on one
+ * SQLite file race (Kysely's migration lock is a no-op there): the loser's migration fails on a
+ * table the winner created, and a second pass finds everything applied.
+ */
 export async function migrateToLatest<T>(db: Kysely<T>, dialect: Dialect): Promise<string[]> {
-  const { error, results } = await migratorFor(
-    db as unknown as Kysely<unknown>,
-    dialect,
-  ).migrateToLatest();
-  if (error) throw error instanceof Error ? error : new Error(String(error));
-  return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
+  for (let attempt = 1; ; attempt++) {
+    const { error, results } = await migratorFor(
+      db as unknown as Kysely<unknown>,
+      dialect,
+    ).migrateToLatest();
+    if (!error) {
+      return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
+    }
+    if (dialect !== 'sqlite' || attempt >= 5) {
+      throw error instanceof Error ? error : new Error(String(error));
+    }
+    await new Promise((r) => setTimeout(r, 100 * attempt + Math.random() * 100));
+  }
 }
 
 /** Migrates up or down to the named migration (tests of data migrations). */

@@ -1,6 +1,7 @@
 import type { JobTables } from '../jobs/jobs.table.js';
 import type { BillingTables } from '../modules/billing/billing.table.js';
 import type { CatalogueTables } from '../modules/catalogue/catalogue.table.js';
+import type { ControlsTables } from '../modules/controls/controls.table.js';
 import type { ComputeTables } from '../modules/compute/compute.table.js';
 import type { EventTables } from '../modules/events/events.table.js';
 import type { ImageTables } from '../modules/images/images.table.js';
@@ -29,4 +30,5 @@ export type DatabaseSchema = IdentityTables &
   StackScriptTables &
   OAuthTables &
   ObjectStorageTables &
-  BillingTables;
+  BillingTables &
+  ControlsTables;

@@ -20,5 +20,7 @@ export function isForeignKeyViolation(err: unknown): boolean {
 /** Serialization failures and deadlocks (PostgreSQL) and a busy database (SQLite): safe to retry. */
 export function isRetryableTxError(err: unknown): boolean {
   const c = codeOf(err);
-  return c === '40001' || c === '40P01' || c === 'SQLITE_BUSY';
+  // SQLITE_BUSY_SNAPSHOT: a transaction that read, then wrote after another process committed
+  // (WAL); busy_timeout does not wait for it, a new attempt succeeds.
+  return c === '40001' || c === '40P01' || c === 'SQLITE_BUSY' || c === 'SQLITE_BUSY_SNAPSHOT';
 }

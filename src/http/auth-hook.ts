@@ -50,7 +50,7 @@ export function authHook(ctx: AppContext) {
     if (ctx.config.rateLimits) {
       const who = req.principal ? `t:${req.principal.tokenId}` : `ip:${req.ip}`;
       const opClass = cfg.rateLimit ?? (cfg.paged && req.method === 'GET' ? 'paged' : 'operation');
-      const d = checkRateLimit(ctx.rateLimits, who, operationId, opClass, ctx.clock.nowMs());
+      const d = await checkRateLimit(ctx.rateLimits, who, operationId, opClass, ctx.clock.nowMs());
       reply.header('X-RateLimit-Limit', String(d.limit));
       reply.header('X-RateLimit-Remaining', String(d.remaining));
       reply.header('X-RateLimit-Reset', String(Math.ceil(d.resetMs / 1000)));

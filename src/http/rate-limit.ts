@@ -25,15 +25,20 @@ export interface Hit {
 }
 
 /**
- * Fixed-window counters. The store is an interface so that a shared store (the database) can
- * replace the in-process one when several API processes serve one account (roadmap: scale-out).
+ * Fixed-window counters: in process memory (one API process), or in the database when several
+ * API processes serve one account (PostgreSQL: src/modules/controls/rate-limit-store.ts).
  */
 export interface RateLimitStore {
-  hit(key: string, limit: Limit, nowMs: number): Hit;
-  reset(): void;
+  /** Counts one request against each key; answers each key's window. */
+  hitMany(hits: { key: string; limit: Limit }[], nowMs: number): Hit[] | Promise<Hit[]>;
+  reset(): void | Promise<void>;
 }
 
 export class MemoryRateLimitStore implements RateLimitStore {
+  hitMany(hits: { key: string; limit: Limit }[], nowMs: number): Hit[] {
+    return hits.map((h) => ({ ...this.hit(h.key, h.limit, nowMs) }));
+  }
+
   private readonly windows = new Map<string, Hit>();
   private lastSweep = 0;
 
@@ -71,16 +76,22 @@ export interface RateDecision {
 }
 
 /** Counts one request against the general and the operation limits. */
-export function checkRateLimit(
+export async function checkRateLimit(
   store: RateLimitStore,
   who: string,
   operationId: string,
   opClass: RateLimitClass | 'paged' | 'operation',
   nowMs: number,
-): RateDecision {
-  const general = store.hit(`${who}|*`, LIMITS.general, nowMs);
+): Promise<RateDecision> {
   const opLimit = LIMITS[opClass];
-  const op = store.hit(`${who}|${operationId}`, opLimit, nowMs);
+  const res = store.hitMany(
+    [
+      { key: `${who}|*`, limit: LIMITS.general },
+      { key: `${who}|${operationId}`, limit: opLimit },
+    ],
+    nowMs,
+  );
+  const [general, op] = (res instanceof Promise ? await res : res) as [Hit, Hit];
   const decision: RateDecision = {
     limit: opLimit.limit,
     remaining: Math.max(0, opLimit.limit - op.count),

@@ -23,7 +23,7 @@ export type WorkKind =
   | 'rebuild';
 
 /** Seconds the real service takes, roughly, for each kind of work. */
-const REALISTIC_SECONDS: Record<WorkKind, number> = {
+export const REALISTIC_SECONDS: Record<WorkKind, number> = {
   provision: 45,
   boot: 25,
   reboot: 30,
@@ -45,6 +45,12 @@ const REALISTIC_SECONDS: Record<WorkKind, number> = {
   rebuild: 60,
 };
 
+export interface TimingState {
+  profile: TimingProfile;
+  /** Milliseconds per kind of work, replacing the profile's figure. */
+  overrides: Partial<Record<WorkKind, number>>;
+}
+
 /** `fast` keeps every operation within a few seconds so infrastructure tools run quickly. */
 const FAST_FACTOR = 1 / 20;
 const FAST_MAX_MS = 4000;
@@ -54,19 +60,36 @@ const FAST_MAX_MS = 4000;
  * worker takes it, `fast` in a few seconds at most, `realistic` close to the real service.
  */
 export class Timing {
+  private overrides: Partial<Record<WorkKind, number>> = {};
+
   constructor(private profile: TimingProfile) {}
 
   get current(): TimingProfile {
     return this.profile;
   }
 
-  /** Changed at run time by the emulator controls (roadmap). */
-  set(profile: TimingProfile): void {
+  /** Changed at run time by the emulator controls; `overrides` are milliseconds per kind. */
+  set(profile: TimingProfile, overrides: Partial<Record<WorkKind, number>> = {}): void {
     this.profile = profile;
+    this.overrides = { ...overrides };
+  }
+
+  /** The setting, as stored for other processes (src/modules/controls/controls.sync.ts). */
+  state(): TimingState {
+    return { profile: this.profile, overrides: { ...this.overrides } };
+  }
+
+  /** Every kind of work with its total milliseconds under the current setting. */
+  durations(): Record<WorkKind, number> {
+    const out = {} as Record<WorkKind, number>;
+    for (const k of Object.keys(REALISTIC_SECONDS) as WorkKind[]) out[k] = this.durationMs(k);
+    return out;
   }
 
   /** Total milliseconds of a kind of work. */
   durationMs(kind: WorkKind): number {
+    const fixed = this.overrides[kind];
+    if (fixed !== undefined) return fixed;
     const real = REALISTIC_SECONDS[kind] * 1000;
     switch (this.profile) {
       case 'instant':

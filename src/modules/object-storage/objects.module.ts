@@ -3,6 +3,7 @@ import type { Database } from '../../db/database.js';
 import type { Clock } from '../../lib/clock.js';
 import { createBlobStore } from '../../storage/index.js';
 import type { CatalogueData } from '../catalogue/catalogue.data.js';
+import type { StateHook } from '../controls/state.service.js';
 import type { EventWriter } from '../events/events.writer.js';
 import { BucketsService } from './buckets.service.js';
 import { ContentService } from './content.service.js';
@@ -40,4 +41,23 @@ export function createObjectStorage(d: {
   const content = new ContentService({ db: d.db, clock: d.clock, sealer, buckets, keys });
   const s3 = new S3Service({ db: d.db, clock: d.clock, sealer, data, buckets, clusters });
   return { buckets, content, keys, data, s3, clusters };
+}
+
+/**
+ * Object bytes and the emulator's reset and snapshot import: once either has committed, the
+ * blobs no row refers to any more are removed (the reset's objects, or those the imported state
+ * does not have). Snapshots carry rows, not bytes: objects of an imported state whose blobs are
+ * not in this data directory read as missing.
+ */
+export function objectBlobsStateHook(data: ObjectData): StateHook {
+  const sweepAfterCommit = async (tx: Database) => {
+    tx.onCommit(async () => {
+      await data.sweepOrphans(Date.now());
+    });
+  };
+  return {
+    name: 'object-storage-blobs',
+    onReset: (tx) => sweepAfterCommit(tx),
+    importData: (tx) => sweepAfterCommit(tx),
+  };
 }

@@ -180,7 +180,7 @@ describe('events feed cache', () => {
   it('getMetrics: counts feed pages by cache hit, miss and bypass', async () => {
     await record();
     await cached();
-    const text = (await t.get('/_stratus/metrics', { token: null })).text;
+    const text = (await t.get('/_stratus/metrics', { token: await t.ctx.operator.rotate() })).text;
     const count = (cache: string) =>
       Number(
         new RegExp(`stratus_event_feed_pages_total\\{cache="${cache}"\\} (\\d+)`).exec(text)?.[1],

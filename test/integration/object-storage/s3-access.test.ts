@@ -194,7 +194,7 @@ describe('S3 data plane: observability', () => {
   it('metrics: data-plane requests are counted under their S3 operation', async () => {
     await fetch(`${t.endpoint}/red/public.txt`);
     await fetch(`${t.endpoint}/red/r.txt`);
-    const m = (await t.get('/_stratus/metrics')).text;
+    const m = (await t.get('/_stratus/metrics', { token: await t.ctx.operator.rotate() })).text;
     expect(m).toMatch(/operation="s3:GetObject",method="GET",status="200"\} [1-9]/);
     expect(m).toMatch(/operation="s3:GetObject",method="GET",status="403"\} [1-9]/);
   });

@@ -40,7 +40,7 @@ describe('internal endpoints', () => {
     await t.get('/v4/profile');
     await t.get('/v4/account/events/999999');
     await t.get('/v4/nowhere');
-    const r = await t.get('/_stratus/metrics', { token: null });
+    const r = await t.get('/_stratus/metrics', { token: await t.ctx.operator.rotate() });
     expect(r.status).toBe(200);
     expect(r.headers['content-type']).toMatch(/^text\/plain/);
     const lines = r.text.split('\n');
@@ -60,7 +60,9 @@ describe('internal endpoints', () => {
   });
 
   it('metrics: reports job gauges by status and the lag of due jobs', async () => {
-    const empty = (await t.get('/_stratus/metrics', { token: null })).text.split('\n');
+    const empty = (
+      await t.get('/_stratus/metrics', { token: await t.ctx.operator.rotate() })
+    ).text.split('\n');
     expect(empty).toContain('# TYPE stratus_jobs gauge');
     expect(empty).toContain('stratus_jobs{status="queued"} 0');
     expect(empty).toContain('stratus_jobs{status="running"} 0');
@@ -88,7 +90,9 @@ describe('internal endpoints', () => {
       })
       .execute();
     t.clock.advance(30_000);
-    const lines = (await t.get('/_stratus/metrics', { token: null })).text.split('\n');
+    const lines = (
+      await t.get('/_stratus/metrics', { token: await t.ctx.operator.rotate() })
+    ).text.split('\n');
     expect(lines).toContain('stratus_jobs{status="queued"} 1');
     expect(lines).toContain('stratus_job_lag_seconds 30');
   });

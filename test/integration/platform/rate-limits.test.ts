@@ -13,8 +13,8 @@ describe('rate limits on', () => {
     t = await buildTestApp({ rateLimits: true });
   });
   // One app for speed: every test starts with empty counters at the start of a window.
-  beforeEach(() => {
-    t.ctx.rateLimits.reset();
+  beforeEach(async () => {
+    await t.ctx.rateLimits.reset();
     t.clock.set(START_MS);
   });
   afterAll(async () => {

@@ -1,0 +1,118 @@
+import { readFileSync, writeFileSync } from 'node:fs';
+import { parseArgs } from 'node:util';
+import { Value } from '@sinclair/typebox/value';
+import { buildApp } from '../../app.js';
+import type { Config } from '../../config/config.js';
+import { type AppContext, createContext } from '../../context.js';
+import { ApiError } from '../../errors/api-error.js';
+import { FaultsBody } from './faults.js';
+import { seedRequests } from './seed.js';
+
+export interface ControlsIo {
+  out: (text: string) => void;
+  err: (text: string) => void;
+}
+
+const defaultIo: ControlsIo = {
+  out: (t) => process.stdout.write(`${t}\n`),
+  err: (t) => process.stderr.write(`${t}\n`),
+};
+
+const OPTIONS = {
+  euuid: { type: 'string' },
+  file: { type: 'string' },
+  profile: { type: 'string' },
+} as const;
+
+class CliError extends Error {}
+
+function readJson(file: string | undefined): unknown {
+  if (!file) throw new CliError('--file is required (a path, or - for stdin)');
+  const text = readFileSync(file === '-' ? 0 : file, 'utf8');
+  try {
+    return JSON.parse(text);
+  } catch (err) {
+    throw new CliError(`${file}: not JSON (${(err as Error).message})`);
+  }
+}
+
+/**
+ * `stratus state reset|export|import`, `stratus faults get|set|clear`, `stratus timing
+ * get|set`, `stratus operator-token`: the emulator controls, straight on the database (like the
+ * admin commands; running servers follow within a fraction of a second).
+ */
+export async function controlsCommand(
+  config: Config,
+  command: string,
+  args: string[],
+  io: ControlsIo = defaultIo,
+): Promise<number> {
+  let ctx: AppContext | undefined;
+  try {
+    const { values, positionals } = parseArgs({
+      args,
+      options: OPTIONS,
+      strict: true,
+      allowPositionals: true,
+    });
+    const [sub] = positionals;
+    ctx = await createContext(config);
+    const json = (v: unknown) => io.out(JSON.stringify(v, null, 2));
+    switch (`${command} ${sub ?? ''}`.trim()) {
+      case 'state reset': {
+        const { seed, ...result } = await ctx.state.reset(values.euuid);
+        if (seed) {
+          const app = await buildApp(ctx);
+          await seedRequests((r) => app.inject(r), seed.file, seed.tokens);
+          await app.close();
+        }
+        json(result);
+        return 0;
+      }
+      case 'state export': {
+        const text = JSON.stringify(await ctx.state.exportSnapshot());
+        if (values.file && values.file !== '-') writeFileSync(values.file, text);
+        else io.out(text);
+        return 0;
+      }
+      case 'state import':
+        json(await ctx.state.importSnapshot(readJson(values.file)));
+        return 0;
+      case 'faults get':
+        json(await ctx.controls.faultsView());
+        return 0;
+      case 'faults set': {
+        const body = readJson(values.file);
+        const first = Value.Errors(FaultsBody, body).First();
+        if (first) throw new CliError(`${values.file}${first.path || '/'}: ${first.message}`);
+        json(await ctx.controls.setFaults(body as never));
+        return 0;
+      }
+      case 'faults clear':
+        json(await ctx.controls.setFaults({ rules: [] }));
+        return 0;
+      case 'timing get':
+        json(ctx.controls.timingView());
+        return 0;
+      case 'timing set': {
+        const p = values.profile;
+        if (p !== 'instant' && p !== 'fast' && p !== 'realistic') {
+          throw new CliError('--profile must be instant, fast or realistic');
+        }
+        json(await ctx.controls.setTiming({ profile: p }));
+        return 0;
+      }
+      case 'operator-token':
+        io.out(JSON.stringify({ token: await ctx.operator.rotate() }));
+        return 0;
+      default:
+        throw new CliError(`unknown command: ${command} ${sub ?? ''}`.trim());
+    }
+  } catch (err) {
+    if (err instanceof ApiError) io.err(JSON.stringify({ errors: err.errors }));
+    else io.err(err instanceof Error ? err.message : String(err));
+    return err instanceof CliError || err instanceof ApiError ? 2 : 1;
+  } finally {
+    await ctx?.db.close();
+  }
+}

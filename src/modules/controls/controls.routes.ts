@@ -1,0 +1,93 @@
+import type { FastifyPluginAsync } from 'fastify';
+import type { StratusApp } from '../../app.js';
+import type { AppContext } from '../../context.js';
+import { errors } from '../../errors/errors.js';
+import {
+  AdvanceBody,
+  AdvanceReply,
+  ClockBody,
+  ClockReply,
+  FaultsReply,
+  ImportReply,
+  ResetBody,
+  ResetReply,
+  SnapshotSchema,
+  TimingBody,
+  TimingReply,
+} from './controls.schemas.js';
+import { FaultsBody } from './faults.js';
+import { seedRequests } from './seed.js';
+
+/** The largest snapshot POST /_stratus/snapshot takes. */
+export const SNAPSHOT_BODY_LIMIT = 512 * 1024 * 1024;
+
+/**
+ * The emulator controls under `/_stratus/`, behind the operator token (operator.ts). Hidden from
+ * the API's OpenAPI document: they are Stratus's own, not the cloud's.
+ */
+export function controlsRoutes(ctx: AppContext): FastifyPluginAsync {
+  const { controls, state } = ctx;
+  return async (plain) => {
+    const app = plain as unknown as StratusApp;
+    const hide = { hide: true, tags: ['Emulator controls'] };
+
+    app.post(
+      '/_stratus/reset',
+      { schema: { ...hide, body: ResetBody, response: { 200: ResetReply } } },
+      async (req) => {
+        const { seed, ...result } = await state.reset(req.body.euuid);
+        if (seed) await seedRequests((r) => app.inject(r), seed.file, seed.tokens);
+        return result;
+      },
+    );
+    app.get('/_stratus/snapshot', { schema: { ...hide, response: { 200: SnapshotSchema } } }, () =>
+      state.exportSnapshot(),
+    );
+    app.post(
+      '/_stratus/snapshot',
+      { bodyLimit: SNAPSHOT_BODY_LIMIT, schema: { ...hide, response: { 200: ImportReply } } },
+      (req) => {
+        if (req.body === undefined) throw errors.reason('Send the snapshot as the JSON body.');
+        return state.importSnapshot(req.body);
+      },
+    );
+
+    app.get('/_stratus/timing', { schema: { ...hide, response: { 200: TimingReply } } }, () =>
+      controls.timingView(),
+    );
+    app.put(
+      '/_stratus/timing',
+      { schema: { ...hide, body: TimingBody, response: { 200: TimingReply } } },
+      (req) => controls.setTiming(req.body),
+    );
+
+    app.get('/_stratus/clock', { schema: { ...hide, response: { 200: ClockReply } } }, () =>
+      controls.clockView(),
+    );
+    app.put(
+      '/_stratus/clock',
+      { schema: { ...hide, body: ClockBody, response: { 200: ClockReply } } },
+      (req) => controls.setClockMode(req.body.mode),
+    );
+    app.post(
+      '/_stratus/clock/advance',
+      { schema: { ...hide, body: AdvanceBody, response: { 200: AdvanceReply } } },
+      (req) => {
+        const { seconds, ms } = req.body;
+        if ((seconds === undefined) === (ms === undefined)) {
+          throw errors.reason('Give either "seconds" or "ms".');
+        }
+        return controls.advance(ms ?? Math.round((seconds ?? 0) * 1000));
+      },
+    );
+
+    app.get('/_stratus/faults', { schema: { ...hide, response: { 200: FaultsReply } } }, () =>
+      controls.faultsView(),
+    );
+    app.put(
+      '/_stratus/faults',
+      { schema: { ...hide, body: FaultsBody, response: { 200: FaultsReply } } },
+      (req) => controls.setFaults(req.body),
+    );
+  };
+}

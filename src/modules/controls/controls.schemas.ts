@@ -1,0 +1,98 @@
+import { Type } from '@sinclair/typebox';
+import { FaultRuleSchema } from './faults.js';
+
+export const ResetBody = Type.Object(
+  {
+    /** One account (its euuid); every account when absent. */
+    euuid: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })),
+  },
+  { additionalProperties: false },
+);
+
+export const ResetReply = Type.Object({
+  scope: Type.Union([Type.Literal('all'), Type.Literal('account')]),
+  euuid: Type.Optional(Type.String()),
+  /** The default admin's new token, when it was generated (shown once). */
+  admin: Type.Optional(Type.Object({ username: Type.String(), token: Type.String() })),
+  /** The seed file's accounts (STRATUS_SEED); `token` only where it was generated. */
+  seeded: Type.Optional(
+    Type.Array(
+      Type.Object({
+        euuid: Type.String(),
+        username: Type.String(),
+        token: Type.Optional(Type.String()),
+      }),
+    ),
+  ),
+});
+
+const Row = Type.Array(Type.Unknown());
+export const SnapshotSchema = Type.Object({
+  format: Type.String(),
+  version: Type.Integer(),
+  stratus: Type.String(),
+  created: Type.String(),
+  dialect: Type.String(),
+  migrations: Type.Array(Type.String()),
+  tables: Type.Record(
+    Type.String(),
+    Type.Object({ columns: Type.Array(Type.String()), rows: Type.Array(Row) }),
+  ),
+  sequences: Type.Record(Type.String(), Type.Number()),
+  extensions: Type.Record(Type.String(), Type.Unknown()),
+});
+
+export const ImportReply = Type.Object({ tables: Type.Integer(), rows: Type.Integer() });
+
+const Profile = Type.Union([
+  Type.Literal('instant'),
+  Type.Literal('fast'),
+  Type.Literal('realistic'),
+]);
+
+export const TimingBody = Type.Object(
+  {
+    profile: Type.Optional(Profile),
+    /** Milliseconds per kind of work, replacing the profile's figure. */
+    overrides: Type.Optional(
+      Type.Record(Type.String(), Type.Integer({ minimum: 0, maximum: 86_400_000 })),
+    ),
+  },
+  { additionalProperties: false },
+);
+
+export const TimingReply = Type.Object({
+  profile: Profile,
+  overrides: Type.Record(Type.String(), Type.Integer()),
+  durations_ms: Type.Record(Type.String(), Type.Integer()),
+});
+
+export const ClockReply = Type.Object({
+  mode: Type.Union([Type.Literal('system'), Type.Literal('manual')]),
+  now: Type.String(),
+  now_ms: Type.Integer(),
+});
+
+export const ClockBody = Type.Object(
+  { mode: Type.Union([Type.Literal('system'), Type.Literal('manual')]) },
+  { additionalProperties: false },
+);
+
+export const AdvanceBody = Type.Object(
+  {
+    seconds: Type.Optional(Type.Number({ minimum: 0, maximum: 365 * 86_400 })),
+    ms: Type.Optional(Type.Integer({ minimum: 0, maximum: 365 * 86_400_000 })),
+  },
+  { additionalProperties: false },
+);
+
+export const AdvanceReply = Type.Composite([ClockReply, Type.Object({ steps: Type.Integer() })]);
+
+export const FaultsReply = Type.Object({
+  rules: Type.Array(
+    Type.Composite([
+      Type.Omit(FaultRuleSchema, ['id']),
+      Type.Object({ id: Type.String(), remaining: Type.Union([Type.Integer(), Type.Null()]) }),
+    ]),
+  ),
+});

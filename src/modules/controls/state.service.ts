@@ -1,0 +1,231 @@
+import { sql } from 'kysely';
+import { principalChanged } from '../../auth/principal-cache.js';
+import type { Database } from '../../db/database.js';
+import { isUniqueViolation } from '../../errors/db-errors.js';
+import { errors } from '../../errors/errors.js';
+import type { Clock } from '../../lib/clock.js';
+import { isoSeconds } from '../../lib/time.js';
+import type { CatalogueData } from '../catalogue/catalogue.data.js';
+import { seedCatalogue } from '../catalogue/catalogue.repository.js';
+import { touchFeed } from '../events/events.feed.js';
+import {
+  anyDb,
+  belongsTo,
+  clearTables,
+  insertRows,
+  isExported,
+  migrationBaseline,
+  readRows,
+  stateTables,
+} from './state.rows.js';
+import { listTables, readSequences, restoreSequences, type TableInfo } from './state.tables.js';
+import type { SeededAccount, SeedFile, SeedResult } from './seed.js';
+import { checkSnapshot, SNAPSHOT_FORMAT, SNAPSHOT_VERSION, type Snapshot } from './snapshot.js';
+
+/**
+ * State that lives outside the database (object data on disk, later): each owner registers a hook
+ * in the context (`stateHooks`), and reset and import call it inside their transaction. Work on
+ * files belongs in `tx.onCommit`, so a rolled-back reset leaves them alone.
+ */
+export interface StateHook {
+  name: string;
+  /** After the rows of the scope were deleted (every account when accountId is undefined). */
+  onReset?(tx: Database, scope: { accountId?: number }): Promise<void>;
+  /** Extra data carried in the snapshot under `extensions[name]`. */
+  exportData?(db: Database): Promise<unknown>;
+  /** After a snapshot's rows were written; `data` is its `extensions[name]` (or undefined). */
+  importData?(tx: Database, data: unknown): Promise<void>;
+}
+
+export interface FirstStart {
+  /** The default admin's token when it was generated (shown once); undefined when configured. */
+  adminToken?: string;
+  /** The seed file's accounts (STRATUS_SEED); its requests are made after the commit. */
+  seeded?: SeedResult & { file: SeedFile };
+}
+
+export interface StateDeps {
+  db: Database;
+  clock: Clock;
+  catalogue: CatalogueData;
+  hooks: readonly StateHook[];
+  version: string;
+  /** What the first start writes into an empty database: the default account, the seed file. */
+  firstStart(tx: Database): Promise<FirstStart>;
+}
+
+export interface ResetResult {
+  scope: 'all' | 'account';
+  euuid?: string;
+  admin?: { username: string; token: string };
+  /** The seed file's accounts (tokens only where generated). */
+  seeded?: SeededAccount[];
+  /** Internal: the seed's requests, made by the caller once the reset has committed. */
+  seed?: SeedResult & { file: SeedFile };
+}
+
+/** Reset, export and import of the whole state (src/modules/controls, docs/operations.md). */
+export class StateService {
+  private baseline: ReturnType<typeof migrationBaseline> | undefined;
+
+  constructor(private readonly deps: StateDeps) {}
+
+  /**
+   * The first start: on a database without accounts, the default account and the seed file's
+   * accounts, in one transaction. Undefined when accounts exist (or another process made them).
+   */
+  async initialise(): Promise<FirstStart | undefined> {
+    const { db } = this.deps;
+    const existing = await db.db.selectFrom('accounts').select('id').limit(1).executeTakeFirst();
+    if (existing) return undefined;
+    try {
+      return await db.transaction(async (tx) => {
+        // Processes starting together: the first writes, the others then find accounts.
+        await startLock(tx);
+        const again = await tx.db.selectFrom('accounts').select('id').limit(1).executeTakeFirst();
+        return again ? undefined : this.deps.firstStart(tx);
+      });
+    } catch (err) {
+      if (isUniqueViolation(err)) return undefined;
+      throw err;
+    }
+  }
+
+  /** Back to the first-start state: every account, or one account's entities. */
+  async reset(euuid?: string): Promise<ResetResult> {
+    const { db, hooks } = this.deps;
+    this.baseline ??= migrationBaseline();
+    const baseline = await this.baseline;
+    return db.transaction(async (tx) => {
+      await startLock(tx);
+      const tables = stateTables(await listTables(tx));
+      if (euuid !== undefined) {
+        const account = await tx.db
+          .selectFrom('accounts')
+          .select('id')
+          .where('euuid', '=', euuid)
+          .executeTakeFirst();
+        if (!account) throw errors.invalidField('euuid', 'No account has this euuid.');
+        await this.clearAccount(tx, tables, account.id);
+        for (const h of hooks) await h.onReset?.(tx, { accountId: account.id });
+        await this.afterWrite(tx, [account.id]);
+        return { scope: 'account', euuid };
+      }
+      await clearTables(tx, tables);
+      for (const [table, b] of baseline) await insertRows(tx, table, b.columns, b.rows);
+      await restoreSequences(tx, tables, {});
+      for (const h of hooks) await h.onReset?.(tx, {});
+      const first = await this.deps.firstStart(tx);
+      await this.afterWrite(tx);
+      return {
+        scope: 'all',
+        ...(first.adminToken ? { admin: { username: 'admin', token: first.adminToken } } : {}),
+        ...(first.seeded ? { seeded: first.seeded.accounts, seed: first.seeded } : {}),
+      };
+    });
+  }
+
+  /**
+   * Deletes what an account owns except the account, its users and their tokens (so the
+   * credentials a test suite holds keep working), children first.
+   */
+  private async clearAccount(tx: Database, tables: TableInfo[], accountId: number): Promise<void> {
+    const byName = new Map(tables.map((t) => [t.name, t]));
+    if (tx.dialect === 'sqlite') await sql`pragma defer_foreign_keys = on`.execute(tx.db);
+    for (const t of [...tables].reverse()) {
+      if (KEPT_BY_ACCOUNT_RESET.includes(t.name)) continue;
+      const cond = belongsTo(t, byName, accountId);
+      if (cond) await sql`delete from ${sql.id(t.name)} where ${cond}`.execute(tx.db);
+    }
+  }
+
+  /** Caches that must not outlive the rows: feeds get new versions, principals are dropped. */
+  private async afterWrite(tx: Database, accountIds?: number[]): Promise<void> {
+    const ids =
+      accountIds ?? (await tx.db.selectFrom('accounts').select('id').execute()).map((r) => r.id);
+    for (const id of ids) touchFeed(tx, id);
+    await principalChanged(tx, { kind: 'all' });
+  }
+
+  /** The whole state as one versioned document (the catalogue and the controls left out). */
+  async exportSnapshot(): Promise<Snapshot> {
+    const { db, clock, hooks } = this.deps;
+    return db.transaction(async (tx) => {
+      // One consistent view of every table.
+      if (tx.dialect === 'postgres') {
+        await sql`set transaction isolation level repeatable read`.execute(tx.db);
+      }
+      const tables = stateTables(await listTables(tx)).filter(isExported);
+      const out: Snapshot = {
+        format: SNAPSHOT_FORMAT,
+        version: SNAPSHOT_VERSION,
+        stratus: this.deps.version,
+        created: isoSeconds(clock.nowMs()),
+        dialect: tx.dialect,
+        migrations: await appliedMigrations(tx),
+        tables: {},
+        sequences: await readSequences(tx, tables),
+        extensions: {},
+      };
+      for (const t of tables)
+        out.tables[t.name] = { columns: t.columns, rows: await readRows(tx, t) };
+      for (const h of hooks) {
+        if (h.exportData) out.extensions[h.name] = await h.exportData(tx);
+      }
+      return out;
+    });
+  }
+
+  /** Replaces the whole state with a snapshot's, in one transaction. */
+  async importSnapshot(input: unknown): Promise<{ tables: number; rows: number }> {
+    const { db, hooks } = this.deps;
+    return db.transaction(async (tx) => {
+      await startLock(tx);
+      const all = stateTables(await listTables(tx));
+      const snap = checkSnapshot(input, await appliedMigrations(tx), all);
+      const exported = all.filter(isExported);
+      // Ids handed out here since the export are not handed out again either.
+      const floor = await readSequences(tx, exported);
+      for (const [k, v] of Object.entries(snap.sequences ?? {})) {
+        floor[k] = Math.max(floor[k] ?? 0, v);
+      }
+      await clearTables(tx, all);
+      let rows = 0;
+      for (const t of exported) {
+        const data = snap.tables[t.name];
+        if (!data) continue;
+        await insertRows(tx, t.name, data.columns, data.rows);
+        rows += data.rows.length;
+      }
+      await restoreSequences(tx, exported, floor);
+      // The shipped catalogue, whatever the snapshot's server shipped.
+      await seedCatalogue(tx, this.deps.catalogue);
+      for (const h of hooks) await h.onReset?.(tx, {});
+      for (const h of hooks) await h.importData?.(tx, snap.extensions?.[h.name]);
+      await this.afterWrite(tx);
+      return { tables: Object.keys(snap.tables).length, rows };
+    });
+  }
+}
+
+/** The key of the advisory lock that serialises start-up writes, reset and import. */
+const START_LOCK_KEY = 7_414_711;
+
+/**
+ * PostgreSQL: waits for (and holds to the end of the transaction) the lock that processes
+ * starting together take to rewrite the catalogue; reset and import take it too. SQLite: a write
+ * transaction already excludes every other writer.
+ */
+export async function startLock(tx: Database): Promise<void> {
+  if (tx.dialect === 'postgres') {
+    await sql`select pg_advisory_xact_lock(${START_LOCK_KEY})`.execute(tx.db);
+  }
+}
+
+/** Identity rows an account reset keeps. */
+const KEPT_BY_ACCOUNT_RESET: readonly string[] = ['accounts', 'users', 'tokens'];
+
+async function appliedMigrations(db: Database): Promise<string[]> {
+  const rows = await anyDb(db).selectFrom('stratus_migrations').select('name').execute();
+  return rows.map((r) => String(r.name)).sort();
+}

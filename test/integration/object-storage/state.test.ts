@@ -1,0 +1,37 @@
+import { readdir } from 'node:fs/promises';
+import path from 'node:path';
+import { PutObjectCommand } from '@aws-sdk/client-s3';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { buildS3App, CLUSTER, type S3TestApp } from './fixtures.js';
+
+/** Object bytes follow the emulator's reset: no blob outlives the rows that referred to it. */
+describe('object storage and the emulator state', () => {
+  let t: S3TestApp;
+  beforeEach(async () => {
+    t = await buildS3App();
+  });
+  afterEach(() => t.dispose());
+
+  const blobs = async () => {
+    const out: string[] = [];
+    const walk = async (d: string): Promise<void> => {
+      for (const e of await readdir(d, { withFileTypes: true }).catch(() => [])) {
+        if (e.isDirectory()) await walk(path.join(d, e.name));
+        else out.push(e.name);
+      }
+    };
+    await walk(path.join(t.dataDir, 'objects'));
+    return out;
+  };
+
+  it('reset: the objects of the reset state lose their bytes on disk', async () => {
+    await t.post('/v4/object-storage/buckets', { cluster: CLUSTER, label: 'gone' });
+    const s3 = t.client((await t.post('/v4/object-storage/keys', { label: 'k' })).body);
+    await s3.send(new PutObjectCommand({ Bucket: 'gone', Key: 'a', Body: 'aaa' }));
+    await s3.send(new PutObjectCommand({ Bucket: 'gone', Key: 'b', Body: 'bbb' }));
+    expect((await blobs()).length).toBe(2);
+    const token = await t.ctx.operator.rotate();
+    expect((await t.post('/_stratus/reset', undefined, { token })).status).toBe(200);
+    expect(await blobs()).toEqual([]);
+  });
+});
