@@ -185,7 +185,17 @@ async function checkNat(
           .where('kind', '=', 'public')
           .where('address', '=', nat)
           .executeTakeFirst();
-  if (!own) fe.add(field, 'nat_1_1 must be "any" or a public IPv4 address of this instance');
+  if (!own) {
+    fe.add(field, 'nat_1_1 must be "any" or a public IPv4 address of this instance');
+    return;
+  }
+  // The spec: an address no other instance shares (IP sharing, the networking area).
+  const shared = await db.db
+    .selectFrom('ip_shares')
+    .select('id')
+    .where('ip_id', '=', own.id)
+    .executeTakeFirst();
+  if (shared) fe.add(field, 'nat_1_1 cannot be an address shared with another instance');
 }
 
 function checkRanges(

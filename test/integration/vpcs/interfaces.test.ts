@@ -169,6 +169,29 @@ describe('vpc interfaces', () => {
     expect(back.body.errors[0].field).toBe('ipv4.nat_1_1');
   });
 
+  it('addComputeConfigInterface: nat_1_1 cannot name an address shared with another instance', async () => {
+    const v = await vpc(t);
+    const s = v.subnets[0]?.id;
+    const a = await instanceWith(t, [{ purpose: 'public' }]);
+    const b = await instanceWith(t, [{ purpose: 'public' }]);
+    const shared = await t.post('/v4/networking/ips/share', { compute_id: b.id, ips: [a.ipv4[0]] });
+    expect(shared.status, JSON.stringify(shared.body)).toBe(200);
+    const r = await t.post(a.url, { purpose: 'vpc', subnet_id: s, ipv4: { nat_1_1: a.ipv4[0] } });
+    expect(r.status).toBe(400);
+    expect(r.body.errors).toEqual([
+      {
+        field: 'ipv4.nat_1_1',
+        reason: 'nat_1_1 cannot be an address shared with another instance',
+      },
+    ]);
+    // Once the share is gone, the address may carry the NAT.
+    expect((await t.post('/v4/networking/ips/share', { compute_id: b.id, ips: [] })).status).toBe(
+      200,
+    );
+    const ok = await t.post(a.url, { purpose: 'vpc', subnet_id: s, ipv4: { nat_1_1: a.ipv4[0] } });
+    expect(ok.status, JSON.stringify(ok.body)).toBe(200);
+  });
+
   it('addComputeConfigInterface: primary true takes primary from the old primary', async () => {
     const v = await vpc(t);
     const inst = await instanceWith(t, [{ purpose: 'public', primary: true }]);
