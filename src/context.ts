@@ -68,6 +68,7 @@ import {
   type ObjectStorage,
   objectBlobsStateHook,
 } from './modules/object-storage/objects.module.js';
+import { Sealer } from './modules/object-storage/objects.crypto.js';
 import { ControlsService } from './modules/controls/controls.service.js';
 import { FaultSet } from './modules/controls/faults.js';
 import { OperatorAuth } from './modules/controls/operator.js';
@@ -218,6 +219,8 @@ export async function createContext(
     cascade: { clock, timing, events, queue, entities, log: subsystem(log, 'nodebalancers') },
     firewalls,
   });
+  // Secrets Stratus must read back (object storage keys, TLS keys, TOTP) are sealed with it.
+  const sealer = new Sealer(db, config.encryptionKey);
   const services: Services = {
     instances,
     power: new PowerService({ db, clock, events, queue }, instances),
@@ -270,15 +273,15 @@ export async function createContext(
     }),
     stackscripts: new StackScriptsService({ db, clock, events, catalogue }),
     oauthClients: new ClientsService(db, clock, events),
-    oauthAuthorize: new AuthorizeService(db, clock),
+    oauthAuthorize: new AuthorizeService(db, clock, sealer),
     oauthTokens: new TokenService(db, clock),
     oauthLogins: new LoginsService(db, clock),
     oauthApps: new AppsService(db),
-    oauthTfa: new TfaService(db, clock, events),
+    oauthTfa: new TfaService(db, clock, events, sealer),
     oauthDevices: new DevicesService(db, clock),
     oauthPreferences: new PreferencesService(db),
     oauthPhone: new PhoneService(db, clock),
-    objectStorage: createObjectStorage({ config, db, clock, events, catalogue: data, log }),
+    objectStorage: createObjectStorage({ config, db, clock, events, catalogue: data, log, sealer }),
     paymentMethods: new PaymentMethodsService({ db, clock, events }),
   };
   const faults = new FaultSet();

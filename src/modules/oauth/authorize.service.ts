@@ -1,3 +1,4 @@
+import type { Sealer } from '../object-storage/objects.crypto.js';
 import { formatScopes, parseScopes } from '../../auth/scopes.js';
 import type { Database } from '../../db/database.js';
 import type { Clock } from '../../lib/clock.js';
@@ -42,6 +43,7 @@ export class AuthorizeService {
   constructor(
     private readonly db: Database,
     private readonly clock: Clock,
+    private readonly sealer: Sealer,
   ) {}
 
   async client(clientId: string | undefined): Promise<ClientRow | undefined> {
@@ -161,7 +163,7 @@ export class AuthorizeService {
     if (ok && user && creds?.tfa_secret) {
       ok =
         (await deviceTrusted(this.db, user.id, device.cookie, ip, nowMs)) ||
-        (await checkSecondFactor(this.db, creds, form.tfa_code, nowMs));
+        (await checkSecondFactor(this.db, this.sealer, creds, form.tfa_code, nowMs));
       if (!ok) tfaMessage = 'Invalid two-factor code.';
     }
     return this.db.transaction(async (tx) => {

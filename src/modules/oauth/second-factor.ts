@@ -1,3 +1,4 @@
+import type { Sealer } from '../object-storage/objects.crypto.js';
 import type { Database } from '../../db/database.js';
 import { hashSecret } from '../../lib/secrets.js';
 import type { Credentials } from './credentials.js';
@@ -10,14 +11,15 @@ import { totpStep } from './totp.js';
  */
 export async function checkSecondFactor(
   db: Database,
+  sealer: Sealer,
   creds: Credentials,
   code: string,
   nowMs: number,
 ): Promise<boolean> {
-  const secret = creds.tfa_secret;
-  if (!secret) return true;
+  const sealed = creds.tfa_secret;
+  if (!sealed) return true;
   const given = code.trim();
-  const step = totpStep(secret, given, nowMs);
+  const step = totpStep(await sealer.open(sealed), given, nowMs);
   if (step !== undefined) {
     const r = await db.db
       .updateTable('user_credentials')

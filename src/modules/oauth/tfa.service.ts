@@ -1,3 +1,4 @@
+import type { Sealer } from '../object-storage/objects.crypto.js';
 import { randomBytes } from 'node:crypto';
 import type { Principal } from '../../auth/principal.js';
 import { principalChanged } from '../../auth/principal-cache.js';
@@ -27,6 +28,8 @@ export class TfaService {
     private readonly db: Database,
     private readonly clock: Clock,
     private readonly events: EventWriter,
+    /** TOTP secrets are stored sealed (AES-256-GCM), never in clear. */
+    private readonly sealer: Sealer,
   ) {}
 
   /** A new secret to load into an authenticator app; it is on only once confirmed. */
@@ -34,9 +37,10 @@ export class TfaService {
     const creds = await credentialsOf(this.db, p.userId);
     if (creds?.tfa_secret) throw errors.reason('Two-factor authentication is already enabled');
     const secret = newTotpSecret();
+    const sealed = await this.sealer.seal(secret);
     const expiry = isoSeconds(this.clock.nowMs() + PENDING_MS);
     await this.db.transaction((tx) =>
-      saveCredentials(tx, p.userId, { tfa_pending_secret: secret, tfa_pending_expiry: expiry }),
+      saveCredentials(tx, p.userId, { tfa_pending_secret: sealed, tfa_pending_expiry: expiry }),
     );
     return { secret, expiry };
   }
@@ -46,13 +50,14 @@ export class TfaService {
     if (code === undefined || code === '')
       throw errors.invalidField('tfa_code', 'tfa_code is required');
     const nowMs = this.clock.nowMs();
+    await this.sealer.ready();
     return this.db.transaction(async (tx) => {
       const creds = await credentialsOf(tx, p.userId);
       if (creds?.tfa_secret) throw errors.reason('Two-factor authentication is already enabled');
       const pending = creds?.tfa_pending_secret;
       if (!pending || !creds.tfa_pending_expiry || creds.tfa_pending_expiry <= isoSeconds(nowMs))
         throw errors.reason('No two-factor secret awaits confirmation; call tfa-enable first');
-      const step = totpStep(pending, code, nowMs);
+      const step = totpStep(await this.sealer.open(pending), code, nowMs);
       if (step === undefined) throw errors.invalidField('tfa_code', 'Invalid Two Factor Code');
       const scratch = randomBytes(8).toString('hex');
       await saveCredentials(tx, p.userId, {

@@ -4,8 +4,8 @@ import type { Database } from '../../db/database.js';
 const KEY_NAME = 'seal-v1';
 
 /**
- * Encrypts the secrets object storage must read back (access-key secrets, which SigV4 needs to
- * verify signatures, and TLS private keys): AES-256-GCM. The key is `STRATUS_ENCRYPTION_KEY`
+ * Encrypts the secrets Stratus must read back (object storage access-key secrets, which SigV4
+ * needs to verify signatures, TLS private keys, TOTP secrets of two-factor sign-in): AES-256-GCM. The key is `STRATUS_ENCRYPTION_KEY`
  * when set (hashed to 256 bits), otherwise a random key generated once and kept in the database,
  * so that every process on the same database shares it.
  */
@@ -36,6 +36,14 @@ export class Sealer {
       .executeTakeFirstOrThrow();
     this.key = Buffer.from(row.value, 'base64');
     return this.key;
+  }
+
+  /**
+   * Loads the key now. Call before a transaction that will seal or open: on SQLite the first
+   * load's own query would wait for that transaction's connection.
+   */
+  async ready(): Promise<void> {
+    await this.loadKey();
   }
 
   async seal(plain: string): Promise<string> {

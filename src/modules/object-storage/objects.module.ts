@@ -9,7 +9,7 @@ import { BucketsService } from './buckets.service.js';
 import { ContentService } from './content.service.js';
 import { KeysService } from './keys.service.js';
 import { clusterIds } from './objects.clusters.js';
-import { Sealer } from './objects.crypto.js';
+import type { Sealer } from './objects.crypto.js';
 import { ObjectData } from './objects.data.js';
 import { S3Service } from './s3/s3.service.js';
 
@@ -30,9 +30,11 @@ export function createObjectStorage(d: {
   events: EventWriter;
   catalogue: CatalogueData;
   log: { error(obj: object, msg: string): void };
+  /** The process's one sealer (src/modules/object-storage/objects.crypto.ts). */
+  sealer: Sealer;
 }): ObjectStorage {
   const clusters = clusterIds(d.catalogue);
-  const sealer = new Sealer(d.db, d.config.encryptionKey);
+  const sealer = d.sealer;
   const data = new ObjectData(d.db, createBlobStore(d.config.dataDir, 'objects'), d.clock, (err) =>
     d.log.error({ err }, 'object storage: transfer counts not written'),
   );

@@ -129,6 +129,15 @@ describe('oauth sign-in, logins and two-factor authentication', () => {
     expect(ok.status).toBe(200);
     expect(ok.body.scratch).toMatch(/^[0-9a-f]{16}$/);
     expect((await t.get('/v4/profile')).body.two_factor_auth).toBe(true);
+    // The TOTP secret is stored sealed (AES-256-GCM), never in clear.
+    const stored = await t.ctx.db.db
+      .selectFrom('user_credentials')
+      .select(['tfa_secret', 'tfa_pending_secret'])
+      .where('user_id', '=', t.admin.userId)
+      .executeTakeFirstOrThrow();
+    expect(stored.tfa_secret).toMatch(/^v1:/);
+    expect(stored.tfa_secret).not.toContain(en.body.secret);
+    expect(JSON.stringify(stored)).not.toContain(en.body.secret);
     const ev = await t.get('/v4/account/events');
     expect(ev.body.data[0]).toMatchObject({ action: 'tfa_enabled', entity: { type: 'profile' } });
 
