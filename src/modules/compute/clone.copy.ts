@@ -1,3 +1,5 @@
+import { FieldErrors } from '../../errors/errors.js';
+import { vpcInterfaceChecker } from '../vpcs/vpc-interfaces.js';
 import type { Database } from '../../db/database.js';
 import {
   type ConfigRow,
@@ -65,15 +67,17 @@ export async function selectionMb(db: Database, diskIds: number[]): Promise<numb
 /**
  * Copies the selection onto the target (disks `not ready` until the clone finishes). Device
  * slots keep the copied disks; volumes stay with the source. A 1:1 NAT on an interface becomes
- * `any`, and a VPC address is left for the VPC to assign.
+ * `any`, and a vpc interface gets a new address of its subnet, chosen as at instance create
+ * (a subnet of another region than the target's is a 400 naming the interface).
  */
 export async function copySelection(
   db: Database,
   sel: CloneSelection,
-  targetId: number,
+  target: { id: number; region: string },
   accountId: number,
   nowIso: string,
 ): Promise<void> {
+  const targetId = target.id;
   const diskMap = new Map<number, number>();
   if (sel.diskIds.length > 0) {
     const rows = await db.db
@@ -129,19 +133,28 @@ export async function copySelection(
       },
       nowIso,
     );
-    const list = (ifaces.get(c.id) ?? []).map(normalizedOf);
+    const list = (ifaces.get(c.id) ?? []).map((row) => {
+      const i = normalizedOf(row);
+      return {
+        ...i,
+        ipv4_vpc: i.purpose === 'vpc' ? null : i.ipv4_vpc,
+        ipv4_nat_1_1: i.ipv4_nat_1_1 ? 'any' : i.ipv4_nat_1_1,
+      };
+    });
     if (list.length === 0) continue;
+    if (list.some((i) => i.purpose === 'vpc')) {
+      const fe = new FieldErrors();
+      await (await vpcInterfaceChecker(db, accountId, list)).complete(
+        fe,
+        (n, field) => `configs.${c.id}.interfaces.${n}.${field}`,
+        list,
+        { accountId, instanceId: targetId, region: target.region, creating: true },
+      );
+      fe.throwIfAny();
+    }
     await db.db
       .insertInto('config_interfaces')
-      .values(
-        list.map((i, pos) =>
-          interfaceValues(configId, targetId, pos, {
-            ...i,
-            ipv4_vpc: i.purpose === 'vpc' ? null : i.ipv4_vpc,
-            ipv4_nat_1_1: i.ipv4_nat_1_1 ? 'any' : i.ipv4_nat_1_1,
-          }),
-        ),
-      )
+      .values(list.map((i, pos) => interfaceValues(configId, targetId, pos, i)))
       .execute();
   }
 }

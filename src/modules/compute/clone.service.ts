@@ -77,7 +77,7 @@ export class CloneService {
       } else {
         target = await this.newTarget(tx, p, src, b, needMb, now);
       }
-      await copySelection(tx, sel, target.id, p.accountId, now);
+      await copySelection(tx, sel, target, p.accountId, now);
       await tx.db
         .insertInto('instance_clones')
         .values({

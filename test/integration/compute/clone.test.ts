@@ -76,30 +76,31 @@ describe('compute clone', () => {
     expect(bad.body.errors[0].field).toBe('configs');
   });
 
-  it('cloneComputeInstance: a 1:1 NAT on an interface becomes any on the clone', async () => {
-    const src = await runningInstance(t, { booted: false });
+  it('cloneComputeInstance: a 1:1 NAT on an interface becomes any; a vpc interface gets a new address of its subnet', async () => {
+    const vpc = await t.post('/v4/vpcs', {
+      label: 'clone-vpc',
+      region: 'us-iad',
+      subnets: [{ label: 'sn', ipv4: '10.0.0.0/24' }],
+    });
+    expect(vpc.status, JSON.stringify(vpc.body)).toBe(200);
+    const subnet = vpc.body.subnets[0].id;
+    const src = await runningInstance(t, { region: 'us-iad', booted: false });
     const cfg = (await t.get(`/v4/compute/instances/${src}/configs`)).body.data[0];
-    await t.ctx.db.db
-      .insertInto('config_interfaces')
-      .values({
-        config_id: cfg.id,
-        instance_id: src,
-        position: 0,
-        purpose: 'vpc',
-        label: null,
-        ipam_address: null,
-        is_primary: 1,
-        vpc_id: null,
-        subnet_id: 1,
-        ipv4_vpc: '10.0.0.5',
-        ipv4_nat_1_1: '198.18.0.2',
-        ip_ranges: null,
-      })
-      .execute();
-    const r = await clone(src, newClone);
+    const pub = (await t.get(`/v4/compute/instances/${src}`)).body.ipv4[0];
+    const added = await t.post(`/v4/compute/instances/${src}/configs/${cfg.id}/interfaces`, {
+      purpose: 'vpc',
+      subnet_id: subnet,
+      ipv4: { nat_1_1: pub },
+    });
+    expect(added.status, JSON.stringify(added.body)).toBe(200);
+    const r = await clone(src, { region: 'us-iad', type: 'g6-standard-1' });
+    expect(r.status, JSON.stringify(r.body)).toBe(200);
     const cfgs = (await t.get(`/v4/compute/instances/${r.body.id}/configs`)).body.data;
-    expect(cfgs[0].interfaces[0].ipv4.nat_1_1).toBe('any');
-    expect(cfgs[0].interfaces[0].purpose).toBe('vpc');
+    const iface = cfgs[0].interfaces.find((i: { purpose: string }) => i.purpose === 'vpc');
+    expect(iface.ipv4.nat_1_1).toBe('any');
+    expect(iface.subnet_id).toBe(subnet);
+    expect(iface.ipv4.vpc).toMatch(/^10\.0\.0\.\d+$/);
+    expect(iface.ipv4.vpc).not.toBe(added.body.ipv4.vpc);
   });
 
   it('cloneComputeInstance: the sixth concurrent clone from one source is a 400', async () => {
