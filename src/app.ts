@@ -313,8 +313,9 @@ export async function buildApp(ctx: AppContext): Promise<StratusApp> {
 
 /** `/_stratus/*`: liveness and readiness (open), metrics (operator token). */
 function registerInternal(app: StratusApp, ctx: AppContext): void {
-  app.get('/_stratus/health', { schema: { hide: true } }, async () => ({ status: 'ok' }));
-  app.get('/_stratus/ready', { schema: { hide: true } }, async (_req, reply) => {
+  const probe = { schema: { hide: true }, config: { operatorToken: false as const } };
+  app.get('/_stratus/health', probe, async () => ({ status: 'ok' }));
+  app.get('/_stratus/ready', probe, async (_req, reply) => {
     try {
       await sql`select 1`.execute(ctx.db.db);
       return { status: 'ready', database: ctx.db.dialect };

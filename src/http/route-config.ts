@@ -23,6 +23,12 @@ declare module 'fastify' {
     /** The collection is paged (200/min class) unless a special class applies. */
     paged?: boolean;
     rateLimit?: RateLimitClass;
+    /**
+     * `false` on a `/_stratus/` route that the emulator's operator token does not guard: the
+     * probes, and services that authenticate their callers themselves (S3 signatures, upload
+     * secrets, API tokens).
+     */
+    operatorToken?: false;
   }
   interface FastifyRequest {
     principal?: Principal;

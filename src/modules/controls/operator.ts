@@ -43,32 +43,25 @@ export class OperatorAuth {
   }
 }
 
-/**
- * Paths of `/_stratus/` that the operator token does not guard: the probes and the API reference,
- * and the services there that authenticate their callers themselves: the S3 data plane
- * (signatures of object storage keys), image uploads (the secret in the URL) and the firewall
- * evaluator (an API token with `firewall:read_only`).
- */
-export function isOpenInternalPath(path: string): boolean {
-  return (
-    path === '/_stratus/health' ||
-    path === '/_stratus/ready' ||
-    path === '/_stratus/docs' ||
-    path.startsWith('/_stratus/docs/') ||
-    path === '/_stratus/s3' ||
-    path.startsWith('/_stratus/s3/') ||
-    path.startsWith('/_stratus/image-uploads/') ||
-    /^\/_stratus\/firewalls\/[^/]+\/evaluate$/.test(path)
-  );
+/** The API reference (served by a plugin, so its routes carry no config of ours). */
+function isDocsPath(path: string): boolean {
+  return path === '/_stratus/docs' || path.startsWith('/_stratus/docs/');
 }
 
-/** onRequest: every other `/_stratus/` path needs `Authorization: Bearer <operator token>`. */
+/**
+ * onRequest: every `/_stratus/` route needs `Authorization: Bearer <operator token>`, but the API
+ * reference and the routes that declare `config.operatorToken: false`.
+ */
 export function operatorHook(auth: OperatorAuth) {
   return (req: FastifyRequest, _reply: FastifyReply, done: (err?: Error) => void): void => {
     // The matched route, not the raw URL: `//_stratus/reset` reaches the same route.
     const path = req.routeOptions.url ?? '';
     // API requests pay one string test, no promise.
-    if (!path.startsWith('/_stratus/') || isOpenInternalPath(path)) {
+    if (
+      !path.startsWith('/_stratus/') ||
+      req.routeOptions.config?.operatorToken === false ||
+      isDocsPath(path)
+    ) {
       done();
       return;
     }

@@ -107,7 +107,8 @@ export function imageUploadRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
     app.addContentTypeParser('*', (_req, payload, done) => done(null, payload));
     app.put(
       `${UPLOAD_PATH}/:token`,
-      { schema: { hide: true, params: UploadParams } },
+      // The URL's secret is the credential, not the operator token.
+      { schema: { hide: true, params: UploadParams }, config: { operatorToken: false } },
       async (req, reply) => {
         const body = (req.body ?? req.raw) as Readable;
         await svc.receive(req.params.token, body);

@@ -198,7 +198,8 @@ export function firewallInternalRoutes(ctx: AppContext): FastifyPluginAsyncTypeb
           body: EvaluateBody,
           response: { 200: EvaluateResult },
         },
-        config: { operationId: 'stratusEvaluateFirewall', ...read },
+        // An API token with firewall:read_only, not the operator token.
+        config: { operationId: 'stratusEvaluateFirewall', ...read, operatorToken: false },
       },
       (req) => svc.evaluate(principal(req), req.params.firewallId, req.body),
     );

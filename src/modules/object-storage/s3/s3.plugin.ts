@@ -32,6 +32,8 @@ export function s3Plugin(ctx: AppContext): FastifyPluginAsync {
         method: METHODS,
         url,
         schema: { hide: true },
+        // Requests are authenticated by their S3 signatures, not the operator token.
+        config: { operatorToken: false },
         exposeHeadRoute: false,
         handler: noop,
       });
