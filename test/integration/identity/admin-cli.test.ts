@@ -1,27 +1,10 @@
-import { randomBytes } from 'node:crypto';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, inject, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { buildApp, type StratusApp } from '../../../src/app.js';
 import { type Config, envToConfig } from '../../../src/config/config.js';
 import { type AppContext, createContext } from '../../../src/context.js';
 import { FakeClock } from '../../../src/lib/clock.js';
 import { adminCommand } from '../../../src/modules/identity/admin-cli.js';
-import { DIALECT } from '../../helpers/build-test-app.js';
-import { createDatabase, dropDatabase } from '../../helpers/pg-server.js';
-
-/** A database of its own that the server and the CLI share, as an operator's would be. */
-async function sharedDatabase(): Promise<{ url: string; drop: () => Promise<void> }> {
-  if (DIALECT === 'sqlite') {
-    const dir = await mkdtemp(join(tmpdir(), 'stratus-cli-'));
-    return { url: `sqlite:${join(dir, 'stratus.db')}`, drop: () => rm(dir, { recursive: true }) };
-  }
-  const admin = inject('pgAdminUrl');
-  const name = `cli_${randomBytes(6).toString('hex')}`;
-  const url = await createDatabase(admin, name, 'stratus_template');
-  return { url, drop: () => dropDatabase(admin, name) };
-}
+import { sharedDatabase } from '../../helpers/shared-database.js';
 
 describe('stratus admin', () => {
   let config: Config;
@@ -31,7 +14,7 @@ describe('stratus admin', () => {
   const clock = new FakeClock('2026-03-01T12:00:00Z');
 
   beforeEach(async () => {
-    const db = await sharedDatabase();
+    const db = await sharedDatabase('cli');
     drop = db.drop;
     config = envToConfig({ DATABASE_URL: db.url, STRATUS_RATE_LIMITS: 'off', LOG_LEVEL: 'silent' });
     // The server runs on the same database the whole time.
