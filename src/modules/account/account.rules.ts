@@ -71,14 +71,21 @@ export function validateAccountUpdate(
   }
 
   if (body.zip !== undefined) {
-    if (!/^[A-Za-z0-9-]*$/.test(body.zip))
-      fe.add('zip', 'zip may contain only ASCII letters, numbers and hyphens');
-    else if (body.zip.replace(/-/g, '').length > 9)
-      fe.add('zip', 'zip must not contain more than 9 letters or numbers');
+    const problem = zipProblem(body.zip);
+    if (problem) fe.add('zip', problem);
   }
   if (body.tax_id !== undefined && !fe.has('tax_id') && /[\p{Cc}]/u.test(body.tax_id))
     fe.add('tax_id', 'tax_id must not contain control characters');
 
   fe.throwIfAny();
   return out;
+}
+
+/** What is wrong with a zip (empty is allowed: the account has none), or undefined. */
+export function zipProblem(zip: string): string | undefined {
+  if (!/^[A-Za-z0-9-]*$/.test(zip))
+    return 'zip may contain only ASCII letters, numbers and hyphens';
+  if (zip.replace(/-/g, '').length > 9)
+    return 'zip must not contain more than 9 letters or numbers';
+  return undefined;
 }

@@ -6,6 +6,7 @@ import type { Clock } from '../../lib/clock.js';
 import { compileFilter } from '../../lib/filter.js';
 import { type Page, type PageParams, paginate } from '../../lib/pagination.js';
 import { isoSeconds } from '../../lib/time.js';
+import { zipProblem } from '../account/account.rules.js';
 import { entityRefs } from '../events/events.types.js';
 import type { EventWriter } from '../events/events.writer.js';
 import type { PaymentMethodsTable } from './billing.table.js';
@@ -19,7 +20,6 @@ import type { PaymentMethod, PaymentMethodCreate } from './payment-methods.schem
 
 type Row = Omit<PaymentMethodsTable, 'id'> & { id: number };
 const DAY_MS = 86_400_000;
-const ZIP = /^[A-Za-z0-9-]*[A-Za-z0-9][A-Za-z0-9-]*$/;
 
 export function toPaymentMethod(r: Row): PaymentMethod {
   return {
@@ -127,7 +127,8 @@ export class PaymentMethodsService {
     const checked = checkCard(card, nowMs, prefix);
     await this.d.db.transaction(async (tx) => {
       const account = await this.lockAccount(tx, p.accountId);
-      if (!ZIP.test(account.zip) || account.zip.replace(/-/g, '').length > 9) {
+      // A valid zip: the account's rule, and at least one letter or digit.
+      if (!/[A-Za-z0-9]/.test(account.zip) || zipProblem(account.zip) !== undefined) {
         throw errors.reason(
           'A valid zip is required in the account billing address before adding a payment method (PUT /account).',
         );
