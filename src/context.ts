@@ -242,7 +242,7 @@ export async function createContext(
       db,
       data.regions.filter((r) => r.capabilities.includes('Vlans')).map((r) => r.id),
     ),
-    stats: new StatsService({ db, clock, catalogue }, instances),
+    stats: new StatsService({ db, clock, catalogue, firewalls }, instances),
     computeOps: new OpsService({ db, clock, events, queue, catalogue, ips }, instances),
     computeMigrate: new MigrateService({ db, clock, events, queue, catalogue, ips }, instances),
     computeRebuild: new RebuildService({ db, clock, events, queue, catalogue }, instances),

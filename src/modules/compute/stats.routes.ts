@@ -84,15 +84,7 @@ export function computeStatsRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
         },
         config: { operationId: 'getComputeFirewalls', ...read, paged: true },
       },
-      async (req) => {
-        await svc.firewalls(principal(req), req.params.computeId, req.query);
-        return ctx.services.firewalls.ofDevice(
-          principal(req),
-          'compute',
-          req.params.computeId,
-          req.query,
-        );
-      },
+      (req) => svc.firewalls(principal(req), req.params.computeId, req.query),
     );
   };
 }

@@ -7,6 +7,8 @@ import { parseApiTime } from '../../lib/time.js';
 import type { CatalogueService } from '../catalogue/catalogue.service.js';
 import type { InstanceRow } from './compute.repository.js';
 import type { InstancesService } from './instances.service.js';
+import type { FirewallsService } from '../networking/firewalls.service.js';
+import type { ApiFirewall } from '../networking/firewalls.schemas.js';
 
 export const STEP_MS = 5 * 60_000;
 const DAY_MS = 86_400_000;
@@ -140,7 +142,12 @@ const monthStart = (year: number, month: number) => Date.UTC(year, month - 1, 1)
 /** Statistics and transfer of an instance (synthetic but deterministic), and its related lists. */
 export class StatsService {
   constructor(
-    private readonly d: { db: Database; clock: Clock; catalogue: CatalogueService },
+    private readonly d: {
+      db: Database;
+      clock: Clock;
+      catalogue: CatalogueService;
+      firewalls: FirewallsService;
+    },
     private readonly instances: InstancesService,
   ) {}
 
@@ -237,11 +244,11 @@ export class StatsService {
   }
 
   /**
-   * `GET …/firewalls`: no firewall can exist before its area does, so the page is empty; the
-   * instance must still be visible. (`GET …/nodebalancers` is the NodeBalancers area's.)
+   * `GET …/firewalls`: the firewalls the instance is a device of, that the caller can see (the
+   * instance must be visible). (`GET …/nodebalancers` is the NodeBalancers area's.)
    */
-  async firewalls(p: Principal, id: number, params: PageParams): Promise<Page<never>> {
+  async firewalls(p: Principal, id: number, params: PageParams): Promise<Page<ApiFirewall>> {
     await this.instances.load(this.d.db, p, id, 'read_only');
-    return { data: [], page: params.page ?? 1, pages: 1, results: 0 };
+    return this.d.firewalls.ofDevice(p, 'compute', id, params);
   }
 }
