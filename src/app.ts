@@ -53,6 +53,8 @@ import { stackScriptsRoutes } from './modules/stackscripts/stackscripts.routes.j
 import { objectStorageRoutes } from './modules/object-storage/objects.routes.js';
 import { s3Plugin } from './modules/object-storage/s3/s3.plugin.js';
 import { controlsRoutes } from './modules/controls/controls.routes.js';
+import { transfersRoutes } from './modules/transfers/transfers.routes.js';
+import { noticesOperatorRoutes, noticesRoutes } from './modules/account-notices/notices.routes.js';
 import { faultsHook } from './modules/controls/faults.js';
 import { operatorHook } from './modules/controls/operator.js';
 
@@ -105,6 +107,8 @@ function areas(ctx: AppContext): FastifyPluginAsync[] {
     stackScriptsRoutes(ctx),
     oauthRoutes(ctx),
     objectStorageRoutes(ctx),
+    transfersRoutes(ctx),
+    noticesRoutes(ctx),
   ] as FastifyPluginAsync[];
 }
 
@@ -308,6 +312,7 @@ export async function buildApp(ctx: AppContext): Promise<StratusApp> {
   // The S3 data plane: raw streams, its own parsing and errors (src/modules/object-storage/s3).
   await app.register(s3Plugin(ctx));
   await app.register(controlsRoutes(ctx));
+  await app.register(noticesOperatorRoutes(ctx));
   return app;
 }
 

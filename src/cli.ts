@@ -20,6 +20,9 @@ Commands:
   faults get | set --file F | clear
   timing get | set --profile instant|fast|realistic
   operator-token                   draw a new operator token for /_stratus/* and print it
+  maintenance create --compute ID [--type reboot|cold_migration|live_migration]
+              [--when ISO] [--until ISO] [--reason R]   schedule an instance's maintenance
+  maintenance list [--euuid E] | cancel --id N
 
 Configuration comes from environment variables; see README.md.`;
 
@@ -67,6 +70,10 @@ export async function main(argv: string[]): Promise<number> {
           command,
           rest,
         );
+      case 'maintenance':
+        return await (
+          await import('./modules/account-notices/maintenance.cli.js')
+        ).maintenanceCommand(config, rest);
       case undefined:
       case 'help':
       case '--help':

@@ -59,6 +59,8 @@ import { TokenService } from './modules/oauth/token.service.js';
 import { VolumesService } from './modules/volumes/volumes.service.js';
 import { SubnetsService } from './modules/vpcs/subnets.service.js';
 import { VpcsService } from './modules/vpcs/vpcs.service.js';
+import { TransfersService } from './modules/transfers/transfers.service.js';
+import { NoticesService } from './modules/account-notices/notices.service.js';
 import path from 'node:path';
 import { type ImageBytes, LocalImageBytes } from './modules/images/image-bytes.js';
 import { ImagesService } from './modules/images/images.service.js';
@@ -122,6 +124,8 @@ export interface Services {
   oauthPhone: PhoneService;
   objectStorage: ObjectStorage;
   paymentMethods: PaymentMethodsService;
+  transfers: TransfersService;
+  notices: NoticesService;
 }
 
 /** Everything a process needs, wired explicitly. Nothing is created at import time. */
@@ -283,6 +287,8 @@ export async function createContext(
     oauthPhone: new PhoneService(db, clock),
     objectStorage: createObjectStorage({ config, db, clock, events, catalogue: data, log, sealer }),
     paymentMethods: new PaymentMethodsService({ db, clock, events }),
+    transfers: new TransfersService({ db, clock, events, queue, entities }),
+    notices: new NoticesService({ db, clock, queue, catalogue: data }),
   };
   const faults = new FaultSet();
   const stateHooks: StateHook[] = [objectBlobsStateHook(services.objectStorage.data)];

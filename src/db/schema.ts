@@ -14,6 +14,8 @@ import type { NetworkingTables } from '../modules/networking/networking.table.js
 import type { TagTables } from '../modules/tags/tags.table.js';
 import type { VolumeTables } from '../modules/volumes/volumes.table.js';
 import type { VpcTables } from '../modules/vpcs/vpcs.table.js';
+import type { TransferTables } from '../modules/transfers/transfers.table.js';
+import type { NoticeTables } from '../modules/account-notices/notices.table.js';
 
 /** Every table of the database: the intersection of each area's tables. */
 export type DatabaseSchema = IdentityTables &
@@ -31,4 +33,6 @@ export type DatabaseSchema = IdentityTables &
   OAuthTables &
   ObjectStorageTables &
   BillingTables &
+  TransferTables &
+  NoticeTables &
   ControlsTables;

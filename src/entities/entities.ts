@@ -39,6 +39,45 @@ export interface EntityType {
    * `GET /tags/{label}` lists the tagged entities of every taggable type as `{type, data}`.
    */
   taggable?: Taggable;
+  /**
+   * Present on the types a service transfer carries (`POST /account/service-transfers` lists
+   * their ids under `entities.<field>`). The transfers area (src/modules/transfers) reads it.
+   */
+  transferable?: Transferable;
+  /**
+   * What this type does when entities of another type move to another account (a service
+   * transfer's accept), keyed by that type's name (a type may declare its own, e.g. `compute`
+   * moves instances, disks and configs). Refusals are checked when the transfer is created and
+   * again, on locked rows, when it is accepted; moves run inside the accept's transaction.
+   */
+  onTransferOf?: Readonly<Record<string, TransferCascade>>;
+}
+
+/** What the transfers area needs of a transferable type. */
+export interface Transferable {
+  /** The key under `entities` (e.g. `computes`). */
+  field: string;
+  /**
+   * Those of `ids` that the account owns and that still exist (not being deleted), locked until
+   * the transaction ends (PostgreSQL `FOR UPDATE`), ordered by id.
+   */
+  lock(db: Database, accountId: number, ids: readonly number[]): Promise<EntitySummary[]>;
+}
+
+/** A move of entities from one account to another, inside the accept's transaction. */
+export interface TransferMove {
+  ids: readonly number[];
+  from: number;
+  to: number;
+  nowMs: number;
+}
+
+/** One area's part of a transfer of entities of another (or its own) type. */
+export interface TransferCascade {
+  /** Why these entities cannot leave their account (a 400 reason), or undefined. */
+  refuse?(db: Database, accountId: number, ids: readonly number[]): Promise<string | undefined>;
+  /** Moves this area's rows tied to the entities to the receiving account. */
+  move?(db: Database, m: TransferMove): Promise<void>;
 }
 
 /** What the tags area needs of a taggable entity type. */
@@ -114,6 +153,23 @@ export class EntityRegistry {
       if (c) out.push(c);
     }
     return out;
+  }
+
+  /** Every transfer cascade declared for entities of `type`, in declaration order. */
+  transferCascadesOf(type: string): TransferCascade[] {
+    const out: TransferCascade[] = [];
+    for (const d of this.byType.values()) {
+      const c = d.onTransferOf?.[type];
+      if (c) out.push(c);
+    }
+    return out;
+  }
+
+  /** Every transferable type, in declaration order. */
+  transferable(): (EntityType & { transferable: Transferable })[] {
+    return this.all().filter(
+      (d): d is EntityType & { transferable: Transferable } => !!d.transferable,
+    );
   }
 
   /** Every taggable type, in declaration order. */

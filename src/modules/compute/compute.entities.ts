@@ -1,6 +1,7 @@
 import type { EntityType } from '../../entities/entities.js';
 import { ComputeSchema } from './compute.schemas.js';
 import { instanceLabels, toApiInstances } from './compute.repository.js';
+import { computeTransferable, computeTransferCascade } from './compute.transfer.js';
 
 /** Compute instances: `compute` in events, grants and tags. */
 export const computeEntities: EntityType[] = [
@@ -9,6 +10,8 @@ export const computeEntities: EntityType[] = [
     grant: 'compute',
     url: (id) => `/v4/compute/instances/${id}`,
     list: instanceLabels,
+    transferable: computeTransferable,
+    onTransferOf: { compute: computeTransferCascade },
     taggable: {
       schema: ComputeSchema,
       field: 'computes',

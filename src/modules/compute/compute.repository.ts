@@ -1,4 +1,5 @@
 import { type RawBuilder, type SqlBool, sql } from 'kysely';
+import { underMaintenance } from '../account-notices/maintenance.repository.js';
 import { randomUUID } from 'node:crypto';
 import type { Database } from '../../db/database.js';
 import { parseJson, toBool } from '../../db/database.js';
@@ -76,7 +77,11 @@ export async function toApiInstances(
   rows: readonly InstanceRow[],
 ) {
   const ids = rows.map((r) => r.id);
-  const [tags, ips] = await Promise.all([tagsOf(db, 'compute', ids), ipv4Of(db, ids)]);
+  const [tags, ips, maintenance] = await Promise.all([
+    tagsOf(db, 'compute', ids),
+    ipv4Of(db, ids),
+    underMaintenance(db, ids),
+  ]);
   return rows.map((r) => {
     const t = catalogue.type(r.type);
     return {
@@ -87,7 +92,8 @@ export async function toApiInstances(
       type: r.type,
       group: r.group_label,
       tags: tags.get(r.id) ?? [],
-      status: r.status,
+      // Inside an operator's maintenance window the instance shows `stopped` (account-notices).
+      status: maintenance.has(r.id) ? ('stopped' as const) : r.status,
       hypervisor: 'kvm' as const,
       created: r.created,
       updated: r.updated,

@@ -1,5 +1,6 @@
 import type { EntityType } from '../../entities/entities.js';
 import { dropDevice, firewallLabels } from './firewalls.repository.js';
+import { networkingTransferCascade } from './networking.transfer.js';
 
 /**
  * Firewalls: `firewall` in events and grants. A service's deletion takes it out of every
@@ -21,5 +22,6 @@ export const networkingEntities: EntityType[] = [
       },
       nodebalancer: (db, deleted) => dropDevice(db, 'nodebalancer', deleted.id),
     },
+    onTransferOf: { compute: networkingTransferCascade },
   },
 ];

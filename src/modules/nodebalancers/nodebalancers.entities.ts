@@ -1,6 +1,7 @@
 import type { EntityType } from '../../entities/entities.js';
 import { nodebalancerLabels, toApiNbs } from './nodebalancers.repository.js';
 import { NodeBalancerSchema } from './nodebalancers.schemas.js';
+import { nodebalancersTransferCascade } from './nodebalancers.transfer.js';
 
 /**
  * NodeBalancers: `nodebalancer` in events, grants and tags. Firewall devices of type
@@ -12,6 +13,7 @@ export const nodebalancerEntities: EntityType[] = [
     grant: 'nodebalancer',
     url: (id) => `/v4/nodebalancers/${id}`,
     list: nodebalancerLabels,
+    onTransferOf: { compute: nodebalancersTransferCascade },
     taggable: {
       field: 'nodebalancers',
       schema: NodeBalancerSchema,

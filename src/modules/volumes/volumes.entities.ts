@@ -2,6 +2,7 @@ import type { EntityType } from '../../entities/entities.js';
 import { VolumeSchema } from './volumes.schemas.js';
 import { detachOnInstanceDelete } from './volumes.jobs.js';
 import { toApiVolumes, volumeLabels } from './volumes.repository.js';
+import { volumesTransferCascade } from './volumes.transfer.js';
 
 /** Block volumes: `volume` in events, grants and tags; an instance's deletion detaches them. */
 export const volumeEntities: EntityType[] = [
@@ -11,6 +12,7 @@ export const volumeEntities: EntityType[] = [
     url: (id) => `/v4/volumes/${id}`,
     list: volumeLabels,
     onDeleteOf: { compute: detachOnInstanceDelete },
+    onTransferOf: { compute: volumesTransferCascade },
     taggable: {
       schema: VolumeSchema,
       field: 'volumes',

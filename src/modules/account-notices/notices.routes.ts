@@ -1,0 +1,115 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { FastifyPluginAsync } from 'fastify';
+import type { StratusApp } from '../../app.js';
+import type { AppContext } from '../../context.js';
+import { principal, xFilter } from '../../http/principal.js';
+import { PageQuery } from '../../http/schemas/common.js';
+import {
+  AvailabilityPage,
+  AvailabilitySchema,
+  CreateMaintenanceBody,
+  MaintenanceIdParams,
+  MaintenancePage,
+  NotificationPage,
+  OperatorMaintenanceList,
+  OperatorMaintenanceSchema,
+  RegionParams,
+} from './notices.schemas.js';
+
+const tags = ['Account'];
+const read = { scopes: ['account:read_only'] };
+
+/** `/account/maintenance`, `/account/notifications`, `/account/availability*` (v4beta too). */
+export function noticesRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
+  const svc = ctx.services.notices;
+  return async (app) => {
+    app.get(
+      '/account/maintenance',
+      {
+        schema: {
+          tags,
+          summary: 'Maintenance List',
+          querystring: PageQuery,
+          response: { 200: MaintenancePage },
+        },
+        config: { operationId: 'getMaintenance', auth: 'token', paged: true },
+      },
+      (req) => svc.maintenance(principal(req), req.query, xFilter(req)),
+    );
+    app.get(
+      '/account/notifications',
+      {
+        schema: {
+          tags,
+          summary: 'Notifications List',
+          querystring: PageQuery,
+          response: { 200: NotificationPage },
+        },
+        config: { operationId: 'getNotifications', ...read, paged: true },
+      },
+      (req) => svc.notifications(principal(req), req.query),
+    );
+    app.get(
+      '/account/availability',
+      {
+        schema: {
+          tags: ['account'],
+          summary: 'Account Availability',
+          querystring: PageQuery,
+          response: { 200: AvailabilityPage },
+        },
+        config: { operationId: 'getAvailability', ...read, paged: true },
+      },
+      (req) => svc.availability(req.query),
+    );
+    app.get(
+      '/account/availability/:id',
+      {
+        schema: {
+          tags: ['account'],
+          summary: 'Region Service Availability',
+          params: RegionParams,
+          response: { 200: AvailabilitySchema },
+        },
+        config: { operationId: 'getAccountAvailability', ...read },
+      },
+      (req) => svc.availabilityOf(req.params.id),
+    );
+  };
+}
+
+/** The operator's maintenance under `/_stratus/maintenance` (operator token; hidden from docs). */
+export function noticesOperatorRoutes(ctx: AppContext): FastifyPluginAsync {
+  const svc = ctx.services.notices;
+  return async (plain) => {
+    const app = plain as unknown as StratusApp;
+    const hide = { hide: true, tags: ['Emulator controls'] };
+    app.get(
+      '/_stratus/maintenance',
+      { schema: { ...hide, response: { 200: OperatorMaintenanceList } } },
+      (req) => svc.listMaintenance((req.query as { euuid?: string }).euuid),
+    );
+    app.post(
+      '/_stratus/maintenance',
+      {
+        schema: {
+          ...hide,
+          body: CreateMaintenanceBody,
+          response: { 200: OperatorMaintenanceSchema },
+        },
+      },
+      (req) => svc.createMaintenance(req.body),
+    );
+    app.post(
+      '/_stratus/maintenance/:id/cancel',
+      {
+        schema: {
+          ...hide,
+          params: MaintenanceIdParams,
+          response: { 200: OperatorMaintenanceSchema },
+        },
+      },
+      (req) => svc.cancelMaintenance(req.params.id),
+    );
+  };
+}

@@ -1,0 +1,97 @@
+import { type Static, Type } from '@sinclair/typebox';
+import { DateTime, Nullable, PageOf } from '../../http/schemas/common.js';
+
+export const MAINTENANCE_TYPES = ['reboot', 'cold_migration', 'live_migration'] as const;
+
+export const MaintenanceSchema = Type.Object({
+  type: Type.String({ enum: [...MAINTENANCE_TYPES] }),
+  status: Type.String({ enum: ['completed', 'pending', 'started'] }),
+  reason: Type.String(),
+  when: DateTime(),
+  entity: Type.Object({
+    label: Type.String(),
+    id: Type.Number(),
+    type: Type.String(),
+    url: Type.String(),
+  }),
+});
+export type ApiMaintenance = Static<typeof MaintenanceSchema>;
+export const MaintenancePage = PageOf(MaintenanceSchema);
+
+export const NOTIFICATION_TYPES = [
+  'migration_scheduled',
+  'migration_imminent',
+  'migration_pending',
+  'reboot_scheduled',
+  'outage',
+  'payment_due',
+  'ticket_important',
+  'ticket_abuse',
+  'notice',
+  'maintenance',
+  'promotion',
+] as const;
+
+export const NotificationSchema = Type.Object({
+  entity: Type.Object({
+    id: Nullable(Type.Integer()),
+    label: Nullable(Type.String()),
+    type: Type.String({
+      enum: [
+        'account',
+        'entity_transfer',
+        'compute',
+        'nodebalancer',
+        'promotion',
+        'region',
+        'ticket',
+        'volume',
+      ],
+    }),
+    url: Nullable(Type.String()),
+  }),
+  label: Type.String(),
+  message: Type.String(),
+  body: Nullable(Type.String()),
+  type: Type.String({ enum: [...NOTIFICATION_TYPES] }),
+  severity: Type.String({ enum: ['minor', 'major', 'critical'] }),
+  when: Nullable(DateTime()),
+  until: Nullable(DateTime()),
+});
+export type ApiNotification = Static<typeof NotificationSchema>;
+export const NotificationPage = PageOf(NotificationSchema);
+
+export const AvailabilitySchema = Type.Object({
+  region: Type.String(),
+  unavailable: Type.Array(Type.String()),
+});
+export type ApiAvailability = Static<typeof AvailabilitySchema>;
+export const AvailabilityPage = PageOf(AvailabilitySchema);
+export const RegionParams = Type.Object({ id: Type.String() });
+
+/** The operator's maintenance record (`/_stratus/maintenance`, `stratus maintenance`). */
+export const OperatorMaintenanceSchema = Type.Object({
+  id: Type.Integer(),
+  euuid: Type.String(),
+  entity: Type.Object({ id: Type.Integer(), type: Type.String() }),
+  type: Type.String(),
+  status: Type.String({ enum: ['pending', 'started', 'completed', 'canceled'] }),
+  reason: Type.String(),
+  when: DateTime(),
+  until: DateTime(),
+  created: DateTime(),
+});
+export type OperatorMaintenance = Static<typeof OperatorMaintenanceSchema>;
+export const OperatorMaintenanceList = Type.Object({ data: Type.Array(OperatorMaintenanceSchema) });
+
+export const CreateMaintenanceBody = Type.Object({
+  compute_id: Type.Integer({ description: 'The instance under maintenance.' }),
+  type: Type.String({ enum: [...MAINTENANCE_TYPES] }),
+  reason: Type.Optional(Type.String({ maxLength: 500 })),
+  when: Type.String({ description: 'Start of the window (ISO 8601, UTC).' }),
+  until: Type.Optional(
+    Type.String({ description: 'End of the window (ISO 8601); default: 2 hours after when.' }),
+  ),
+});
+export type CreateMaintenance = Static<typeof CreateMaintenanceBody>;
+export const MaintenanceIdParams = Type.Object({ id: Type.Integer() });

@@ -1,0 +1,46 @@
+import type { TransferCascade } from '../../entities/entities.js';
+
+/**
+ * The networking area's part of an instance's service transfer. Refused, as the reference says:
+ * an instance in a firewall, with shared addresses (either way) or with IPv6 ranges. Its own
+ * IPv4 addresses and the reverse DNS of its SLAAC address move with it.
+ */
+export const networkingTransferCascade: TransferCascade = {
+  async refuse(db, _accountId, ids) {
+    const device = await db.db
+      .selectFrom('firewall_devices')
+      .select('id')
+      .where('entity_type', '=', 'compute')
+      .where('entity_id', 'in', ids)
+      .executeTakeFirst();
+    if (device) return 'Compute instances assigned to a firewall cannot be transferred.';
+    const shared = await db.db
+      .selectFrom('ip_shares')
+      .select('ip_shares.id')
+      .leftJoin('ip_addresses', 'ip_addresses.id', 'ip_shares.ip_id')
+      .where((eb) =>
+        eb.or([eb('ip_shares.instance_id', 'in', ids), eb('ip_addresses.instance_id', 'in', ids)]),
+      )
+      .executeTakeFirst();
+    if (shared) return 'Compute instances with shared IP addresses cannot be transferred.';
+    const range = await db.db
+      .selectFrom('ipv6_ranges')
+      .select('id')
+      .where('instance_id', 'in', ids)
+      .executeTakeFirst();
+    if (range) return 'Compute instances with IPv6 ranges cannot be transferred.';
+    return undefined;
+  },
+  async move(db, m) {
+    await db.db
+      .updateTable('ip_addresses')
+      .set({ account_id: m.to })
+      .where('instance_id', 'in', m.ids)
+      .execute();
+    await db.db
+      .updateTable('ipv6_rdns')
+      .set({ account_id: m.to })
+      .where('instance_id', 'in', m.ids)
+      .execute();
+  },
+};
