@@ -103,7 +103,9 @@ export class NoticesService {
   }
 
   availability(params: PageParams): Promise<Page<ApiAvailability>> {
-    const all = this.d.catalogue.regions.map((r) => this.availabilityOfRegion(r.id));
+    // In the order of `GET /regions` (by id).
+    const ids = this.d.catalogue.regions.map((r) => r.id).sort();
+    const all = ids.map((id) => this.availabilityOfRegion(id));
     const rows = all.filter((a): a is ApiAvailability => a !== undefined);
     return pageOf(
       params,
