@@ -74,8 +74,16 @@ export interface TransferMove {
 
 /** One area's part of a transfer of entities of another (or its own) type. */
 export interface TransferCascade {
-  /** Why these entities cannot leave their account (a 400 reason), or undefined. */
-  refuse?(db: Database, accountId: number, ids: readonly number[]): Promise<string | undefined>;
+  /**
+   * Why these entities cannot leave their account (a 400 reason), or undefined. `receiverId` is
+   * the accepting account at accept (undefined at create, when the receiver is not known yet).
+   */
+  refuse?(
+    db: Database,
+    accountId: number,
+    ids: readonly number[],
+    receiverId?: number,
+  ): Promise<string | undefined>;
   /** Moves this area's rows tied to the entities to the receiving account. */
   move?(db: Database, m: TransferMove): Promise<void>;
 }

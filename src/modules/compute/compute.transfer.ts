@@ -59,8 +59,19 @@ async function busy(db: Database, ids: readonly number[]): Promise<boolean> {
  * (billing and statistics facts); an open one is split at the accept.
  */
 export const computeTransferCascade: TransferCascade = {
-  async refuse(db, _accountId, ids) {
+  async refuse(db, _accountId, ids, receiverId) {
     if (await busy(db, ids)) return 'Compute busy.';
+    if (receiverId !== undefined) {
+      // Labels are unique among an account's instances: the receiver renames its own first.
+      const clash = await db.db
+        .selectFrom('instances as moving')
+        .innerJoin('instances as own', 'own.label', 'moving.label')
+        .select('moving.label')
+        .where('moving.id', 'in', ids)
+        .where('own.account_id', '=', receiverId)
+        .executeTakeFirst();
+      if (clash) return `A compute instance labeled ${clash.label} already exists in your account.`;
+    }
     const iface = await db.db
       .selectFrom('config_interfaces')
       .select('purpose')

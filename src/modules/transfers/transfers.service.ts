@@ -60,9 +60,10 @@ export class TransfersService {
     db: Database,
     accountId: number,
     c: Carried,
+    receiverId?: number,
   ): Promise<ApiError | undefined> {
     for (const cascade of this.d.entities.transferCascadesOf(c.type.type)) {
-      const reason = await cascade.refuse?.(db, accountId, c.ids);
+      const reason = await cascade.refuse?.(db, accountId, c.ids, receiverId);
       if (reason) return errors.invalidField(`entities.${c.type.transferable.field}`, reason);
     }
     return undefined;
@@ -232,7 +233,7 @@ export class TransfersService {
           await this.recordBoth(tx, row, 'entity_transfer_fail', p, 'failed');
           return errors.reason('The entities of this transfer are no longer available.');
         }
-        const refused = await this.refusal(tx, row.account_id, c);
+        const refused = await this.refusal(tx, row.account_id, c, p.accountId);
         if (refused) return refused;
       }
       const move = { from: row.account_id, to: p.accountId, nowMs };

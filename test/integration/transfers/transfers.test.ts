@@ -250,6 +250,40 @@ describe('service transfers', () => {
     expect((await t.get(`/v4/compute/instances/${a.id}`)).status).toBe(200);
   });
 
+  it('acceptServiceTransfer: a label the receiver already uses is refused and the transfer stays pending; after a rename it moves', async () => {
+    const other = await otherAccount(t);
+    const a = await instance(t, { label: 'web-1' });
+    const theirs = await instance(t, { label: 'web-1' }, other.token);
+    const tr = await createTransfer(t, [a.id]);
+    const url = `/v4/account/service-transfers/${tr.body.token}`;
+    const r = await t.post(`${url}/accept`, undefined, { token: other.token });
+    expect(r.status).toBe(400);
+    expect(r.body.errors[0]).toEqual({
+      field: 'entities.computes',
+      reason: 'A compute instance labeled web-1 already exists in your account.',
+    });
+    expect((await t.get(url)).body.status).toBe('pending');
+    expect((await t.get(`/v4/compute/instances/${a.id}`)).status).toBe(200);
+    const renamed = await t.put(
+      `/v4/compute/instances/${theirs.id}`,
+      { label: 'web-0' },
+      { token: other.token },
+    );
+    expect(renamed.status).toBe(200);
+    expect((await t.post(`${url}/accept`, undefined, { token: other.token })).status).toBe(200);
+  });
+
+  it('service transfers: the expiry job run by several runners at once makes the transfer stale once', async () => {
+    const a = await instance(t);
+    const tr = await createTransfer(t, [a.id]);
+    t.clock.advance(24 * 3600_000);
+    await Promise.all([t.runDue(), t.runDue(), t.runDue()]);
+    expect((await t.get(`/v4/account/service-transfers/${tr.body.token}`)).body.status).toBe(
+      'stale',
+    );
+    expect(await eventsOf(t, 'entity_transfer_stale')).toHaveLength(1);
+  });
+
   it('deleteServiceTransfer: the sender cancels a pending transfer; the receiver may not; then nobody else sees it', async () => {
     const other = await otherAccount(t);
     const a = await instance(t);
