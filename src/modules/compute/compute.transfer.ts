@@ -118,6 +118,13 @@ export const computeTransferCascade: TransferCascade = {
         )
         .execute();
     }
+    // Scheduled maintenance (account-notices) follows the instance.
+    await db.db
+      .updateTable('maintenances')
+      .set({ account_id: m.to })
+      .where('entity_type', '=', 'compute')
+      .where('entity_id', 'in', m.ids)
+      .execute();
     await db.db
       .updateTable('jobs')
       .set({ account_id: m.to })

@@ -129,6 +129,11 @@ describe('service transfers', () => {
     expect(before.disks.length).toBeGreaterThan(0);
     expect(before.backups.snapshot.current?.label).toBe('before');
 
+    const m = await t.ctx.services.notices.createMaintenance({
+      compute_id: a.id,
+      type: 'reboot',
+      when: '2030-01-01T00:00:00',
+    });
     const tr = await createTransfer(t, [a.id]);
     const seen = await t.get(`/v4/account/service-transfers/${tr.body.token}`, {
       token: other.token,
@@ -186,6 +191,10 @@ describe('service transfers', () => {
       ).toEqual([]);
     }
 
+    expect((await t.get('/v4/account/maintenance')).body.data).toEqual([]);
+    expect((await t.get('/v4/account/maintenance', as)).body.data).toHaveLength(1);
+    const moved = await t.ctx.services.notices.listMaintenance();
+    expect(moved.data.find((x) => x.id === m.id)?.euuid).not.toBe(t.admin.euuid);
     const view = await t.get(`/v4/account/service-transfers/${tr.body.token}`, as);
     expect(view.body.status).toBe('completed');
     expect((await t.get('/v4/account/service-transfers', as)).body.data).toHaveLength(1);
@@ -282,6 +291,34 @@ describe('service transfers', () => {
       'stale',
     );
     expect(await eventsOf(t, 'entity_transfer_stale')).toHaveLength(1);
+  });
+
+  it('acceptServiceTransfer: several instances move together or not at all', async () => {
+    const other = await otherAccount(t);
+    const a = await instance(t);
+    const b = await instance(t);
+    const tr = await createTransfer(t, [a.id, b.id]);
+    expect(tr.body.entities.computes).toEqual([a.id, b.id]);
+    // After the transfer was offered, one instance joins a firewall: the accept is refused whole.
+    const fw = await t.post('/v4/networking/firewalls', {
+      label: 'late',
+      rules: { inbound_policy: 'ACCEPT', outbound_policy: 'ACCEPT' },
+      devices: { computes: [b.id] },
+    });
+    expect(fw.status).toBe(200);
+    const url = `/v4/account/service-transfers/${tr.body.token}`;
+    const r = await t.post(`${url}/accept`, undefined, { token: other.token });
+    expect(r.status).toBe(400);
+    expect(r.body.errors[0].reason).toMatch(/firewall/);
+    for (const id of [a.id, b.id]) {
+      expect((await t.get(`/v4/compute/instances/${id}`)).status).toBe(200);
+      expect((await t.get(`/v4/compute/instances/${id}`, { token: other.token })).status).toBe(404);
+    }
+    expect((await t.del(`/v4/networking/firewalls/${fw.body.id}`)).status).toBe(200);
+    expect((await t.post(`${url}/accept`, undefined, { token: other.token })).status).toBe(200);
+    const theirs = await t.get('/v4/compute/instances', { token: other.token });
+    expect(theirs.body.data.map((i: { id: number }) => i.id)).toEqual([a.id, b.id]);
+    expect((await t.get('/v4/compute/instances')).body.data).toEqual([]);
   });
 
   it('deleteServiceTransfer: the sender cancels a pending transfer; the receiver may not; then nobody else sees it', async () => {
