@@ -61,6 +61,7 @@ import { SubnetsService } from './modules/vpcs/subnets.service.js';
 import { VpcsService } from './modules/vpcs/vpcs.service.js';
 import { TransfersService } from './modules/transfers/transfers.service.js';
 import { NoticesService } from './modules/account-notices/notices.service.js';
+import { MaintenanceService } from './modules/account-notices/maintenance.service.js';
 import path from 'node:path';
 import { type ImageBytes, LocalImageBytes } from './modules/images/image-bytes.js';
 import { ImagesService } from './modules/images/images.service.js';
@@ -126,6 +127,7 @@ export interface Services {
   paymentMethods: PaymentMethodsService;
   transfers: TransfersService;
   notices: NoticesService;
+  maintenance: MaintenanceService;
 }
 
 /** Everything a process needs, wired explicitly. Nothing is created at import time. */
@@ -288,7 +290,8 @@ export async function createContext(
     objectStorage: createObjectStorage({ config, db, clock, events, catalogue: data, log, sealer }),
     paymentMethods: new PaymentMethodsService({ db, clock, events }),
     transfers: new TransfersService({ db, clock, events, queue, entities }),
-    notices: new NoticesService({ db, clock, queue, catalogue: data }),
+    notices: new NoticesService({ db, clock, catalogue: data }),
+    maintenance: new MaintenanceService({ db, clock, queue }),
   };
   const faults = new FaultSet();
   const stateHooks: StateHook[] = [objectBlobsStateHook(services.objectStorage.data)];

@@ -2,6 +2,7 @@ import { parseArgs } from 'node:util';
 import type { Config } from '../../config/config.js';
 import { type AppContext, createContext } from '../../context.js';
 import { ApiError } from '../../errors/api-error.js';
+import { isoSeconds } from '../../lib/time.js';
 import { MAINTENANCE_TYPES } from './notices.schemas.js';
 
 export interface CliIo {
@@ -43,7 +44,7 @@ export async function runMaintenance(ctx: AppContext, args: string[], io: CliIo)
       strict: true,
       allowPositionals: true,
     });
-    const svc = ctx.services.notices;
+    const svc = ctx.services.maintenance;
     const json = (v: unknown) => io.out(JSON.stringify(v, null, 2));
     switch (positionals[0]) {
       case 'create': {
@@ -55,7 +56,7 @@ export async function runMaintenance(ctx: AppContext, args: string[], io: CliIo)
           await svc.createMaintenance({
             compute_id: integer(values.compute, 'compute'),
             type,
-            when: values.when ?? new Date(ctx.clock.nowMs()).toISOString().slice(0, 19),
+            when: values.when ?? isoSeconds(ctx.clock.nowMs()),
             ...(values.until !== undefined ? { until: values.until } : {}),
             ...(values.reason !== undefined ? { reason: values.reason } : {}),
           }),

@@ -21,7 +21,7 @@ const read = { scopes: ['account:read_only'] };
 
 /** `/account/maintenance`, `/account/notifications`, `/account/availability*` (v4beta too). */
 export function noticesRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
-  const svc = ctx.services.notices;
+  const { notices: svc, maintenance } = ctx.services;
   return async (app) => {
     app.get(
       '/account/maintenance',
@@ -34,7 +34,7 @@ export function noticesRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
         },
         config: { operationId: 'getMaintenance', auth: 'token', paged: true },
       },
-      (req) => svc.maintenance(principal(req), req.query, xFilter(req)),
+      (req) => maintenance.list(principal(req), req.query, xFilter(req)),
     );
     app.get(
       '/account/notifications',
@@ -80,7 +80,7 @@ export function noticesRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
 
 /** The operator's maintenance under `/_stratus/maintenance` (operator token; hidden from docs). */
 export function noticesOperatorRoutes(ctx: AppContext): FastifyPluginAsync {
-  const svc = ctx.services.notices;
+  const svc = ctx.services.maintenance;
   return async (plain) => {
     const app = plain as unknown as StratusApp;
     const hide = { hide: true, tags: ['Emulator controls'] };

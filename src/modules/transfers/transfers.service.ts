@@ -96,7 +96,7 @@ export class TransfersService {
       const token = randomUUID();
       const entities: Record<string, number[]> = { computes: [] };
       for (const c of carried) entities[c.type.transferable.field] = c.ids;
-      const { id } = await tx.db
+      await tx.db
         .insertInto('service_transfers')
         .values({
           token,
@@ -109,8 +109,7 @@ export class TransfersService {
           expiry: isoSeconds(nowMs + TRANSFER_LIFETIME_MS),
           expiry_ms: nowMs + TRANSFER_LIFETIME_MS,
         })
-        .returning('id')
-        .executeTakeFirstOrThrow();
+        .execute();
       const row = (await findTransfer(tx, token)) as TransferRow;
       await this.d.events.record(tx, {
         accountId: p.accountId,
@@ -125,7 +124,6 @@ export class TransfersService {
         { token },
         { accountId: p.accountId, delayMs: TRANSFER_LIFETIME_MS },
       );
-      void id;
       return toApiTransfer(row, p.accountId);
     });
   }
