@@ -39,6 +39,7 @@ import { IpAllocator, loadPools } from './modules/networking/ip-allocator.js';
 import { ProfileService } from './modules/profile/profile.service.js';
 import { AccountService } from './modules/account/account.service.js';
 import { PaymentMethodsService } from './modules/billing/payment-methods.service.js';
+import { BillingService } from './modules/billing/billing.service.js';
 import { GrantsService } from './modules/account/grants.service.js';
 import { UsersService } from './modules/account/users.service.js';
 import { SshKeysService } from './modules/profile/sshkeys.service.js';
@@ -138,6 +139,8 @@ export interface AppContext {
   rateLimits: RateLimitStore;
   metrics: Metrics;
   catalogue: CatalogueData;
+  /** The billing engine: billable periods, balance, invoices, payments, cancel. */
+  billing: BillingService;
   /** Every area's entity types (grants, event references, cascades, …). */
   entities: EntityRegistry;
   ips: IpAllocator;
@@ -198,6 +201,12 @@ export async function createContext(
     definitions: jobDefinitions(),
   });
   queue.onEnqueue = () => runner.wake();
+  const billing = new BillingService({ db, clock, events, queue });
+  // The monthly invoicing is queued once (processes starting together: one at a time).
+  await db.transaction(async (tx) => {
+    await startLock(tx);
+    await billing.schedule(tx);
+  });
 
   const catalogue = new CatalogueService(db, data);
   const ips = new IpAllocator(
@@ -251,7 +260,7 @@ export async function createContext(
     catalogue,
     events: new EventsService(db, clock, new FeedCache(config.feedCacheMb * 1024 * 1024)),
     profile: new ProfileService(db, events),
-    account: new AccountService(db, events),
+    account: new AccountService(db, events, (tx, id) => billing.uninvoicedCents(tx, id)),
     users: new UsersService(db, clock, events),
     grants: new GrantsService(db, entities),
     tokens: new TokensService(db, clock, events),
@@ -285,7 +294,11 @@ export async function createContext(
     paymentMethods: new PaymentMethodsService({ db, clock, events }),
   };
   const faults = new FaultSet();
-  const stateHooks: StateHook[] = [objectBlobsStateHook(services.objectStorage.data)];
+  const stateHooks: StateHook[] = [
+    objectBlobsStateHook(services.objectStorage.data),
+    // A reset clears the jobs: the invoicing schedule is queued again.
+    { name: 'billing', onReset: (tx) => billing.schedule(tx) },
+  ];
   const state = new StateService({
     db,
     clock,
@@ -317,6 +330,7 @@ export async function createContext(
     rateLimits: db.dialect === 'postgres' ? new DbRateLimitStore(db) : new MemoryRateLimitStore(),
     metrics: new Metrics(),
     catalogue: data,
+    billing,
     entities,
     ips,
     services,

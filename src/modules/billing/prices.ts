@@ -37,7 +37,9 @@ function record(id: string, label: string, price: Price, transfer = 0): PriceRec
 }
 
 /** `GET /volumes/types`: per GB. $0.10 per GB-month, $0.00015 per GB-hour. */
-export const VOLUME_PRICES = [record('volume', 'Storage Volume', { hourly: 0.00015, monthly: 0.1 })];
+export const VOLUME_PRICES = [
+  record('volume', 'Storage Volume', { hourly: 0.00015, monthly: 0.1 }),
+];
 /** `GET /nodebalancers/types`: $10 a month, $0.015 an hour. */
 export const NODEBALANCER_PRICES = [
   record('nodebalancer', 'NodeBalancer', { hourly: 0.015, monthly: 10 }),
