@@ -201,12 +201,7 @@ export async function createContext(
     definitions: jobDefinitions(),
   });
   queue.onEnqueue = () => runner.wake();
-  const billing = new BillingService({ db, clock, events, queue });
-  // The monthly invoicing is queued once (processes starting together: one at a time).
-  await db.transaction(async (tx) => {
-    await startLock(tx);
-    await billing.schedule(tx);
-  });
+  const billing = new BillingService({ db, clock, events });
 
   const catalogue = new CatalogueService(db, data);
   const ips = new IpAllocator(
@@ -294,11 +289,7 @@ export async function createContext(
     paymentMethods: new PaymentMethodsService({ db, clock, events }),
   };
   const faults = new FaultSet();
-  const stateHooks: StateHook[] = [
-    objectBlobsStateHook(services.objectStorage.data),
-    // A reset clears the jobs: the invoicing schedule is queued again.
-    { name: 'billing', onReset: (tx) => billing.schedule(tx) },
-  ];
+  const stateHooks: StateHook[] = [objectBlobsStateHook(services.objectStorage.data)];
   const state = new StateService({
     db,
     clock,

@@ -3,7 +3,6 @@ import type { Principal } from '../../auth/principal.js';
 import { type Database, parseJson } from '../../db/database.js';
 import { ApiError } from '../../errors/api-error.js';
 import { errors, FieldErrors } from '../../errors/errors.js';
-import type { JobQueue } from '../../jobs/queue.js';
 import type { Clock } from '../../lib/clock.js';
 import { type Page, type PageParams, pageOf } from '../../lib/pagination.js';
 import type { EventWriter } from '../events/events.writer.js';
@@ -11,7 +10,7 @@ import type { BillableLine, FactOwner } from './facts.js';
 import { closeFacts, monthBounds, openFact, syncFacts } from './facts.js';
 import type { InvoiceItemsTable, InvoicesTable, PaymentsTable } from './billing.table.js';
 import type { Invoice, InvoiceItem, Payment, PaymentCreate } from './billing.schemas.js';
-import { accruedCents, chargeAccount, ensureInvoicing, writeInvoice } from './invoicing.js';
+import { accruedCents, chargeAccount, writeInvoice } from './invoicing.js';
 
 type Row<T> = Omit<T, 'id'> & { id: number };
 
@@ -70,9 +69,7 @@ export const parseUsd = (s: string): number => {
  * the balance, invoices, payments and the account's cancellation.
  */
 export class BillingService {
-  constructor(
-    private readonly d: { db: Database; clock: Clock; events: EventWriter; queue: JobQueue },
-  ) {}
+  constructor(private readonly d: { db: Database; clock: Clock; events: EventWriter }) {}
 
   // ---- facts (areas call billables.ts; these are the primitives it is built on) ----
   open(tx: Database, owner: FactOwner, line: BillableLine, atMs: number) {
@@ -88,11 +85,6 @@ export class BillingService {
   /** Close + open: the entity's periods now match `lines` (a resize splits the period). */
   change(tx: Database, owner: FactOwner, lines: readonly BillableLine[], atMs: number) {
     return syncFacts(tx, owner, lines, atMs);
-  }
-
-  /** Queues the monthly invoicing unless it is queued (start, reset). */
-  schedule(tx: Database): Promise<void> {
-    return ensureInvoicing(tx, this.d.queue, this.d.clock.nowMs());
   }
 
   /** `balance_uninvoiced`: the current month's accrual up to now, in cents. */

@@ -1,5 +1,6 @@
 import type { Database } from '../../db/database.js';
 import type { BillingFactsTable } from './billing.table.js';
+import { ensureInvoicing } from './invoicing.js';
 import type { Micros } from './prices.js';
 
 export type FactRow = Omit<BillingFactsTable, 'id'> & { id: number };
@@ -59,6 +60,7 @@ export async function openFact(
       to_ms: null,
     })
     .execute();
+  await ensureInvoicing(db, atMs);
 }
 
 /** Closes the open periods of an entity at `atMs` (only those of `kind` when given). */

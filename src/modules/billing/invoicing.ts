@@ -1,7 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import type { Database } from '../../db/database.js';
 import { defineJob, type JobContext } from '../../jobs/job.js';
-import type { JobQueue } from '../../jobs/queue.js';
 import { isoSeconds } from '../../lib/time.js';
 import type { EventWriter } from '../events/events.writer.js';
 import { entityRefs } from '../events/events.types.js';
@@ -269,8 +268,13 @@ export const invoicingJob = defineJob<InvoicingPayload>({
   },
 });
 
-/** Queues the invoicing schedule unless one is queued (called whenever billing starts). */
-export async function ensureInvoicing(db: Database, queue: JobQueue, nowMs: number) {
+/**
+ * Queues the invoicing schedule unless one is queued: called whenever a billable period opens,
+ * so a database that never billed anything has no schedule (and a reset, which clears the jobs
+ * and the periods, has none until billing starts again). Written directly (the period's
+ * transaction has no queue at hand); it is due on the next 1st, so no runner needs waking.
+ */
+export async function ensureInvoicing(db: Database, atMs: number) {
   const existing = await db.db
     .selectFrom('jobs')
     .select('id')
@@ -278,6 +282,25 @@ export async function ensureInvoicing(db: Database, queue: JobQueue, nowMs: numb
     .where('status', 'in', ['queued', 'running'])
     .executeTakeFirst();
   if (existing) return;
-  const { start, end } = monthBounds(nowMs);
-  await queue.enqueue(db, invoicingJob, { monthStartMs: start }, { delayMs: end - nowMs });
+  const { start, end } = monthBounds(atMs);
+  const payload: InvoicingPayload = { monthStartMs: start };
+  await db.db
+    .insertInto('jobs')
+    .values({
+      name: INVOICING_JOB,
+      payload: JSON.stringify({ $version: invoicingJob.version, ...payload }),
+      status: 'queued',
+      run_at: end,
+      attempts: 0,
+      max_attempts: invoicingJob.maxAttempts,
+      locked_by: null,
+      locked_until: null,
+      last_error: null,
+      account_id: null,
+      entity_type: null,
+      entity_id: null,
+      created: isoSeconds(atMs),
+      updated: isoSeconds(atMs),
+    })
+    .execute();
 }

@@ -1,5 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { jobDefinitions } from '../../../src/jobs/registry.js';
+import { bootstrapAccount } from '../../../src/modules/identity/bootstrap.js';
 import { JobRunner } from '../../../src/jobs/runner.js';
 import { INVOICING_JOB, invoiceMonth } from '../../../src/modules/billing/invoicing.js';
 import { buildTestApp, type TestApp } from '../../helpers/build-test-app.js';
@@ -190,12 +191,24 @@ describe('billing engine', () => {
     expect(inv?.total).toBe(5.05);
   });
 
-  it('resetState: the invoicing schedule is queued again after a reset', async () => {
+  it('invoicing: the schedule is queued once when billing starts, and again after a reset', async () => {
     const jobs = () =>
-      t.ctx.db.db.selectFrom('jobs').select('id').where('name', '=', INVOICING_JOB).execute();
-    expect(await jobs()).toHaveLength(1);
+      t.ctx.db.db.selectFrom('jobs').select('run_at').where('name', '=', INVOICING_JOB).execute();
+    expect(await jobs()).toEqual([]);
+    await createInstance(t);
+    expect((await t.post('/v4/volumes', { label: 'v1', region: 'us-east', size: 20 })).status).toBe(
+      200,
+    );
+    expect(await jobs()).toEqual([{ run_at: Date.parse('2026-04-01T00:00:00Z') }]);
     await t.ctx.state.reset();
-    expect(await jobs()).toHaveLength(1);
+    expect(await jobs()).toEqual([]);
+    await advanceTo(t, '2026-04-10T00:00:00Z');
+    const again = await bootstrapAccount(t.ctx.db, t.clock, {
+      email: 'again@example.com',
+      username: 'again',
+    });
+    await createInstance(t, {}, again.token);
+    expect(await jobs()).toEqual([{ run_at: Date.parse('2026-05-01T00:00:00Z') }]);
   });
 });
 
