@@ -240,7 +240,7 @@ export async function createContext(
       forwardDns: new ForwardDns(config.rdnsResolver),
     }),
     firewalls,
-    assign: new AssignService({ db, ips }),
+    assign: new AssignService({ db, ips, clock }),
     ipv6: new Ipv6Service({ db, clock, ips }),
     vlans: new VlansService(
       db,

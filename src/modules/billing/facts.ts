@@ -25,8 +25,9 @@ export interface FactOwner {
   entityId: number;
 }
 
-function sameCharge(f: FactRow, l: BillableLine): boolean {
+function sameCharge(f: FactRow, l: BillableLine, accountId: number): boolean {
   return (
+    f.account_id === accountId &&
     f.kind === l.kind &&
     f.ref === l.ref &&
     f.quantity === l.quantity &&
@@ -81,8 +82,9 @@ export async function closeFacts(
 
 /**
  * Makes the entity's open periods match what it is billed for now, at `atMs`: a period whose
- * charge changed (type, size, price, region) is closed and a new one opened — a resize splits
- * the period — lines that stopped are closed, new lines are opened, unchanged ones go on.
+ * charge changed (type, size, price, region, or the account: a transfer) is closed and a new
+ * one opened — a resize splits the period — lines that stopped are closed, new lines are
+ * opened, unchanged ones go on.
  * Idempotent: calling it twice changes nothing. An entity gone away has no lines.
  */
 export async function syncFacts(
@@ -100,7 +102,7 @@ export async function syncFacts(
     .execute();
   const kept = new Set<number>();
   for (const f of open) {
-    const line = lines.find((l) => sameCharge(f, l));
+    const line = lines.find((l) => sameCharge(f, l, owner.accountId));
     if (line && !kept.has(lines.indexOf(line))) {
       kept.add(lines.indexOf(line));
       continue;

@@ -142,6 +142,25 @@ describe('billing engine', () => {
     expect((await account(t)).balance_uninvoiced).toBe(0.03);
   });
 
+  it('assignIPs: an extra IPv4 moved to another instance is billed to that instance from then on', async () => {
+    const a = await createInstance(t);
+    const b = await createInstance(t);
+    const added = Math.floor(t.clock.nowMs() / 1000) * 1000;
+    const ip = await t.post(`/v4/compute/instances/${a}/ips`, { type: 'ipv4', public: true });
+    expect(ip.status).toBe(200);
+    await advanceTo(t, '2026-03-01T18:00:00Z');
+    const r = await t.post('/v4/networking/ips/assign', {
+      region: 'us-east',
+      assignments: [{ address: ip.body.address, compute_id: b }],
+    });
+    expect(r.status, JSON.stringify(r.body)).toBe(200);
+    const v4 = (await facts()).filter((f) => f.kind === 'ipv4');
+    expect(v4.map((f) => [f.entity_id, f.ref, f.from_ms, f.to_ms])).toEqual([
+      [a, ip.body.address, added, Date.parse('2026-03-01T18:00:00Z')],
+      [b, ip.body.address, Date.parse('2026-03-01T18:00:00Z'), null],
+    ]);
+  });
+
   it('backups: enable then cancel bills the add-on between the two', async () => {
     const id = await createInstance(t);
     await advanceTo(t, '2026-03-01T13:00:00Z');
