@@ -43,6 +43,7 @@ export async function billItems(
   accountId: number,
   startMs: number,
   endMs: number,
+  opts: { transfer: boolean } = { transfer: true },
 ): Promise<ItemDraft[]> {
   const items: ItemDraft[] = [];
   let objectStorage = false;
@@ -87,18 +88,22 @@ export async function billItems(
   const included = OBJECT_STORAGE_PRICES[0]?.transfer ?? 0;
   const overSent = Math.ceil(Number(t?.bytes_out ?? 0) / GB) - included;
   const perGb = NETWORK_TRANSFER_PRICES.find((p) => p.id === 'network_transfer')?.price.hourly ?? 0;
-  if (overSent > 0) items.push(misc('Object Storage - transfer over 1 TB', overSent, perGb));
+  if (opts.transfer && overSent > 0)
+    items.push(misc('Object Storage - transfer over 1 TB', overSent, perGb));
   return items;
 }
 
-/** What an account owes for [startMs, endMs) before tax, in cents. */
+/**
+ * The estimate of what an account owes for [startMs, endMs) before tax, in cents: transfer
+ * charges excluded, as the spec says of `balance_uninvoiced`.
+ */
 export async function accruedCents(
   db: Database,
   accountId: number,
   startMs: number,
   endMs: number,
 ): Promise<number> {
-  const items = await billItems(db, accountId, startMs, endMs);
+  const items = await billItems(db, accountId, startMs, endMs, { transfer: false });
   return items.reduce((n, i) => n + i.amount_cents, 0);
 }
 

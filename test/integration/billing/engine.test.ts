@@ -185,7 +185,7 @@ describe('billing engine', () => {
     expect((await facts()).map((f) => f.to_ms)).toEqual([Date.parse('2026-03-01T14:00:00Z')]);
   });
 
-  it('object storage: transfer over the included 1 TB is invoiced per GB', async () => {
+  it('object storage: storage over 250 GB and transfer over 1 TB are invoiced per GB', async () => {
     expect(
       (await t.post('/v4/object-storage/buckets', { cluster: 'us-east-1', label: 'bucket-one' }))
         .status,
@@ -199,15 +199,33 @@ describe('billing engine', () => {
         bytes_in: 0,
       })
       .execute();
+    // 260 GB stored when the invoice is written (the counters the buckets keep).
+    await t.ctx.db.db
+      .updateTable('obj_buckets')
+      .set({ size: 260 * 1024 ** 3 })
+      .where('account_id', '=', t.admin.accountId)
+      .execute();
+    // The estimate leaves transfer out (spec): at 03-31 23:30, 731.5 h → 732 h × 0.0075 =
+    // 5.49 → capped 5.00, plus storage 10 GB × 0.02 = 0.20: 5.20.
+    await advanceTo(t, '2026-03-31T23:30:00Z');
+    expect((await account(t)).balance_uninvoiced).toBe(5.2);
     await advanceTo(t, '2026-04-01T00:00:00Z');
     const [inv] = await invoices(t);
     // Flat: 03-01 12:00 → 04-01 = 732 h × 0.0075 = 5.49 → capped 5.00;
+    // storage: 260 GB − 250 GB included = 10 GB × 0.02 = 0.20;
     // transfer: 1010 GB − 1000 GB included = 10 GB × 0.005 = 0.05.
     expect(await items(t, inv?.id as number)).toMatchObject([
       { label: 'Object Storage', amount: 5, type: 'hourly' },
+      {
+        label: 'Object Storage - storage over 250 GB',
+        quantity: 10,
+        unit_price: '0.02',
+        amount: 0.2,
+        type: 'misc',
+      },
       { label: 'Object Storage - transfer over 1 TB', quantity: 10, amount: 0.05, type: 'misc' },
     ]);
-    expect(inv?.total).toBe(5.05);
+    expect(inv?.total).toBe(5.25);
   });
 
   it('invoicing: the schedule is queued once when billing starts, and again after a reset', async () => {
