@@ -1,20 +1,18 @@
 import { authz } from '../../auth/authz.js';
 import type { Principal } from '../../auth/principal.js';
-import { type Database, parseJson } from '../../db/database.js';
+import type { Database } from '../../db/database.js';
 import { ApiError } from '../../errors/api-error.js';
 import { errors, FieldErrors } from '../../errors/errors.js';
 import type { Clock } from '../../lib/clock.js';
 import { type Page, type PageParams, pageOf } from '../../lib/pagination.js';
 import type { EventWriter } from '../events/events.writer.js';
 import type { BillableLine, FactOwner } from './facts.js';
-import { closeFacts, monthBounds, openFact, syncFacts } from './facts.js';
-import type { InvoiceItemsTable, InvoicesTable, PaymentsTable } from './billing.table.js';
+import { closeFacts, openFact, syncFacts } from './facts.js';
+import { monthBounds } from './months.js';
 import type { Invoice, InvoiceItem, Payment, PaymentCreate } from './billing.schemas.js';
-import { accruedCents, chargeAccount, writeInvoice } from './invoicing.js';
-
-type Row<T> = Omit<T, 'id'> & { id: number };
-
-const usd = (cents: number): number => Number(cents) / 100;
+import { parseUsd, toInvoice, toInvoiceItem, toPayment } from './billing.views.js';
+import { chargeAccount } from './charge.js';
+import { accruedCents, writeInvoice } from './invoices.js';
 
 /** The survey `POST /account/cancel` answers with. */
 export const SURVEY_LINK = 'https://www.example.com/survey/account-cancel';
@@ -23,46 +21,6 @@ export const SURVEY_LINK = 'https://www.example.com/survey/account-cancel';
 export const PAYMENT_MIN_CENTS = 500;
 export const PAYMENT_MAX_CENTS = 200_000;
 export const PAYMENT_BALANCE_MAX_CENTS = 5_000_000;
-
-export function toInvoice(r: Row<InvoicesTable>, billingSource: string): Invoice {
-  return {
-    id: r.id,
-    date: r.date,
-    label: r.label,
-    subtotal: usd(r.subtotal_cents),
-    tax: usd(r.tax_cents),
-    tax_summary: parseJson<{ tax: number; name: string }[]>(r.tax_summary, []),
-    total: usd(r.total_cents),
-    billing_source: billingSource,
-  };
-}
-
-export function toInvoiceItem(r: Row<InvoiceItemsTable>): InvoiceItem {
-  return {
-    amount: usd(r.amount_cents),
-    tax: usd(r.tax_cents),
-    total: usd(Number(r.amount_cents) + Number(r.tax_cents)),
-    from: r.from,
-    label: r.label,
-    quantity: r.quantity,
-    to: r.to,
-    type: r.type,
-    unit_price: r.unit_price,
-    region: r.region,
-  };
-}
-
-export const toPayment = (r: Row<PaymentsTable>): Payment => ({
-  id: r.id,
-  date: r.date,
-  usd: usd(r.usd_cents),
-});
-
-/** `$12.50` / `12.50` to cents (the schema has checked the form). */
-export const parseUsd = (s: string): number => {
-  const [whole, cents] = s.replace(/^\$/, '').split('.') as [string, string];
-  return Number(whole) * 100 + Number(cents);
-};
 
 /**
  * The billing engine (`ctx.billing`): billable periods (`open`, `close`, `change`, `sync`),

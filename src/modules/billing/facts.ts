@@ -1,6 +1,6 @@
 import type { Database } from '../../db/database.js';
 import type { BillingFactsTable } from './billing.table.js';
-import { ensureInvoicing } from './invoicing.js';
+import { ensureInvoicing } from './schedule.js';
 import type { Micros } from './prices.js';
 
 export type FactRow = Omit<BillingFactsTable, 'id'> & { id: number };
@@ -111,17 +111,6 @@ export async function syncFacts(
   }
   for (const [i, l] of lines.entries()) if (!kept.has(i)) await openFact(db, owner, l, atMs);
 }
-
-/** Start (inclusive) and end (exclusive) of the UTC month holding `ms`. */
-export function monthBounds(ms: number): { start: number; end: number } {
-  const d = new Date(ms);
-  const start = Date.UTC(d.getUTCFullYear(), d.getUTCMonth(), 1);
-  const end = Date.UTC(d.getUTCFullYear(), d.getUTCMonth() + 1, 1);
-  return { start, end };
-}
-
-/** `YYYY-MM` of a month start. */
-export const periodOf = (ms: number): string => new Date(ms).toISOString().slice(0, 7);
 
 export interface Accrual {
   /** Billed hours (partial hours rounded up). */

@@ -2,7 +2,8 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { jobDefinitions } from '../../../src/jobs/registry.js';
 import { bootstrapAccount } from '../../../src/modules/identity/bootstrap.js';
 import { JobRunner } from '../../../src/jobs/runner.js';
-import { INVOICING_JOB, invoiceMonth } from '../../../src/modules/billing/invoicing.js';
+import { invoiceMonth } from '../../../src/modules/billing/invoicing.js';
+import { INVOICING_JOB } from '../../../src/modules/billing/schedule.js';
 import { buildTestApp, type TestApp } from '../../helpers/build-test-app.js';
 import { account, addCard, advanceTo, createInstance, invoices, items } from './helpers.js';
 
