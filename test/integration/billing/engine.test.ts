@@ -162,6 +162,22 @@ describe('billing engine', () => {
     ]);
   });
 
+  it('cloneComputeInstance: the new instance is billed at its own type from its creation', async () => {
+    const src = await createInstance(t);
+    const r = await t.post(`/v4/compute/instances/${src}/clone`, {
+      region: 'us-east',
+      type: 'g6-standard-1',
+      backups_enabled: true,
+    });
+    expect(r.status, JSON.stringify(r.body)).toBe(200);
+    const created = Math.floor(t.clock.nowMs() / 1000) * 1000;
+    const mine = (await facts()).filter((f) => f.entity_id === r.body.id);
+    expect(mine.map((f) => [f.kind, f.ref, Number(f.hourly_micros), f.from_ms, f.to_ms])).toEqual([
+      ['compute_type', 'g6-standard-1', 18_000, created, null],
+      ['backups', 'g6-standard-1', 4_000, created, null],
+    ]);
+  });
+
   it('backups: enable then cancel bills the add-on between the two', async () => {
     const id = await createInstance(t);
     await advanceTo(t, '2026-03-01T13:00:00Z');
