@@ -46,6 +46,7 @@ import { tagsRoutes } from './modules/tags/tags.routes.js';
 import { loginServiceRoutes } from './modules/oauth/login-service.routes.js';
 import { oauthRoutes } from './modules/oauth/oauth.routes.js';
 import { paymentMethodsRoutes } from './modules/billing/payment-methods.routes.js';
+import { billingRoutes, priceRoutes } from './modules/billing/billing.routes.js';
 import { volumesRoutes } from './modules/volumes/volumes.routes.js';
 import { vpcsRoutes } from './modules/vpcs/vpcs.routes.js';
 import { imagesRoutes, imageUploadRoutes } from './modules/images/images.routes.js';
@@ -87,6 +88,8 @@ function areas(ctx: AppContext): FastifyPluginAsync[] {
     profileRoutes(ctx),
     accountRoutes(ctx),
     paymentMethodsRoutes(ctx),
+    billingRoutes(ctx),
+    priceRoutes(),
     instancesRoutes(ctx),
     disksRoutes(ctx),
     configsRoutes(ctx),

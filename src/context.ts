@@ -39,6 +39,7 @@ import { IpAllocator, loadPools } from './modules/networking/ip-allocator.js';
 import { ProfileService } from './modules/profile/profile.service.js';
 import { AccountService } from './modules/account/account.service.js';
 import { PaymentMethodsService } from './modules/billing/payment-methods.service.js';
+import { BillingService } from './modules/billing/billing.service.js';
 import { GrantsService } from './modules/account/grants.service.js';
 import { UsersService } from './modules/account/users.service.js';
 import { SshKeysService } from './modules/profile/sshkeys.service.js';
@@ -144,6 +145,8 @@ export interface AppContext {
   rateLimits: RateLimitStore;
   metrics: Metrics;
   catalogue: CatalogueData;
+  /** The billing engine: billable periods, balance, invoices, payments, cancel. */
+  billing: BillingService;
   /** Every area's entity types (grants, event references, cascades, …). */
   entities: EntityRegistry;
   ips: IpAllocator;
@@ -204,6 +207,7 @@ export async function createContext(
     definitions: jobDefinitions(),
   });
   queue.onEnqueue = () => runner.wake();
+  const billing = new BillingService({ db, clock, events });
 
   const catalogue = new CatalogueService(db, data);
   const ips = new IpAllocator(
@@ -242,7 +246,7 @@ export async function createContext(
       forwardDns: new ForwardDns(config.rdnsResolver),
     }),
     firewalls,
-    assign: new AssignService({ db, ips }),
+    assign: new AssignService({ db, ips, clock }),
     ipv6: new Ipv6Service({ db, clock, ips }),
     vlans: new VlansService(
       db,
@@ -257,7 +261,7 @@ export async function createContext(
     catalogue,
     events: new EventsService(db, clock, new FeedCache(config.feedCacheMb * 1024 * 1024)),
     profile: new ProfileService(db, events),
-    account: new AccountService(db, events),
+    account: new AccountService(db, events, (tx, id) => billing.uninvoicedCents(tx, id)),
     users: new UsersService(db, clock, events),
     grants: new GrantsService(db, entities),
     tokens: new TokensService(db, clock, events),
@@ -326,6 +330,7 @@ export async function createContext(
     rateLimits: db.dialect === 'postgres' ? new DbRateLimitStore(db) : new MemoryRateLimitStore(),
     metrics: new Metrics(),
     catalogue: data,
+    billing,
     entities,
     ips,
     services,

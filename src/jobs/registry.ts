@@ -6,6 +6,7 @@ import { volumeJobs } from '../modules/volumes/volumes.jobs.js';
 import { imageJobs } from '../modules/images/images.jobs.js';
 import { transferJobs } from '../modules/transfers/transfers.jobs.js';
 import { noticeJobs } from '../modules/account-notices/maintenance.jobs.js';
+import { invoicingJob } from '../modules/billing/invoicing.js';
 import type { AnyJobDefinition } from './runner.js';
 
 /** Every job definition, listed explicitly. Areas add their jobs here. */
@@ -19,5 +20,6 @@ export function jobDefinitions(): AnyJobDefinition[] {
     ...backupJobs,
     ...transferJobs,
     ...noticeJobs,
+    invoicingJob,
   ];
 }

@@ -69,12 +69,21 @@ export class AccountService {
   constructor(
     private readonly db: Database,
     private readonly events: EventWriter,
+    /** The current month's accrual in cents (the billing engine): `balance_uninvoiced`. */
+    private readonly uninvoiced?: (db: Database, accountId: number) => Promise<number>,
   ) {}
+
+  /** The account row with `balance_uninvoiced_cents` as the billing engine computes it now. */
+  private async billed(db: Database, accountId: number): Promise<AccountRow> {
+    const row = await accountRow(db, accountId);
+    if (this.uninvoiced) row.balance_uninvoiced_cents = await this.uninvoiced(db, accountId);
+    return row;
+  }
 
   async get(p: Principal): Promise<Account> {
     authz.requireAccountAccess(p, 'read_only');
     return toAccount(
-      await accountRow(this.db, p.accountId),
+      await this.billed(this.db, p.accountId),
       await defaultCard(this.db, p.accountId),
     );
   }
@@ -95,7 +104,7 @@ export class AccountService {
         status: 'notification',
         username: p.username,
       });
-      return toAccount(await accountRow(tx, p.accountId), await defaultCard(tx, p.accountId));
+      return toAccount(await this.billed(tx, p.accountId), await defaultCard(tx, p.accountId));
     });
   }
 

@@ -1,5 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import type { Database } from '../../db/database.js';
+import { billInstance } from '../billing/billables.js';
 import type { JobContext } from '../../jobs/job.js';
 import { defineJob } from '../../jobs/job.js';
 import type { WorkKind } from '../../jobs/timing.js';
@@ -195,6 +196,7 @@ export const deleteJob = defineJob<DeletePayload>({
       await dropTags(ctx.db, 'compute', inst.id);
       await authz.dropEntity(ctx.db, 'compute', inst.id);
       await ctx.db.db.deleteFrom('instances').where('id', '=', inst.id).execute();
+      await billInstance(ctx.db, inst.id, isoSeconds(ctx.clock.nowMs()));
     }
     await ctx.events.update(ctx.db, p.eventId, { status: 'finished' });
     return undefined;

@@ -2,6 +2,7 @@ import { type RawBuilder, type SqlBool, sql } from 'kysely';
 import { underMaintenance } from '../account-notices/maintenance.repository.js';
 import { randomUUID } from 'node:crypto';
 import type { Database } from '../../db/database.js';
+import { billInstance } from '../billing/billables.js';
 import { parseJson, toBool } from '../../db/database.js';
 import { containsCondition, type FilterSpec } from '../../lib/filter.js';
 import type { CatalogueService } from '../catalogue/catalogue.service.js';
@@ -142,7 +143,7 @@ export async function insertIp(
   },
   nowIso: string,
 ) {
-  return db.db
+  const row = await db.db
     .insertInto('ip_addresses')
     .values({
       account_id: a.accountId,
@@ -159,6 +160,10 @@ export async function insertIp(
     })
     .returning('id')
     .executeTakeFirstOrThrow();
+  // An instance's public IPv4 beyond its first is billed (and creating an instance opens its
+  // billing with its first address).
+  if (a.instanceId !== null && a.kind === 'public') await billInstance(db, a.instanceId, nowIso);
+  return row;
 }
 
 export async function insertDisk(

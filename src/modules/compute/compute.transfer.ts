@@ -1,3 +1,4 @@
+import { billInstance } from '../billing/billables.js';
 import type { TransferCascade, Transferable } from '../../entities/entities.js';
 import type { Database } from '../../db/database.js';
 import { isoSeconds } from '../../lib/time.js';
@@ -132,5 +133,8 @@ export const computeTransferCascade: TransferCascade = {
       .where('entity_id', 'in', m.ids)
       .where('status', 'in', ['queued', 'running'])
       .execute();
+    // Billing: the sender's periods close at the accept and the receiver's open (a change of
+    // account splits them).
+    for (const id of m.ids) await billInstance(db, id, isoSeconds(m.nowMs));
   },
 };

@@ -1,4 +1,5 @@
 import type { Database } from '../../db/database.js';
+import { billInstance } from '../billing/billables.js';
 import { parseJson } from '../../db/database.js';
 import { catalogueData, type InstanceType } from '../catalogue/catalogue.data.js';
 import {
@@ -119,6 +120,7 @@ export async function finishDatacenterMove(
     .set({ region: m.region, ipv6: m.ipv6 ?? null, updated: nowIso })
     .where('id', '=', instanceId)
     .execute();
+  await billInstance(db, instanceId, nowIso);
   // Attached volumes move with the instance.
   await db.db
     .updateTable('volumes')

@@ -1,5 +1,6 @@
 import { sql } from 'kysely';
 import type { Database } from '../../db/database.js';
+import { billInstance } from '../billing/billables.js';
 
 /**
  * The two billable changes of an instance. Every change of an instance's type (resize, mutate,
@@ -10,8 +11,8 @@ import type { Database } from '../../db/database.js';
 
 /**
  * Changes the instance's type at `nowIso`.
- * BILLING: the instance's billing period must be split here — the old type is charged up to
- * `nowIso`, the new type from `nowIso` (with its region price).
+ * Billing: the instance's period is split here — the old type is charged up to `nowIso`, the
+ * new type from `nowIso` (with its region price); the backups add-on follows the type's price.
  */
 export async function changeInstanceType(
   db: Database,
@@ -24,12 +25,13 @@ export async function changeInstanceType(
     .set({ type: typeId, updated: nowIso })
     .where('id', '=', instanceId)
     .execute();
+  await billInstance(db, instanceId, nowIso);
 }
 
 /**
  * Turns the backups add-on on or off at `nowIso`. Enabling leaves the schedule to be chosen
  * (`Scheduling`) unless one is set; cancelling clears it.
- * BILLING: the add-on's billing period must be split here — charged from enable to cancel.
+ * Billing: the add-on is charged from enable to cancel (its period opens and closes here).
  */
 export async function setBackupsAddon(
   db: Database,
@@ -57,4 +59,5 @@ export async function setBackupsAddon(
     )
     .where('id', '=', instanceId)
     .execute();
+  await billInstance(db, instanceId, nowIso);
 }

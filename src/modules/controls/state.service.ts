@@ -126,14 +126,31 @@ export class StateService {
   }
 
   /**
+   * A cancelled account (`POST /account/cancel`, inside its transaction): every row it owns goes,
+   * its users and their tokens too (further calls answer 401), except the account row and its
+   * billing records (invoices, payments, billing periods, payment methods), kept for the books.
+   */
+  async closeAccount(tx: Database, accountId: number): Promise<void> {
+    const tables = stateTables(await listTables(tx));
+    await this.clearAccount(tx, tables, accountId, KEPT_BY_ACCOUNT_CLOSE);
+    for (const h of this.deps.hooks) await h.onReset?.(tx, { accountId });
+    await this.afterWrite(tx, [accountId]);
+  }
+
+  /**
    * Deletes what an account owns except the account, its users and their tokens (so the
    * credentials a test suite holds keep working), children first.
    */
-  private async clearAccount(tx: Database, tables: TableInfo[], accountId: number): Promise<void> {
+  private async clearAccount(
+    tx: Database,
+    tables: TableInfo[],
+    accountId: number,
+    kept: readonly string[] = KEPT_BY_ACCOUNT_RESET,
+  ): Promise<void> {
     const byName = new Map(tables.map((t) => [t.name, t]));
     if (tx.dialect === 'sqlite') await sql`pragma defer_foreign_keys = on`.execute(tx.db);
     for (const t of [...tables].reverse()) {
-      if (KEPT_BY_ACCOUNT_RESET.includes(t.name)) continue;
+      if (kept.includes(t.name)) continue;
       const cond = belongsTo(t, byName, accountId);
       if (cond) await sql`delete from ${sql.id(t.name)} where ${cond}`.execute(tx.db);
     }
@@ -224,6 +241,15 @@ export async function startLock(tx: Database): Promise<void> {
 
 /** Identity rows an account reset keeps. */
 const KEPT_BY_ACCOUNT_RESET: readonly string[] = ['accounts', 'users', 'tokens'];
+/** Rows a cancelled account keeps: the account and its billing records. */
+const KEPT_BY_ACCOUNT_CLOSE: readonly string[] = [
+  'accounts',
+  'billing_facts',
+  'invoices',
+  'invoice_items',
+  'payments',
+  'payment_methods',
+];
 
 async function appliedMigrations(db: Database): Promise<string[]> {
   const rows = await anyDb(db).selectFrom('stratus_migrations').select('name').execute();

@@ -1,6 +1,9 @@
 import { authz } from '../../auth/authz.js';
 import type { Principal } from '../../auth/principal.js';
 import type { Database } from '../../db/database.js';
+import type { Clock } from '../../lib/clock.js';
+import { isoSeconds } from '../../lib/time.js';
+import { billInstance } from '../billing/billables.js';
 import { errors, FieldErrors } from '../../errors/errors.js';
 import { canonicalIpv6, ipv4ToNum, numToIpv4 } from '../../lib/ip.js';
 import { findInstance, type InstanceRow } from '../compute/compute.repository.js';
@@ -11,6 +14,8 @@ import { type RangeRow, rangesOf } from './ipv6.repository.js';
 export interface AssignDeps {
   db: Database;
   ips: IpAllocator;
+  /** The job clock: moved addresses change which instances pay for an extra IPv4. */
+  clock?: Clock;
 }
 
 /** An address of a request, resolved to its row. */
@@ -218,6 +223,11 @@ export class AssignService {
             .where('id', '=', it.row.id)
             .execute();
         }
+      }
+      // Every instance that gained or lost an address: its extra IPv4 periods follow.
+      if (this.d.clock) {
+        const at = isoSeconds(this.d.clock.nowMs());
+        for (const id of instances.keys()) await billInstance(tx, id, at);
       }
     });
   }

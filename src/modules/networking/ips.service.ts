@@ -1,6 +1,7 @@
 import { authz } from '../../auth/authz.js';
 import type { Principal } from '../../auth/principal.js';
 import type { Database } from '../../db/database.js';
+import { billInstance } from '../billing/billables.js';
 import { errors } from '../../errors/errors.js';
 import type { Clock } from '../../lib/clock.js';
 import { compileFilter } from '../../lib/filter.js';
@@ -343,6 +344,7 @@ export class IpsService {
         throw errors.reason('Cannot delete an address with a 1:1 NAT to an active VPC interface.');
       }
       await tx.db.deleteFrom('ip_addresses').where('id', '=', t.row.id).execute();
+      await billInstance(tx, inst.id, isoSeconds(this.d.clock.nowMs()));
       await this.d.events.record(tx, {
         accountId: p.accountId,
         action: 'compute_deleteip',

@@ -2,6 +2,7 @@ import type { FirewallsService } from '../networking/firewalls.service.js';
 import { authz, type Permission } from '../../auth/authz.js';
 import type { Principal } from '../../auth/principal.js';
 import type { Database } from '../../db/database.js';
+import { billNodeBalancer } from '../billing/billables.js';
 import type { CascadeContext, EntityRegistry } from '../../entities/entities.js';
 import { errors, FieldErrors } from '../../errors/errors.js';
 import type { Clock } from '../../lib/clock.js';
@@ -197,6 +198,7 @@ export class NodeBalancersService {
       const id = inserted.id;
       const label = b.label ?? `balancer${id}`;
       if (b.label === undefined) await this.assertLabelFree(tx, p.accountId, label);
+      await billNodeBalancer(tx, id, now);
       await tx.db
         .updateTable('nodebalancers')
         .set({ label, ipv6: this.d.ips.serviceIpv6(b.region, id) })
@@ -271,6 +273,7 @@ export class NodeBalancersService {
       await dropTags(tx, 'nodebalancer', id);
       await authz.dropEntity(tx, 'nodebalancer', id);
       await tx.db.deleteFrom('nodebalancers').where('id', '=', id).execute();
+      await billNodeBalancer(tx, id, isoSeconds(this.d.clock.nowMs()));
       await this.d.events.record(tx, {
         accountId: p.accountId,
         action: 'nodebalancer_delete',

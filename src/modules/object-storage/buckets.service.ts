@@ -1,5 +1,6 @@
 import type { Principal } from '../../auth/principal.js';
 import type { Database } from '../../db/database.js';
+import { activateObjectStorage, cancelObjectStorage } from '../billing/billables.js';
 import { isUniqueViolation } from '../../errors/db-errors.js';
 import { errors, FieldErrors } from '../../errors/errors.js';
 import type { Clock } from '../../lib/clock.js';
@@ -115,6 +116,7 @@ export class BucketsService {
     try {
       return await this.d.db.transaction(async (tx) => {
         await assertPositiveStanding(tx, accountId);
+        await activateObjectStorage(tx, accountId, isoSeconds(this.d.clock.nowMs()));
         return tx.db
           .insertInto('obj_buckets')
           .values({
@@ -196,6 +198,7 @@ export class BucketsService {
 
   async cancel(p: Principal): Promise<Record<string, never>> {
     await this.d.data.removeAccountBuckets(p.accountId);
+    await cancelObjectStorage(this.d.db, p.accountId, isoSeconds(this.d.clock.nowMs()));
     return {};
   }
 }

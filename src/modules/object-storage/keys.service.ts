@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { Selectable } from 'kysely';
 import type { Principal } from '../../auth/principal.js';
 import type { Database } from '../../db/database.js';
+import { activateObjectStorage } from '../billing/billables.js';
 import { errors, FieldErrors } from '../../errors/errors.js';
 import type { Clock } from '../../lib/clock.js';
 import { type Page, type PageParams, pageOf } from '../../lib/pagination.js';
@@ -148,6 +149,7 @@ export class KeysService {
           if (!b) throw errors.invalidField(`bucket_access[${i}].bucket_name`, 'Bucket not found');
         }
       }
+      await activateObjectStorage(tx, p.accountId, isoSeconds(this.d.clock.nowMs()));
       const { id } = await tx.db
         .insertInto('obj_keys')
         .values({

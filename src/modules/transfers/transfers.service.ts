@@ -244,8 +244,7 @@ export class TransfersService {
           if (c.type.taggable) await dropTags(tx, c.type.type, id);
         }
       }
-      // BILLING: the sender is billed for these entities up to `nowMs`, the receiver from then
-      // (moveBilling(tx, { carried, from: row.account_id, to: p.accountId, atMs: nowMs })).
+      // Billing follows in the cascades: the sender is billed up to `nowMs`, the receiver from then.
       await setStatus(tx, row, 'completed', now, p.accountId);
       await this.recordBoth(tx, row, 'entity_transfer_accept', p, 'notification');
       return undefined;

@@ -2,6 +2,7 @@ import { authz, type Permission } from '../../auth/authz.js';
 import type { Principal } from '../../auth/principal.js';
 import { grantsScope } from '../../auth/scopes.js';
 import type { Database } from '../../db/database.js';
+import { billVolume } from '../billing/billables.js';
 import { errors, FieldErrors } from '../../errors/errors.js';
 import type { JobQueue } from '../../jobs/queue.js';
 import type { Clock } from '../../lib/clock.js';
@@ -294,6 +295,7 @@ export class VolumesService {
         .returning('id')
         .executeTakeFirstOrThrow();
       const id = inserted.id;
+      await billVolume(tx, id, now);
       await this.place(tx, placement, id, now);
       await authz.grantCreator(tx, p, 'volume', id);
       if (b.tags) await setTags(tx, p.accountId, 'volume', id, b.tags);
@@ -349,6 +351,7 @@ export class VolumesService {
       await dropTags(tx, 'volume', id);
       await authz.dropEntity(tx, 'volume', id);
       await tx.db.deleteFrom('volumes').where('id', '=', id).execute();
+      await billVolume(tx, id, now);
       await this.d.events.record(tx, {
         accountId: p.accountId,
         action: 'volume_delete',
@@ -446,6 +449,7 @@ export class VolumesService {
         .returning('id')
         .executeTakeFirstOrThrow();
       await authz.grantCreator(tx, p, 'volume', inserted.id);
+      await billVolume(tx, inserted.id, now);
       const eventId = await this.d.events.record(tx, {
         accountId: p.accountId,
         action: 'volume_clone',
@@ -475,6 +479,7 @@ export class VolumesService {
         .set({ size, status: 'resizing', updated: this.now() })
         .where('id', '=', id)
         .execute();
+      await billVolume(tx, id, this.now());
       const eventId = await this.d.events.record(tx, {
         accountId: p.accountId,
         action: 'volume_resize',

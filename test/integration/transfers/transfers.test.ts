@@ -53,7 +53,6 @@ describe('service transfers', () => {
 
   it('createServiceTransfer: refuses an instance with an attached volume, in a firewall, or busy', async () => {
     const a = await instance(t);
-    const v = await t.post('/v4/volumes', { label: 'v1', region: 'us-east', linode_id: a.id });
     const vol = await t.post('/v4/volumes', { label: 'v1', region: 'us-east' });
     expect(vol.status).toBe(200);
     await t.settle();
@@ -61,7 +60,6 @@ describe('service transfers', () => {
       200,
     );
     await t.settle();
-    void v;
     const r = await createTransfer(t, [a.id]);
     expect(r.status).toBe(400);
     expect(r.body.errors[0].reason).toMatch(/attached volumes/);
@@ -203,6 +201,33 @@ describe('service transfers', () => {
     expect(mine).toHaveLength(1);
     expect(theirs).toHaveLength(1);
     expect(theirs[0]?.entity.label).toBe(tr.body.token);
+  });
+
+  it('acceptServiceTransfer: billing changes hands at the accept (the sender pays up to it, the receiver from it)', async () => {
+    const other = await otherAccount(t);
+    const a = await instance(t);
+    const r = await createTransfer(t, [a.id]);
+    t.clock.advance(3 * 3600_000);
+    const acceptedMs = t.clock.nowMs();
+    const ok = await t.post(`/v4/account/service-transfers/${r.body.token}/accept`, undefined, {
+      token: other.token,
+    });
+    expect(ok.status, JSON.stringify(ok.body)).toBe(200);
+    const facts = await t.ctx.db.db
+      .selectFrom('billing_facts')
+      .selectAll()
+      .where('entity_type', '=', 'compute')
+      .where('entity_id', '=', a.id)
+      .orderBy('id')
+      .execute();
+    const byAccount = (id: number) => facts.filter((f) => f.account_id === id);
+    const sender = byAccount(t.admin.accountId);
+    const receiver = byAccount(other.accountId);
+    expect(sender).toHaveLength(1);
+    expect(receiver).toHaveLength(1);
+    expect(Number(sender[0]?.to_ms)).toBe(Math.floor(acceptedMs / 1000) * 1000);
+    expect(Number(receiver[0]?.from_ms)).toBe(Number(sender[0]?.to_ms));
+    expect(receiver[0]?.to_ms).toBeNull();
   });
 
   it('acceptServiceTransfer: refused for the sender, and a second time', async () => {
