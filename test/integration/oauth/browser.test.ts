@@ -6,7 +6,7 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import { totpCode } from '../../../src/modules/oauth/totp.js';
 import { CHROMIUM_MISSING, chromiumInstalled, launchChromium } from '../../helpers/chromium.js';
 import { buildTestApp, type TestApp } from '../../helpers/build-test-app.js';
-import { createClient, givePassword, PASSWORD } from './fixtures.js';
+import { answerSecurityQuestions, createClient, givePassword, PASSWORD } from './fixtures.js';
 
 /**
  * The whole authorization code flow as a user and an application live it: a standard client
@@ -163,6 +163,7 @@ describe.skipIf(!installed)(
     });
 
     it('browser: with two-factor authentication on, the user types the TOTP code on the page', async () => {
+      await answerSecurityQuestions(t);
       const en = await t.post('/v4/profile/tfa-enable');
       const confirmed = await t.post('/v4/profile/tfa-enable-confirm', {
         tfa_code: totpCode(en.body.secret, t.clock.nowMs()),
