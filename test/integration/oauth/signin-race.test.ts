@@ -1,8 +1,16 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { buildTestApp, type TestApp } from '../../helpers/build-test-app.js';
-import { authorizeQuery, type Client, createClient, givePassword, signIn } from './fixtures.js';
+import {
+  authorizeQuery,
+  type Client,
+  createClient,
+  exchange,
+  givePassword,
+  obtainCode,
+  signIn,
+} from './fixtures.js';
 
-describe('oauth sign-in rate limit under concurrency', () => {
+describe('oauth login service under concurrency', () => {
   let t: TestApp;
   let c: Client;
   beforeEach(async () => {
@@ -25,5 +33,15 @@ describe('oauth sign-in rate limit under concurrency', () => {
     expect((await signIn(t, q)).statusCode).toBe(429);
     const failed = await t.get('/v4/account/logins', { filter: { status: 'failed' } });
     expect(failed.body.results).toBe(13);
+  });
+
+  it('token: one code exchanged six times at once gives tokens once, and the reuse revokes them', async () => {
+    const code = await obtainCode(t, c);
+    const both = await Promise.all(Array.from({ length: 6 }, () => exchange(t, c, code)));
+    expect(both.map((r) => r.status).sort()).toEqual([200, 400, 400, 400, 400, 400]);
+    const won = both.find((r) => r.status === 200);
+    expect(both.find((r) => r.status === 400)?.body.error).toBe('invalid_grant');
+    // RFC 6749 §4.1.2: the tokens issued from a reused code are revoked.
+    expect((await t.get('/v4/profile', { token: won?.body.access_token })).status).toBe(401);
   });
 });
