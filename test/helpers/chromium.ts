@@ -25,6 +25,6 @@ export function launchChromium(): Promise<Browser> {
     executablePath: CHROMIUM_PATH,
     headless: true,
     args: ['--no-sandbox', '--disable-dev-shm-usage', '--disable-gpu'],
-    timeout: 20_000,
+    timeout: 60_000,
   });
 }

@@ -61,7 +61,7 @@ describe.skipIf(!installed)(
       issuer = new URL(`http://127.0.0.1:${port}`);
       cb = await callbackServer();
       page = await (await browser.newContext()).newPage();
-      page.setDefaultTimeout(10_000);
+      page.setDefaultTimeout(15_000);
     });
     afterEach(async () => {
       await page?.context().close();
@@ -70,7 +70,7 @@ describe.skipIf(!installed)(
     });
 
     /** Discovery, PKCE authorization URL; the browser signs in and approves; answers the tokens. */
-    async function browserFlow(tfa?: () => string) {
+    async function browserFlow(tfa?: () => string, trustDevice = false) {
       const opts = { [oauth.allowInsecureRequests]: true };
       const as = await oauth.processDiscoveryResponse(
         issuer,
@@ -108,6 +108,7 @@ describe.skipIf(!installed)(
         expect(await page.locator('#username').inputValue()).toBe('owner');
         await page.locator('#password').fill(PASSWORD);
         await page.locator('#tfa_code').fill(tfa());
+        if (trustDevice) await page.getByLabel(/Trust this device/).check();
       }
       await page.getByRole('button', { name: 'Sign in' }).click();
       await page.locator('h1', { hasText: 'Authorize access' }).waitFor();
@@ -162,7 +163,7 @@ describe.skipIf(!installed)(
       expect(logins.body.data.at(-1)).toMatchObject({ username: 'owner', status: 'successful' });
     });
 
-    it('browser: with two-factor authentication on, the user types the TOTP code on the page', async () => {
+    it('browser: with two-factor authentication on, the user types the TOTP code; a trusted browser then signs in without one', async () => {
       await answerSecurityQuestions(t);
       const en = await t.post('/v4/profile/tfa-enable');
       const confirmed = await t.post('/v4/profile/tfa-enable-confirm', {
@@ -171,10 +172,20 @@ describe.skipIf(!installed)(
       expect(confirmed.status).toBe(200);
       t.clock.advance(30_000); // the confirmation's code is spent; sign in with the next one
 
-      const { tokens } = await browserFlow(() => totpCode(en.body.secret, t.clock.nowMs()));
+      const { tokens } = await browserFlow(() => totpCode(en.body.secret, t.clock.nowMs()), true);
       expect(
         (await t.get('/v4/profile', { token: tokens.access_token })).body.two_factor_auth,
       ).toBe(true);
+
+      // "Trust this device": the browser kept the HttpOnly device cookie, and the next
+      // authorization in it signs in without a code.
+      const cookies = await page.context().cookies();
+      const device = cookies.find((c) => c.name === 'stratus_device');
+      expect(device).toMatchObject({ httpOnly: true, path: '/oauth', sameSite: 'Lax' });
+      cb.hits.length = 0;
+      const again = await browserFlow();
+      expect((await t.get('/v4/profile', { token: again.tokens.access_token })).status).toBe(200);
+      expect((await t.get('/v4/profile/devices')).body.results).toBe(1);
     });
   },
 );
