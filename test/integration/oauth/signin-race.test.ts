@@ -6,8 +6,10 @@ import {
   createClient,
   exchange,
   givePassword,
+  form,
   obtainCode,
   signIn,
+  ticketOf,
 } from './fixtures.js';
 
 describe('oauth login service under concurrency', () => {
@@ -43,5 +45,22 @@ describe('oauth login service under concurrency', () => {
     expect(both.find((r) => r.status === 400)?.body.error).toBe('invalid_grant');
     // RFC 6749 §4.1.2: the tokens issued from a reused code are revoked.
     expect((await t.get('/v4/profile', { token: won?.body.access_token })).status).toBe(401);
+  });
+
+  it('consent: approvals sent at once for one user and client make one authorized app', async () => {
+    const q = authorizeQuery(c);
+    const tickets = [];
+    for (let i = 0; i < 6; i++) tickets.push(ticketOf((await signIn(t, q)).body));
+    const backs = await Promise.all(
+      tickets.map((ticket) => form(t, '/oauth/consent', { ticket, decision: 'approve' })),
+    );
+    // Not a unique-constraint 500 for the ones that lose the race.
+    expect(backs.map((b) => b.statusCode)).toEqual(backs.map(() => 302));
+    const codes = backs.map((b) => new URL(String(b.headers.location)).searchParams.get('code'));
+    expect(codes.every((code) => code !== null)).toBe(true);
+    const apps = await t.get('/v4/profile/apps');
+    expect(apps.body.results).toBe(1);
+    // Every code still works, under the one app.
+    for (const code of codes) expect((await exchange(t, c, String(code))).status).toBe(200);
   });
 });
