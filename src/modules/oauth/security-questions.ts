@@ -134,6 +134,10 @@ export class SecurityQuestionsService {
     const hashes = await Promise.all(given.map((a) => hashPassword(normalizeAnswer(a.response))));
     const updated = isoSeconds(this.clock.nowMs());
     await this.db.transaction(async (tx) => {
+      // Answers sent at once: one after the other, so the user ends with exactly three.
+      await tx
+        .forUpdate(tx.db.selectFrom('users').select('id').where('id', '=', p.userId))
+        .execute();
       await tx.db.deleteFrom('security_answers').where('user_id', '=', p.userId).execute();
       await tx.db
         .insertInto('security_answers')

@@ -156,4 +156,12 @@ describe('profile security questions', () => {
     expect(after.status).toBe(200);
     expect(after.body.secret).toMatch(/^[A-Z2-7]{32}$/);
   });
+
+  it('postSecurityQuestions: answers sent at once leave exactly three, all of one request', async () => {
+    const sets = Array.from({ length: 10 }, (_, i) => [i + 1, i + 2, i + 3]);
+    const all = await Promise.all(sets.map((ids) => t.post(URL, three(ids))));
+    expect(all.map((r) => r.status)).toEqual(sets.map(() => 200));
+    const ids = (await stored()).map((r) => r.question_id);
+    expect(sets.map((s) => [...s].sort((a, b) => a - b).join())).toContain(ids.join());
+  });
 });
