@@ -36,6 +36,8 @@ const PAGE_HEADERS = {
   'content-type': 'text/html; charset=utf-8',
   'x-frame-options': 'DENY',
   'referrer-policy': 'no-referrer',
+  // The consent page carries a one-time ticket; no page of the sign-in is kept by a cache.
+  'cache-control': 'no-store',
 };
 
 /** The origin of a registered redirect URI (http/https only), for the pages' CSP. */

@@ -36,6 +36,7 @@ describe('oauth login service: revoked clients and the pages’ security headers
   it('consent: a sign-in ticket of a client deleted since gives no code', async () => {
     const c = await createClient(t);
     const consent = await signIn(t, authorizeQuery(c));
+    expect(consent.headers['cache-control']).toBe('no-store');
     expect(consent.statusCode).toBe(200);
     await t.del(`/v4/account/oauth-clients/${c.id}`);
     const back = await form(t, '/oauth/consent', {
@@ -57,7 +58,7 @@ describe('oauth login service: revoked clients and the pages’ security headers
     expect(fresh.status).toBe(200);
   });
 
-  it('authorize: the pages’ form-action allows the client’s redirect origin and no other', async () => {
+  it('authorize: the pages’ form-action allows the client’s redirect origin and no other; pages are not cached', async () => {
     const c = await createClient(t, { redirect_uri: 'https://app.example.com:8443/cb?x=1' });
     const page = await t.app.inject({
       method: 'GET',
@@ -69,6 +70,7 @@ describe('oauth login service: revoked clients and the pages’ security headers
     expect(page.headers['x-frame-options']).toBe('DENY');
 
     const consent = await signIn(t, authorizeQuery(c));
+    expect(consent.headers['cache-control']).toBe('no-store');
     expect(csp(consent.headers)).toMatch(/form-action 'self' https:\/\/app\.example\.com:8443$/);
     const failed = await signIn(t, authorizeQuery(c), 'owner', 'wrong password');
     expect(failed.statusCode).toBe(401);
