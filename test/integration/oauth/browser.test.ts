@@ -69,8 +69,22 @@ describe.skipIf(!installed)(
       await t.close();
     });
 
-    /** Discovery, PKCE authorization URL; the browser signs in and approves; answers the tokens. */
-    async function browserFlow(tfa?: () => string, trustDevice = false) {
+    interface FlowOptions {
+      /** The TOTP code to type (two-factor authentication on). */
+      tfa?: () => string;
+      trustDevice?: boolean;
+      decision?: 'Allow' | 'Deny';
+    }
+
+    /**
+     * Discovery and a PKCE authorization URL; the browser signs in and answers the consent page,
+     * landing on the redirect URI; answers what the application got there.
+     */
+    async function authorizeInBrowser({
+      tfa,
+      trustDevice = false,
+      decision = 'Allow',
+    }: FlowOptions) {
       const opts = { [oauth.allowInsecureRequests]: true };
       const as = await oauth.processDiscoveryResponse(
         issuer,
@@ -114,13 +128,19 @@ describe.skipIf(!installed)(
       await page.locator('h1', { hasText: 'Authorize access' }).waitFor();
       const scopes = await page.locator('#scopes li').allTextContents();
       expect(scopes.join('\n')).toContain('account:read_write');
-      await page.getByRole('button', { name: 'Allow' }).click();
+      await page.getByRole('button', { name: decision }).click();
       await page.waitForURL((u) => u.href.startsWith(cb.uri));
       expect(await page.locator('h1').textContent()).toBe('Signed in');
 
       expect(cb.hits).toHaveLength(1);
       const callback = new URL(page.url());
-      expect(callback.searchParams.get('code')).toBe(cb.hits[0]?.searchParams.get('code'));
+      expect(callback.search).toBe(cb.hits[0]?.search);
+      return { as, client, auth, opts, callback, state, verifier };
+    }
+
+    /** authorizeInBrowser, then the code exchanged by the library; answers the tokens. */
+    async function browserFlow(o: FlowOptions = {}) {
+      const { as, client, auth, opts, callback, state, verifier } = await authorizeInBrowser(o);
       const params = oauth.validateAuthResponse(as, client, callback, state);
       const tokens = await oauth.processAuthorizationCodeResponse(
         as,
@@ -172,7 +192,10 @@ describe.skipIf(!installed)(
       expect(confirmed.status).toBe(200);
       t.clock.advance(30_000); // the confirmation's code is spent; sign in with the next one
 
-      const { tokens } = await browserFlow(() => totpCode(en.body.secret, t.clock.nowMs()), true);
+      const { tokens } = await browserFlow({
+        tfa: () => totpCode(en.body.secret, t.clock.nowMs()),
+        trustDevice: true,
+      });
       expect(
         (await t.get('/v4/profile', { token: tokens.access_token })).body.two_factor_auth,
       ).toBe(true);
@@ -186,6 +209,16 @@ describe.skipIf(!installed)(
       const again = await browserFlow();
       expect((await t.get('/v4/profile', { token: again.tokens.access_token })).status).toBe(200);
       expect((await t.get('/v4/profile/devices')).body.results).toBe(1);
+    });
+
+    it('browser: denying on the consent page lands on the redirect URI with access_denied and no code', async () => {
+      const { as, client, callback, state } = await authorizeInBrowser({ decision: 'Deny' });
+      expect(callback.searchParams.get('code')).toBeNull();
+      expect(callback.searchParams.get('state')).toBe(state);
+      expect(() => oauth.validateAuthResponse(as, client, callback, state)).toThrow(
+        expect.objectContaining({ error: 'access_denied' }),
+      );
+      expect((await t.get('/v4/profile/apps')).body.results).toBe(0);
     });
   },
 );
