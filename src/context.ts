@@ -55,6 +55,7 @@ import { DevicesService } from './modules/oauth/devices.js';
 import { LoginsService } from './modules/oauth/logins.js';
 import { PhoneService } from './modules/oauth/phone.service.js';
 import { PreferencesService } from './modules/oauth/preferences.js';
+import { SecurityQuestionsService } from './modules/oauth/security-questions.js';
 import { TfaService } from './modules/oauth/tfa.service.js';
 import { TokenService } from './modules/oauth/token.service.js';
 import { VolumesService } from './modules/volumes/volumes.service.js';
@@ -124,6 +125,7 @@ export interface Services {
   oauthDevices: DevicesService;
   oauthPreferences: PreferencesService;
   oauthPhone: PhoneService;
+  oauthSecurityQuestions: SecurityQuestionsService;
   objectStorage: ObjectStorage;
   paymentMethods: PaymentMethodsService;
   transfers: TransfersService;
@@ -231,6 +233,7 @@ export async function createContext(
   });
   // Secrets Stratus must read back (object storage keys, TLS keys, TOTP) are sealed with it.
   const sealer = new Sealer(db, config.encryptionKey);
+  const securityQuestions = new SecurityQuestionsService(db, clock);
   const services: Services = {
     instances,
     power: new PowerService({ db, clock, events, queue }, instances),
@@ -287,10 +290,11 @@ export async function createContext(
     oauthTokens: new TokenService(db, clock),
     oauthLogins: new LoginsService(db, clock),
     oauthApps: new AppsService(db),
-    oauthTfa: new TfaService(db, clock, events, sealer),
+    oauthTfa: new TfaService(db, clock, events, sealer, securityQuestions),
     oauthDevices: new DevicesService(db, clock),
     oauthPreferences: new PreferencesService(db),
     oauthPhone: new PhoneService(db, clock),
+    oauthSecurityQuestions: securityQuestions,
     objectStorage: createObjectStorage({ config, db, clock, events, catalogue: data, log, sealer }),
     paymentMethods: new PaymentMethodsService({ db, clock, events }),
     transfers: new TransfersService({ db, clock, events, queue, entities }),

@@ -16,8 +16,9 @@ import * as m0013 from './migrations/0013-emulator-controls.js';
 import * as m0014 from './migrations/0014-object-storage.js';
 import * as m0015 from './migrations/0015-oauth.js';
 import * as m0016 from './migrations/0016-payment-methods.js';
-import * as m0018 from './migrations/0018-account-actions.js';
 import * as m0017 from './migrations/0017-billing.js';
+import * as m0018 from './migrations/0018-account-actions.js';
+import * as m0020 from './migrations/0020-oauth-security.js';
 import type { MigrationContext } from './migrations/helpers.js';
 
 interface MigrationModule {
@@ -43,8 +44,9 @@ const MIGRATIONS: Record<string, MigrationModule> = {
   '0014-object-storage': m0014,
   '0015-oauth': m0015,
   '0016-payment-methods': m0016,
-  '0018-account-actions': m0018,
   '0017-billing': m0017,
+  '0018-account-actions': m0018,
+  '0020-oauth-security': m0020,
 };
 
 class StratusMigrationProvider implements MigrationProvider {

@@ -7,7 +7,7 @@ import { grantConsent } from './consent.js';
 import { type AuthRequest, redirectWith } from './oauth.request.js';
 import { credentialsOf } from './credentials.js';
 import { deviceTrusted, trustDevice } from './devices.js';
-import { recordLogin, signInWait } from './logins.js';
+import { markLoginSuccessful, recordLogin, signInWait } from './logins.js';
 import type { OAuthClientsTable } from './oauth.table.js';
 import { dummyHash, verifyPassword } from './passwords.js';
 import { checkSecondFactor } from './second-factor.js';
@@ -142,9 +142,11 @@ export class AuthorizeService {
       username: user?.username ?? form.username.slice(0, 64),
       ip,
     };
-    const wait = await signInWait(this.db, user?.id, ip, nowMs);
+    // Recorded as failed first (committed), then checked against the limits: concurrent attempts
+    // count each other. A successful check turns the record into `successful`.
+    const attemptId = await recordLogin(this.db, { ...attempt, status: 'failed' }, nowMs);
+    const wait = await signInWait(this.db, user?.id, ip, nowMs, attemptId);
     if (wait !== undefined) {
-      await recordLogin(this.db, { ...attempt, status: 'failed' }, nowMs);
       return {
         ok: false,
         status: 429,
@@ -167,7 +169,6 @@ export class AuthorizeService {
       if (!ok) tfaMessage = 'Invalid two-factor code.';
     }
     return this.db.transaction(async (tx) => {
-      await recordLogin(tx, { ...attempt, status: ok ? 'successful' : 'failed' }, nowMs);
       if (!ok || !user)
         return {
           ok: false as const,
@@ -175,6 +176,7 @@ export class AuthorizeService {
           req: v.req,
           message: tfaMessage ?? 'Invalid username or password.',
         };
+      await markLoginSuccessful(tx, attemptId);
       const ticket = newSecret();
       await tx.db.deleteFrom('oauth_sessions').where('expires_ms', '<=', nowMs).execute();
       await tx.db

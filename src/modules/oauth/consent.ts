@@ -70,16 +70,8 @@ async function upsertApp(
   scopes: string,
   nowMs: number,
 ): Promise<number> {
-  const existing = await tx.db
-    .selectFrom('oauth_apps')
-    .select('id')
-    .where('user_id', '=', user.id)
-    .where('client_pk', '=', clientPk)
-    .executeTakeFirst();
-  if (existing) {
-    await tx.db.updateTable('oauth_apps').set({ scopes }).where('id', '=', existing.id).execute();
-    return existing.id;
-  }
+  // One app per user and client (a unique constraint): consents approved at once meet here
+  // instead of failing on it.
   const row = await tx.db
     .insertInto('oauth_apps')
     .values({
@@ -90,6 +82,7 @@ async function upsertApp(
       created: isoSeconds(nowMs),
       expiry: null,
     })
+    .onConflict((oc) => oc.columns(['user_id', 'client_pk']).doUpdateSet({ scopes }))
     .returning('id')
     .executeTakeFirstOrThrow();
   return row.id;

@@ -35,12 +35,42 @@ function flat(src: unknown): Params {
 const PAGE_HEADERS = {
   'content-type': 'text/html; charset=utf-8',
   'x-frame-options': 'DENY',
-  'content-security-policy': "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'",
   'referrer-policy': 'no-referrer',
+  // The consent page carries a one-time ticket; no page of the sign-in is kept by a cache.
+  'cache-control': 'no-store',
 };
 
-function html(reply: FastifyReply, status: number, body: string): FastifyReply {
-  return reply.status(status).headers(PAGE_HEADERS).send(body);
+/** The origin of a registered redirect URI (http/https only), for the pages' CSP. */
+function originOf(uri: string | undefined): string | undefined {
+  if (!uri) return undefined;
+  try {
+    const u = new URL(uri);
+    return u.protocol === 'http:' || u.protocol === 'https:' ? u.origin : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * An HTML page. Browsers apply `form-action` to the redirects that follow a form's submission
+ * too, so a page whose form ends at the client's redirect URI (consent; sign-in errors sent back
+ * to the client) allows that origin and no other.
+ */
+function html(
+  reply: FastifyReply,
+  status: number,
+  body: string,
+  redirectUri?: string,
+): FastifyReply {
+  const back = originOf(redirectUri);
+  const formAction = back ? `'self' ${back}` : "'self'";
+  return reply
+    .status(status)
+    .headers({
+      ...PAGE_HEADERS,
+      'content-security-policy': `default-src 'none'; style-src 'unsafe-inline'; form-action ${formAction}`,
+    })
+    .send(body);
 }
 
 function notOk(reply: FastifyReply, r: Exclude<AuthorizeResult, { ok: true }>): FastifyReply {
@@ -126,7 +156,7 @@ export function loginServiceRoutes(ctx: AppContext) {
       const q = pick(flat(req.query));
       const v = await authorize.validate(q);
       if (!v.ok) return notOk(reply, v);
-      return html(reply, 200, signInPage(v.client.label, q));
+      return html(reply, 200, signInPage(v.client.label, q), v.client.redirect_uri);
     });
 
     app.post('/oauth/login', async (req, reply) => {
@@ -149,15 +179,25 @@ export function loginServiceRoutes(ctx: AppContext) {
       if ('page' in r || 'redirect' in r) return notOk(reply, r);
       if (!r.ok) {
         if (r.retryAfter !== undefined) reply.header('retry-after', String(r.retryAfter));
-        const label = (await authorize.client(q.client_id))?.label ?? '';
-        return html(reply, r.status, signInPage(label, q, r.message, body.username ?? ''));
+        const client = await authorize.client(q.client_id);
+        return html(
+          reply,
+          r.status,
+          signInPage(client?.label ?? '', q, r.message, body.username ?? ''),
+          client?.status === 'active' ? client.redirect_uri : undefined,
+        );
       }
       if (r.deviceToken)
         reply.header(
           'set-cookie',
           `${DEVICE_COOKIE}=${r.deviceToken}; Path=/oauth; Max-Age=${DEVICE_TTL_MS / 1000}; HttpOnly; SameSite=Lax${req.protocol === 'https' ? '; Secure' : ''}`,
         );
-      return html(reply, 200, consentPage(r.client.label, r.username, r.req.scopes, r.ticket));
+      return html(
+        reply,
+        200,
+        consentPage(r.client.label, r.username, r.req.scopes, r.ticket),
+        r.client.redirect_uri,
+      );
     });
 
     app.post('/oauth/consent', async (req, reply) => {

@@ -50,8 +50,9 @@ export interface LoginAttempt {
   status: 'successful' | 'failed';
 }
 
-export async function recordLogin(db: Database, a: LoginAttempt, nowMs: number): Promise<void> {
-  await db.db
+/** Records an attempt; answers its id. */
+export async function recordLogin(db: Database, a: LoginAttempt, nowMs: number): Promise<number> {
+  const row = await db.db
     .insertInto('logins')
     .values({
       account_id: a.user?.accountId ?? null,
@@ -63,7 +64,14 @@ export async function recordLogin(db: Database, a: LoginAttempt, nowMs: number):
       datetime: isoSeconds(nowMs),
       at_ms: nowMs,
     })
-    .execute();
+    .returning('id')
+    .executeTakeFirstOrThrow();
+  return row.id;
+}
+
+/** An attempt recorded as failed before its check turns out successful. */
+export async function markLoginSuccessful(db: Database, id: number): Promise<void> {
+  await db.db.updateTable('logins').set({ status: 'successful' }).where('id', '=', id).execute();
 }
 
 /** Failed attempts since `sinceMs` for a user, or from an address. */
@@ -71,12 +79,14 @@ export async function failedSince(
   db: Database,
   by: { userId: number } | { ip: string },
   sinceMs: number,
+  exceptId?: number,
 ): Promise<{ count: number; oldestMs: number | null }> {
   let q = db.db
     .selectFrom('logins')
     .select((eb) => [eb.fn.countAll<number>().as('n'), eb.fn.min('at_ms').as('oldest')])
     .where('status', '=', 'failed')
     .where('at_ms', '>', sinceMs);
+  if (exceptId !== undefined) q = q.where('id', '!=', exceptId);
   q = 'userId' in by ? q.where('user_id', '=', by.userId) : q.where('ip', '=', by.ip);
   const row = await q.executeTakeFirst();
   const oldest = row?.oldest;
@@ -94,16 +104,19 @@ export const SIGNIN_MAX_FAILS_IP = 20;
 /**
  * Seconds until a sign-in may be tried again, when the address or the user has used up its
  * failures; undefined otherwise. Counted from the logins record, so exact across processes.
+ * The attempt being checked is already recorded as failed (`attemptId`, not counted): attempts
+ * sent at once then see each other, and no more than the limit reach the password check.
  */
 export async function signInWait(
   db: Database,
   userId: number | undefined,
   ip: string,
   nowMs: number,
+  attemptId?: number,
 ): Promise<number | undefined> {
   const since = nowMs - SIGNIN_WINDOW_MS;
   const wait = async (by: { userId: number } | { ip: string }, max: number) => {
-    const f = await failedSince(db, by, since);
+    const f = await failedSince(db, by, since, attemptId);
     if (f.count < max) return undefined;
     return Math.max(1, Math.ceil(((f.oldestMs ?? nowMs) + SIGNIN_WINDOW_MS - nowMs) / 1000));
   };

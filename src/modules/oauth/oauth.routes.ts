@@ -8,6 +8,11 @@ import { clientsRoutes } from './clients.routes.js';
 import { DevicePage, DeviceParams, DeviceSchema } from './devices.js';
 import { PhoneNumberBody, PhoneVerifyBody } from './phone.service.js';
 import { PreferencesSchema } from './preferences.js';
+import {
+  SecurityQuestionsGet,
+  SecurityQuestionsPostBody,
+  SecurityQuestionsPostReply,
+} from './security-questions.js';
 import { LoginPage, LoginParams, LoginSchema } from './logins.js';
 
 const read = { scopes: ['account:read_only'] };
@@ -22,6 +27,7 @@ export function oauthRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
     oauthDevices: devices,
     oauthPreferences: preferences,
     oauthPhone: phone,
+    oauthSecurityQuestions: questions,
   } = ctx.services;
   return async (app) => {
     await app.register(clientsRoutes(ctx));
@@ -207,6 +213,32 @@ export function oauthRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
         await phone.delete(principal(req));
         return {};
       },
+    );
+
+    app.get(
+      '/profile/security-questions',
+      {
+        schema: {
+          tags,
+          summary: 'Security Questions List',
+          response: { 200: SecurityQuestionsGet },
+        },
+        config: { operationId: 'getSecurityQuestions', ...read },
+      },
+      (req) => questions.list(principal(req)),
+    );
+    app.post(
+      '/profile/security-questions',
+      {
+        schema: {
+          tags,
+          summary: 'Security Questions Answer',
+          body: SecurityQuestionsPostBody,
+          response: { 200: SecurityQuestionsPostReply },
+        },
+        config: { operationId: 'postSecurityQuestions', ...write },
+      },
+      (req) => questions.answer(principal(req), req.body),
     );
 
     app.post(

@@ -131,7 +131,16 @@ export interface SmsOutboxTable {
   created: string;
 }
 
+/** One answered security question; the answer is a scrypt hash of its normalized text. */
+export interface SecurityAnswersTable {
+  user_id: number;
+  question_id: number;
+  response_hash: string;
+  updated: string;
+}
+
 export interface OAuthTables {
+  security_answers: SecurityAnswersTable;
   phone_verifications: PhoneVerificationsTable;
   sms_outbox: SmsOutboxTable;
   trusted_devices: TrustedDevicesTable;

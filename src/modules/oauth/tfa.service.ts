@@ -10,6 +10,7 @@ import { isoSeconds } from '../../lib/time.js';
 import type { EntityRef } from '../events/events.types.js';
 import type { EventWriter } from '../events/events.writer.js';
 import { credentialsOf, saveCredentials } from './credentials.js';
+import type { SecurityQuestionsService } from './security-questions.js';
 import { newTotpSecret, totpStep } from './totp.js';
 
 /** How long a secret from tfa-enable waits for its confirmation. */
@@ -30,12 +31,18 @@ export class TfaService {
     private readonly events: EventWriter,
     /** TOTP secrets are stored sealed (AES-256-GCM), never in clear. */
     private readonly sealer: Sealer,
+    /** The reference: security questions are answered before two-factor authentication. */
+    private readonly questions: SecurityQuestionsService,
   ) {}
 
   /** A new secret to load into an authenticator app; it is on only once confirmed. */
   async enable(p: Principal): Promise<{ secret: string; expiry: string }> {
     const creds = await credentialsOf(this.db, p.userId);
     if (creds?.tfa_secret) throw errors.reason('Two-factor authentication is already enabled');
+    if (!(await this.questions.answered(p.userId)))
+      throw errors.reason(
+        'Answer your security questions (POST /profile/security-questions) before enabling two-factor authentication',
+      );
     const secret = newTotpSecret();
     const sealed = await this.sealer.seal(secret);
     const expiry = isoSeconds(this.clock.nowMs() + PENDING_MS);

@@ -3,6 +3,7 @@ import { totpCode } from '../../../src/modules/oauth/totp.js';
 import { createTestUser } from '../../helpers/auth.js';
 import { buildTestApp, type TestApp } from '../../helpers/build-test-app.js';
 import {
+  answerSecurityQuestions,
   authorizeQuery,
   type Client,
   createClient,
@@ -19,6 +20,7 @@ describe('profile security: trusted devices and preferences', () => {
     t = await buildTestApp();
     await givePassword(t, 'owner');
     c = await createClient(t);
+    await answerSecurityQuestions(t);
     secret = (await t.post('/v4/profile/tfa-enable')).body.secret;
     await t.post('/v4/profile/tfa-enable-confirm', { tfa_code: totpCode(secret, t.clock.nowMs()) });
     t.clock.advance(30_000);

@@ -3,6 +3,7 @@ import { createTestUser } from '../../helpers/auth.js';
 import { buildTestApp, type TestApp } from '../../helpers/build-test-app.js';
 import { totpCode } from '../../../src/modules/oauth/totp.js';
 import {
+  answerSecurityQuestions,
   authorizeQuery,
   type Client,
   createClient,
@@ -115,6 +116,7 @@ describe('oauth sign-in, logins and two-factor authentication', () => {
   });
 
   it('tfaEnable: confirm with a current code turns it on (scratch code, event tfa_enabled); sign-in then needs the code', async () => {
+    await answerSecurityQuestions(t);
     const en = await t.post('/v4/profile/tfa-enable');
     expect(en.status).toBe(200);
     expect(en.body.secret).toMatch(/^[A-Z2-7]{32}$/);
@@ -154,6 +156,7 @@ describe('oauth sign-in, logins and two-factor authentication', () => {
   });
 
   it('tfaConfirm: needs a pending secret that has not expired', async () => {
+    await answerSecurityQuestions(t);
     expect((await t.post('/v4/profile/tfa-enable-confirm', { tfa_code: '123456' })).status).toBe(
       400,
     );
@@ -166,6 +169,7 @@ describe('oauth sign-in, logins and two-factor authentication', () => {
   });
 
   it('tfaDisable: turns it off (event tfa_disabled); sign-in no longer asks for a code', async () => {
+    await answerSecurityQuestions(t);
     const en = await t.post('/v4/profile/tfa-enable');
     await t.post('/v4/profile/tfa-enable-confirm', {
       tfa_code: totpCode(en.body.secret, t.clock.nowMs()),
@@ -179,6 +183,7 @@ describe('oauth sign-in, logins and two-factor authentication', () => {
   });
 
   it('signIn: two sign-ins racing with one TOTP code: only one passes', async () => {
+    await answerSecurityQuestions(t);
     const en = await t.post('/v4/profile/tfa-enable');
     await t.post('/v4/profile/tfa-enable-confirm', {
       tfa_code: totpCode(en.body.secret, t.clock.nowMs()),

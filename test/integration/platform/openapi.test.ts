@@ -428,6 +428,22 @@ const ALLOWED: AllowedDifference[] = [
     reason: 'null while the client has no thumbnail, as OAuthClient.thumbnail_url is',
   },
   {
+    ops: ['getSecurityQuestions'],
+    details: [
+      'response SecurityQuestionsGet.security_questions[].response: nullable in Stratus only',
+    ],
+    reason: 'an unanswered question has response null, as the reference text says',
+  },
+  {
+    ops: ['postSecurityQuestions'],
+    details: [
+      'request SecurityQuestionsPost: required [security_questions] in Stratus, [] in reference',
+      'request SecurityQuestionsPost.security_questions[]: required [question_id, response] in Stratus, [] in reference',
+    ],
+    reason:
+      'the reference reuses the response schema; it requires exactly three questions, each with an answer',
+  },
+  {
     ops: [
       'getObjectStorageClusters',
       'getObjectStorageBuckets',
