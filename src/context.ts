@@ -59,8 +59,7 @@ import { TokenService } from './modules/oauth/token.service.js';
 import { VolumesService } from './modules/volumes/volumes.service.js';
 import { SubnetsService } from './modules/vpcs/subnets.service.js';
 import { VpcsService } from './modules/vpcs/vpcs.service.js';
-import path from 'node:path';
-import { type ImageBytes, LocalImageBytes } from './modules/images/image-bytes.js';
+import { type BlobStores, createBlobStores } from './storage/index.js';
 import { ImagesService } from './modules/images/images.service.js';
 import { StackScriptsService } from './modules/stackscripts/stackscripts.service.js';
 import {
@@ -163,8 +162,8 @@ export interface ContextOverrides {
   db?: Database;
   /** Entity types declared in addition to the areas' own (tests of the cross-cutting views). */
   entities?: EntityType[];
-  /** Where uploaded image bytes are kept (default: files under `$STRATUS_DATA_DIR/images`). */
-  imageBytes?: ImageBytes;
+  /** The blob stores of the areas (default: the configured backend, STRATUS_BLOB_*). */
+  blobStores?: BlobStores;
 }
 
 /** Connects, migrates, seeds the catalogue and builds the services. */
@@ -219,6 +218,7 @@ export async function createContext(
     cascade: { clock, timing, events, queue, entities, log: subsystem(log, 'nodebalancers') },
     firewalls,
   });
+  const blobs = overrides.blobStores ?? createBlobStores(config.dataDir, config.blob);
   // Secrets Stratus must read back (object storage keys, TLS keys, TOTP) are sealed with it.
   const sealer = new Sealer(db, config.encryptionKey);
   const services: Services = {
@@ -269,7 +269,7 @@ export async function createContext(
       events,
       queue,
       catalogue,
-      bytes: overrides.imageBytes ?? new LocalImageBytes(path.join(config.dataDir, 'images')),
+      bytes: blobs('images'),
     }),
     stackscripts: new StackScriptsService({ db, clock, events, catalogue }),
     oauthClients: new ClientsService(db, clock, events),
@@ -281,7 +281,16 @@ export async function createContext(
     oauthDevices: new DevicesService(db, clock),
     oauthPreferences: new PreferencesService(db),
     oauthPhone: new PhoneService(db, clock),
-    objectStorage: createObjectStorage({ config, db, clock, events, catalogue: data, log, sealer }),
+    objectStorage: createObjectStorage({
+      config,
+      db,
+      clock,
+      events,
+      catalogue: data,
+      log,
+      sealer,
+      blobs: blobs('objects'),
+    }),
     paymentMethods: new PaymentMethodsService({ db, clock, events }),
   };
   const faults = new FaultSet();

@@ -16,6 +16,7 @@ import * as m0013 from './migrations/0013-emulator-controls.js';
 import * as m0014 from './migrations/0014-object-storage.js';
 import * as m0015 from './migrations/0015-oauth.js';
 import * as m0016 from './migrations/0016-payment-methods.js';
+import * as m0019 from './migrations/0019-storage.js';
 import type { MigrationContext } from './migrations/helpers.js';
 
 interface MigrationModule {
@@ -41,6 +42,7 @@ const MIGRATIONS: Record<string, MigrationModule> = {
   '0014-object-storage': m0014,
   '0015-oauth': m0015,
   '0016-payment-methods': m0016,
+  '0019-storage': m0019,
 };
 
 class StratusMigrationProvider implements MigrationProvider {

@@ -1,7 +1,7 @@
 import type { Config } from '../../config/config.js';
 import type { Database } from '../../db/database.js';
 import type { Clock } from '../../lib/clock.js';
-import { createBlobStore } from '../../storage/index.js';
+import type { BlobStore } from '../../storage/index.js';
 import type { CatalogueData } from '../catalogue/catalogue.data.js';
 import type { StateHook } from '../controls/state.service.js';
 import type { EventWriter } from '../events/events.writer.js';
@@ -32,10 +32,12 @@ export function createObjectStorage(d: {
   log: { error(obj: object, msg: string): void };
   /** The process's one sealer (src/modules/object-storage/objects.crypto.ts). */
   sealer: Sealer;
+  /** The `objects` area of the blob store (local disk or S3). */
+  blobs: BlobStore;
 }): ObjectStorage {
   const clusters = clusterIds(d.catalogue);
   const sealer = d.sealer;
-  const data = new ObjectData(d.db, createBlobStore(d.config.dataDir, 'objects'), d.clock, (err) =>
+  const data = new ObjectData(d.db, d.blobs, d.clock, (err) =>
     d.log.error({ err }, 'object storage: transfer counts not written'),
   );
   const buckets = new BucketsService({ db: d.db, clock: d.clock, data, clusters });
