@@ -12,6 +12,8 @@ export const TEST_BLOB_BACKEND: BlobBackend =
 export interface BlobCluster {
   /** STRATUS_BLOB_* settings that keep a server's bytes on this cluster. */
   env: Record<string, string>;
+  /** The same settings under a prefix of their own (a server that shares the cluster). */
+  freshEnv(): Record<string, string>;
   /** The cluster's own server (to look at what it holds). */
   app: TestApp;
   dispose(): Promise<void>;
@@ -36,17 +38,20 @@ export async function startBlobCluster(): Promise<BlobCluster> {
   if (bucket.status !== 200) throw new Error(`blob cluster: bucket ${bucket.text}`);
   const key = await app.post('/v4/object-storage/keys', { label: 'stratus' });
   if (key.status !== 200) throw new Error(`blob cluster: key ${key.text}`);
+  let n = 0;
+  const env = {
+    STRATUS_BLOB_BACKEND: 's3',
+    STRATUS_BLOB_S3_ENDPOINT: `http://127.0.0.1:${port}/_stratus/s3/us-east-1`,
+    STRATUS_BLOB_S3_BUCKET: 'stratus-blobs',
+    STRATUS_BLOB_S3_REGION: 'us-east-1',
+    STRATUS_BLOB_S3_ACCESS_KEY_ID: key.body.access_key,
+    STRATUS_BLOB_S3_SECRET_ACCESS_KEY: key.body.secret_key,
+    STRATUS_BLOB_S3_FORCE_PATH_STYLE: 'true',
+    STRATUS_BLOB_S3_PREFIX: `t${Date.now()}/`,
+  };
   return {
-    env: {
-      STRATUS_BLOB_BACKEND: 's3',
-      STRATUS_BLOB_S3_ENDPOINT: `http://127.0.0.1:${port}/_stratus/s3/us-east-1`,
-      STRATUS_BLOB_S3_BUCKET: 'stratus-blobs',
-      STRATUS_BLOB_S3_REGION: 'us-east-1',
-      STRATUS_BLOB_S3_ACCESS_KEY_ID: key.body.access_key,
-      STRATUS_BLOB_S3_SECRET_ACCESS_KEY: key.body.secret_key,
-      STRATUS_BLOB_S3_FORCE_PATH_STYLE: 'true',
-      STRATUS_BLOB_S3_PREFIX: `t${Date.now()}/`,
-    },
+    env,
+    freshEnv: () => ({ ...env, STRATUS_BLOB_S3_PREFIX: `t${Date.now()}-${++n}/` }),
     app,
     async dispose() {
       await app.close();

@@ -1,7 +1,12 @@
 import { gunzipSync } from 'node:zlib';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { BlobStore } from '../../../src/storage/index.js';
 import { createTestUser } from '../../helpers/auth.js';
+import {
+  type BlobCluster,
+  startBlobCluster,
+  TEST_BLOB_BACKEND,
+} from '../../helpers/blob-cluster.js';
 import { buildTestApp, type TestApp } from '../../helpers/build-test-app.js';
 import { gzippedImage, imageEvents, putUpload, STRONG } from './fixtures.js';
 
@@ -9,8 +14,16 @@ const HOUR = 3600 * 1000;
 
 describe('image upload', () => {
   let t: TestApp;
+  // STRATUS_TEST_BLOB_BACKEND=s3: the bytes go to an external S3 cluster (another Stratus).
+  let cluster: BlobCluster | undefined;
+  beforeAll(async () => {
+    if (TEST_BLOB_BACKEND === 's3') cluster = await startBlobCluster();
+  });
+  afterAll(async () => {
+    await cluster?.dispose();
+  });
   beforeEach(async () => {
-    t = await buildTestApp();
+    t = await buildTestApp(cluster ? { env: cluster.freshEnv() } : {});
   });
   afterEach(async () => {
     await t.close();
