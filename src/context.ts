@@ -61,13 +61,14 @@ import { SubnetsService } from './modules/vpcs/subnets.service.js';
 import { VpcsService } from './modules/vpcs/vpcs.service.js';
 import { type BlobStores, createBlobStores } from './storage/index.js';
 import { ImagesService } from './modules/images/images.service.js';
+import { imageBlobsStateHook } from './modules/images/images.blobs.js';
 import { StackScriptsService } from './modules/stackscripts/stackscripts.service.js';
 import {
   createObjectStorage,
   type ObjectStorage,
   objectBlobsStateHook,
 } from './modules/object-storage/objects.module.js';
-import { Sealer } from './modules/object-storage/objects.crypto.js';
+import { Sealer, sealerStateHook } from './modules/object-storage/objects.crypto.js';
 import { ControlsService } from './modules/controls/controls.service.js';
 import { FaultSet } from './modules/controls/faults.js';
 import { OperatorAuth } from './modules/controls/operator.js';
@@ -205,6 +206,8 @@ export async function createContext(
       data.regions.map((r) => r.id),
     ),
   );
+  // Secrets Stratus must read back (object storage keys, TLS keys, TOTP) are sealed with it.
+  const sealer = new Sealer(db, config.encryptionKey);
   const firewalls = new FirewallsService({ db, clock, events, entities });
   const instances = new InstancesService({ db, clock, events, queue, catalogue, ips, firewalls });
   const vpcs = new VpcsService({ db, clock, events, catalogue });
@@ -217,10 +220,10 @@ export async function createContext(
     entities,
     cascade: { clock, timing, events, queue, entities, log: subsystem(log, 'nodebalancers') },
     firewalls,
+    sealer,
   });
   const blobs = overrides.blobStores ?? createBlobStores(config.dataDir, config.blob);
-  // Secrets Stratus must read back (object storage keys, TLS keys, TOTP) are sealed with it.
-  const sealer = new Sealer(db, config.encryptionKey);
+  const imageBlobs = blobs('images');
   const services: Services = {
     instances,
     power: new PowerService({ db, clock, events, queue }, instances),
@@ -261,15 +264,15 @@ export async function createContext(
     subnets: new SubnetsService(vpcs),
     tags: new TagsService({ db, clock, events, catalogue, entities }),
     nodebalancers,
-    nbConfigs: new NbConfigsService({ db, clock, events }, nodebalancers),
-    nbNodes: new NbNodesService({ db, clock, events }, nodebalancers),
+    nbConfigs: new NbConfigsService({ db, clock, events, sealer }, nodebalancers),
+    nbNodes: new NbNodesService({ db, clock, events, sealer }, nodebalancers),
     images: new ImagesService({
       db,
       clock,
       events,
       queue,
       catalogue,
-      bytes: blobs('images'),
+      bytes: imageBlobs,
     }),
     stackscripts: new StackScriptsService({ db, clock, events, catalogue }),
     oauthClients: new ClientsService(db, clock, events),
@@ -294,7 +297,11 @@ export async function createContext(
     paymentMethods: new PaymentMethodsService({ db, clock, events }),
   };
   const faults = new FaultSet();
-  const stateHooks: StateHook[] = [objectBlobsStateHook(services.objectStorage.data)];
+  const stateHooks: StateHook[] = [
+    objectBlobsStateHook(services.objectStorage.data),
+    imageBlobsStateHook(imageBlobs),
+    sealerStateHook(sealer),
+  ];
   const state = new StateService({
     db,
     clock,

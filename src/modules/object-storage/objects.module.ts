@@ -3,6 +3,7 @@ import type { Database } from '../../db/database.js';
 import type { Clock } from '../../lib/clock.js';
 import type { BlobStore } from '../../storage/index.js';
 import type { CatalogueData } from '../catalogue/catalogue.data.js';
+import { columnValues } from '../controls/snapshot.js';
 import type { StateHook } from '../controls/state.service.js';
 import type { EventWriter } from '../events/events.writer.js';
 import { BucketsService } from './buckets.service.js';
@@ -11,6 +12,7 @@ import { KeysService } from './keys.service.js';
 import { clusterIds } from './objects.clusters.js';
 import type { Sealer } from './objects.crypto.js';
 import { ObjectData } from './objects.data.js';
+import { blobsOf } from './objects.repository.js';
 import { S3Service } from './s3/s3.service.js';
 
 /** Object storage's services: the control plane's three and the data plane's. */
@@ -50,8 +52,8 @@ export function createObjectStorage(d: {
 /**
  * Object bytes and the emulator's reset and snapshot import: once either has committed, the
  * blobs no row refers to any more are removed (the reset's objects, or those the imported state
- * does not have). Snapshots carry rows, not bytes: objects of an imported state whose blobs are
- * not in this data directory read as missing.
+ * does not have). Streamed snapshots carry the blobs of the objects and of open multipart
+ * uploads' parts (src/modules/controls/snapshot-stream.ts).
  */
 export function objectBlobsStateHook(data: ObjectData): StateHook {
   const sweepAfterCommit = async (tx: Database) => {
@@ -63,5 +65,17 @@ export function objectBlobsStateHook(data: ObjectData): StateHook {
     name: 'object-storage-blobs',
     onReset: (tx) => sweepAfterCommit(tx),
     importData: (tx) => sweepAfterCommit(tx),
+    blobs: {
+      area: 'objects',
+      store: data.blobs,
+      keys: (tables) => [
+        ...columnValues(tables, 'obj_objects', 'blobs').flatMap((b) =>
+          typeof b === 'string' ? blobsOf({ blobs: b }).map((r) => r.key) : [],
+        ),
+        ...columnValues(tables, 'obj_parts', 'blob').filter(
+          (k): k is string => typeof k === 'string',
+        ),
+      ],
+    },
   };
 }

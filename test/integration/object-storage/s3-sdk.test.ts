@@ -411,7 +411,7 @@ describe.each(['local', 's3'] as const)(
         '/v4/object-storage/buckets/us-east-1/stratus-blobs/object-list?page_size=500',
       );
       if (backend === 's3') {
-        const names = (onCluster?.body.data as { name: string }[]).map((o) =>
+        const names = ((onCluster?.body.data ?? []) as { name: string }[]).map((o) =>
           o.name.split('/').pop(),
         );
         for (const k of listed) expect(names).toContain(k);
