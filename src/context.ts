@@ -299,7 +299,7 @@ export async function createContext(
   const faults = new FaultSet();
   const stateHooks: StateHook[] = [
     objectBlobsStateHook(services.objectStorage.data),
-    imageBlobsStateHook(imageBlobs),
+    imageBlobsStateHook(db, imageBlobs),
     sealerStateHook(sealer),
   ];
   const state = new StateService({

@@ -8,10 +8,11 @@ import { columnValues } from '../controls/snapshot.js';
  * `private_images` rows refer to, and once a reset or an import has committed, the blobs no row
  * refers to any more are removed.
  */
-export function imageBlobsStateHook(store: BlobStore): StateHook {
+export function imageBlobsStateHook(db: Database, store: BlobStore): StateHook {
   const sweepAfterCommit = async (tx: Database) => {
+    // On the process's database (the transaction is over); a failed sweep is retried next time.
     tx.onCommit(async () => {
-      await sweepImageBlobs(tx, store, Date.now());
+      await sweepImageBlobs(db, store, Date.now()).catch(() => undefined);
     });
   };
   return {
