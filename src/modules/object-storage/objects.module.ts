@@ -9,7 +9,7 @@ import type { EventWriter } from '../events/events.writer.js';
 import { BucketsService } from './buckets.service.js';
 import { ContentService } from './content.service.js';
 import { KeysService } from './keys.service.js';
-import { clusterIds } from './objects.clusters.js';
+import { clusterIds, virtualHostSuffixes } from './objects.clusters.js';
 import type { Sealer } from './objects.crypto.js';
 import { ObjectData } from './objects.data.js';
 import { blobsOf } from './objects.repository.js';
@@ -42,10 +42,24 @@ export function createObjectStorage(d: {
   const data = new ObjectData(d.db, d.blobs, d.clock, (err) =>
     d.log.error({ err }, 'object storage: transfer counts not written'),
   );
-  const buckets = new BucketsService({ db: d.db, clock: d.clock, data, clusters });
+  const buckets = new BucketsService({
+    db: d.db,
+    clock: d.clock,
+    data,
+    clusters,
+    virtualHosts: d.config.s3VirtualHosts,
+  });
   const keys = new KeysService({ db: d.db, clock: d.clock, events: d.events, sealer, clusters });
   const content = new ContentService({ db: d.db, clock: d.clock, sealer, buckets, keys });
-  const s3 = new S3Service({ db: d.db, clock: d.clock, sealer, data, buckets, clusters });
+  const s3 = new S3Service({
+    db: d.db,
+    clock: d.clock,
+    sealer,
+    data,
+    buckets,
+    clusters,
+    hostSuffixes: virtualHostSuffixes(d.config.s3Endpoint),
+  });
   return { buckets, content, keys, data, s3, clusters };
 }
 

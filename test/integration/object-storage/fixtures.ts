@@ -30,10 +30,13 @@ export interface S3TestApp extends TestApp {
  * A listening test app on a temporary data directory, its clock at the real time (SigV4). Its
  * bytes are kept on `backend` (default: STRATUS_TEST_BLOB_BACKEND, else the local disk).
  */
-export async function buildS3App(backend: BlobBackend = TEST_BLOB_BACKEND): Promise<S3TestApp> {
+export async function buildS3App(
+  backend: BlobBackend = TEST_BLOB_BACKEND,
+  env: Record<string, string> = {},
+): Promise<S3TestApp> {
   const dataDir = await mkdtemp(path.join(tmpdir(), 'stratus-obj-'));
   const cluster = backend === 's3' ? await startBlobCluster() : undefined;
-  const t = await buildTestApp({ dataDir, ...(cluster ? { env: cluster.env } : {}) });
+  const t = await buildTestApp({ dataDir, env: { ...(cluster?.env ?? {}), ...env } });
   t.clock.set(Date.now());
   await t.app.listen({ host: '127.0.0.1', port: 0 });
   const addr = t.app.server.address();
