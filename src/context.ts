@@ -222,7 +222,7 @@ export async function createContext(
     firewalls,
     sealer,
   });
-  const blobs = overrides.blobStores ?? createBlobStores(config.dataDir, config.blob);
+  const blobs = overrides.blobStores ?? (await createBlobStores(config.dataDir, config.blob));
   const imageBlobs = blobs('images');
   const services: Services = {
     instances,

@@ -32,16 +32,16 @@ const keysOf = async (store: BlobStore) => {
   for await (const k of store.list()) out.push(k);
   return out;
 };
-const stores: Record<string, () => BlobStore> = {
-  local: () => createBlobStores(dir, { backend: 'local' })('contract'),
-  memory: () => new MemoryBlobStore(),
-  s3: () => createBlobStores(dir, blobConfig(cluster.env))('contract'),
+const stores: Record<string, () => Promise<BlobStore>> = {
+  local: async () => (await createBlobStores(dir, { backend: 'local' }))('contract'),
+  memory: async () => new MemoryBlobStore(),
+  s3: async () => (await createBlobStores(dir, blobConfig(cluster.env)))('contract'),
 };
 
 describe.each(Object.keys(stores))('BlobStore contract (%s)', (name) => {
   let store: BlobStore;
-  beforeAll(() => {
-    store = (stores[name] as () => BlobStore)();
+  beforeAll(async () => {
+    store = await (stores[name] as () => Promise<BlobStore>)();
   });
 
   it('put/get/head/list/delete: a blob is written, read whole or by range, listed, removed', async () => {
@@ -83,7 +83,7 @@ describe.each(Object.keys(stores))('BlobStore contract (%s)', (name) => {
 
 describe('S3 blob store', () => {
   it('put: a blob larger than a part goes up as a multipart upload and reads back whole', async () => {
-    const store = stores.s3?.() as BlobStore;
+    const store = (await stores.s3?.()) as BlobStore;
     const key = store.newKey();
     const part = Buffer.alloc(1024 * 1024, 7);
     const res = await store.put(key, Readable.from(Array.from({ length: 9 }, () => part)));
@@ -102,7 +102,7 @@ describe('S3 blob store', () => {
     const cfg = blobConfig(cluster.env);
     if (cfg.backend !== 's3') throw new Error('s3 config expected');
     const client = s3ClientFor(cfg);
-    const store = createBlobStores(dir, cfg)('sweep');
+    const store = (await createBlobStores(dir, cfg))('sweep');
     await client.send(
       new CreateMultipartUploadCommand({
         Bucket: cfg.bucket,
