@@ -63,17 +63,17 @@ describe('emulator controls: snapshots with bytes', () => {
     expect(r.headers['content-type']).toMatch(/application\/x-ndjson/);
     return r.body;
   };
+  // Over a real connection: a refused stream must still get its answer.
   const importNdjson = async (t: S3TestApp, body: string) => {
-    const r = await t.app.inject({
+    const r = await fetch(`${t.base}/_stratus/snapshot`, {
       method: 'POST',
-      url: '/_stratus/snapshot',
       headers: {
         authorization: `Bearer ${await tokenOf(t)}`,
         'content-type': 'application/x-ndjson',
       },
-      payload: body,
+      body,
     });
-    return { status: r.statusCode, body: JSON.parse(r.body) };
+    return { status: r.status, body: JSON.parse(await r.text()) };
   };
   const readObject = async (t: S3TestApp, key: { access_key: string; secret_key: string }) => {
     const got = await t.client(key).send(new GetObjectCommand({ Bucket: 'kept', Key: 'big.bin' }));
@@ -166,6 +166,12 @@ describe('emulator controls: snapshots with bytes', () => {
     const bad = await importNdjson(b, `${damaged.join('\n')}\n`);
     expect(bad.status).toBe(400);
     expect(bad.body.errors[0].reason).toMatch(/SHA-256/);
+    // Refused at its first line, with megabytes still to come: the answer still arrives.
+    const newer = { ...JSON.parse(lines[0] as string), version: 3 };
+    const big = [JSON.stringify(newer), ...Array(40).fill(lines[i])].join('\n');
+    const refused = await importNdjson(b, `${big}\n`);
+    expect(refused.status).toBe(400);
+    expect(refused.body.errors[0].reason).toMatch(/newer Stratus/);
     const buckets = await b.get('/v4/object-storage/buckets');
     expect(buckets.body.data.map((x: { label: string }) => x.label)).toEqual(['b-own']);
     const left: string[] = [];
