@@ -62,6 +62,14 @@ describe.each(Object.keys(stores))('BlobStore contract (%s)', (name) => {
     await expect(store.get(key)).rejects.toMatchObject({ code: 'ENOENT' });
   });
 
+  it('put: an empty stream is an empty blob', async () => {
+    const key = store.newKey();
+    expect((await store.put(key, Readable.from([]))).size).toBe(0);
+    expect(await read(await store.get(key))).toBe('');
+    expect((await store.head(key))?.size).toBe(0);
+    await store.delete(key);
+  });
+
   it('put: over maxBytes rejects and leaves no blob', async () => {
     const key = store.newKey();
     await expect(
