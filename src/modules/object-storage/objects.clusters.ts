@@ -33,7 +33,7 @@ export function toApiCluster(base: string, cluster: string): ApiCluster {
     domain: noScheme(clusterEndpoint(base, cluster)),
     status: 'available',
     region: cluster.replace(/-1$/, ''),
-    static_site_domain: noScheme(`${base}${S3_PREFIX}-website/${cluster}`),
+    static_site_domain: noScheme(`${base}${S3_PREFIX}-website/${cluster}`), // s3.website.ts
   };
 }
 

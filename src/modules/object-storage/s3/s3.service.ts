@@ -14,6 +14,7 @@ import { S3Multipart } from './s3.multipart.js';
 import { S3Objects } from './s3.objects.js';
 import { type S3Operation, s3Operation } from './s3.operations.js';
 import { parseQuery } from './sigv4.js';
+import { serveWebsite } from './s3.website.js';
 import { errorDocument } from './s3.xml.js';
 
 /** Where unexpected failures are logged. */
@@ -48,6 +49,11 @@ export class S3Service {
     this.bucketOps = new S3Buckets(d.db, d.buckets);
     this.objectOps = new S3Objects(d.db, d.data);
     this.multipart = new S3Multipart(d.db, d.data);
+  }
+
+  /** A static-website request (s3.website.ts). */
+  website(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    return serveWebsite(this.d, req, res);
   }
 
   async handle(
