@@ -175,6 +175,32 @@ describe('nodebalancer configs', () => {
     expect(fieldsOf(back)).toEqual(['ssl_cert', 'ssl_key']);
   });
 
+  it('createNodeBalancer: an https config given inline keeps its TLS key sealed too', async () => {
+    const b = await backend(t);
+    const r = await t.post('/v4/nodebalancers', {
+      region: 'us-east',
+      configs: [
+        {
+          protocol: 'https',
+          port: 443,
+          ssl_cert: CERT,
+          ssl_key: KEY,
+          nodes: [{ address: `${b.ip}:80`, label: 'web' }],
+        },
+      ],
+    });
+    expect(r.status, r.text).toBe(200);
+    const row = await t.ctx.db.db
+      .selectFrom('nodebalancer_configs')
+      .selectAll()
+      .where('nodebalancer_id', '=', r.body.id)
+      .executeTakeFirstOrThrow();
+    expect(row.ssl_key_sealed).toMatch(/^v1:/);
+    expect(
+      await new Sealer(t.ctx.db, t.ctx.config.encryptionKey).open(row.ssl_key_sealed as string),
+    ).toBe(KEY);
+  });
+
   it('createNodeBalancerConfig: http and tcp take no certificate', async () => {
     for (const protocol of ['http', 'tcp']) {
       const r = await t.post(configs(), { protocol, ssl_cert: CERT, ssl_key: KEY });
