@@ -15,8 +15,11 @@ Commands:
   admin token --username U [--scopes S] [--expiry ISO] [--label L]
   admin users [--euuid E]
   state reset [--euuid E]          back to the first-start state (every account, or one)
-  state export [--file F]          the whole state as one snapshot (stdout without --file)
-  state import --file F|-          replace the whole state with a snapshot
+  state export [--file F] [--no-bytes]
+                                   the whole state with its object and image bytes, as one
+                                   NDJSON snapshot (stdout without --file); --no-bytes: the rows
+                                   alone, as one JSON document
+  state import --file F|-          replace the whole state with a snapshot (NDJSON or JSON)
   faults get | set --file F | clear
   timing get | set --profile instant|fast|realistic
   operator-token                   draw a new operator token for /_stratus/* and print it

@@ -64,16 +64,16 @@ import { VpcsService } from './modules/vpcs/vpcs.service.js';
 import { TransfersService } from './modules/transfers/transfers.service.js';
 import { NoticesService } from './modules/account-notices/notices.service.js';
 import { MaintenanceService } from './modules/account-notices/maintenance.service.js';
-import path from 'node:path';
-import { type ImageBytes, LocalImageBytes } from './modules/images/image-bytes.js';
+import { type BlobStores, createBlobStores } from './storage/index.js';
 import { ImagesService } from './modules/images/images.service.js';
+import { imageBlobsStateHook } from './modules/images/images.blobs.js';
 import { StackScriptsService } from './modules/stackscripts/stackscripts.service.js';
 import {
   createObjectStorage,
   type ObjectStorage,
   objectBlobsStateHook,
 } from './modules/object-storage/objects.module.js';
-import { Sealer } from './modules/object-storage/objects.crypto.js';
+import { Sealer, sealerStateHook } from './modules/object-storage/objects.crypto.js';
 import { ControlsService } from './modules/controls/controls.service.js';
 import { FaultSet } from './modules/controls/faults.js';
 import { OperatorAuth } from './modules/controls/operator.js';
@@ -174,8 +174,8 @@ export interface ContextOverrides {
   db?: Database;
   /** Entity types declared in addition to the areas' own (tests of the cross-cutting views). */
   entities?: EntityType[];
-  /** Where uploaded image bytes are kept (default: files under `$STRATUS_DATA_DIR/images`). */
-  imageBytes?: ImageBytes;
+  /** The blob stores of the areas (default: the configured backend, STRATUS_BLOB_*). */
+  blobStores?: BlobStores;
 }
 
 /** Connects, migrates, seeds the catalogue and builds the services. */
@@ -218,6 +218,8 @@ export async function createContext(
       data.regions.map((r) => r.id),
     ),
   );
+  // Secrets Stratus must read back (object storage keys, TLS keys, TOTP) are sealed with it.
+  const sealer = new Sealer(db, config.encryptionKey);
   const firewalls = new FirewallsService({ db, clock, events, entities });
   const instances = new InstancesService({ db, clock, events, queue, catalogue, ips, firewalls });
   const vpcs = new VpcsService({ db, clock, events, catalogue });
@@ -230,9 +232,10 @@ export async function createContext(
     entities,
     cascade: { clock, timing, events, queue, entities, log: subsystem(log, 'nodebalancers') },
     firewalls,
+    sealer,
   });
-  // Secrets Stratus must read back (object storage keys, TLS keys, TOTP) are sealed with it.
-  const sealer = new Sealer(db, config.encryptionKey);
+  const blobs = overrides.blobStores ?? (await createBlobStores(config.dataDir, config.blob));
+  const imageBlobs = blobs('images');
   const securityQuestions = new SecurityQuestionsService(db, clock);
   const services: Services = {
     instances,
@@ -274,15 +277,15 @@ export async function createContext(
     subnets: new SubnetsService(vpcs),
     tags: new TagsService({ db, clock, events, catalogue, entities }),
     nodebalancers,
-    nbConfigs: new NbConfigsService({ db, clock, events }, nodebalancers),
-    nbNodes: new NbNodesService({ db, clock, events }, nodebalancers),
+    nbConfigs: new NbConfigsService({ db, clock, events, sealer }, nodebalancers),
+    nbNodes: new NbNodesService({ db, clock, events, sealer }, nodebalancers),
     images: new ImagesService({
       db,
       clock,
       events,
       queue,
       catalogue,
-      bytes: overrides.imageBytes ?? new LocalImageBytes(path.join(config.dataDir, 'images')),
+      bytes: imageBlobs,
     }),
     stackscripts: new StackScriptsService({ db, clock, events, catalogue }),
     oauthClients: new ClientsService(db, clock, events),
@@ -295,14 +298,27 @@ export async function createContext(
     oauthPreferences: new PreferencesService(db),
     oauthPhone: new PhoneService(db, clock),
     oauthSecurityQuestions: securityQuestions,
-    objectStorage: createObjectStorage({ config, db, clock, events, catalogue: data, log, sealer }),
+    objectStorage: createObjectStorage({
+      config,
+      db,
+      clock,
+      events,
+      catalogue: data,
+      log,
+      sealer,
+      blobs: blobs('objects'),
+    }),
     paymentMethods: new PaymentMethodsService({ db, clock, events }),
     transfers: new TransfersService({ db, clock, events, queue, entities }),
     notices: new NoticesService({ db, clock, catalogue: data }),
     maintenance: new MaintenanceService({ db, clock, queue }),
   };
   const faults = new FaultSet();
-  const stateHooks: StateHook[] = [objectBlobsStateHook(services.objectStorage.data)];
+  const stateHooks: StateHook[] = [
+    objectBlobsStateHook(services.objectStorage.data),
+    imageBlobsStateHook(db, imageBlobs),
+    sealerStateHook(sealer),
+  ];
   const state = new StateService({
     db,
     clock,

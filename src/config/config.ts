@@ -1,4 +1,5 @@
 import path from 'node:path';
+import { type BlobConfig, blobConfig } from './blob-config.js';
 import type { RawEnv } from './env.js';
 
 export type TimingProfile = 'instant' | 'fast' | 'realistic';
@@ -32,6 +33,13 @@ export interface Config {
   readonly encryptionKey: string | undefined;
   /** STRATUS_S3_ENDPOINT: public base URL of the S3 data plane (default: the request's host). */
   readonly s3Endpoint: string | undefined;
+  /**
+   * STRATUS_S3_VIRTUAL_HOSTS: bucket records announce `<bucket>.<domain>` (the operator's DNS
+   * resolves every such name to the server). Requests in that form are served either way.
+   */
+  readonly s3VirtualHosts: boolean;
+  /** STRATUS_BLOB_*: where bytes are kept (local disk or an S3-compatible cluster). */
+  readonly blob: BlobConfig;
 }
 
 /** A bad environment value: the start stops with a message naming the variable. */
@@ -167,6 +175,8 @@ export function envToConfig(env: RawEnv): Config {
         ? env.STRATUS_ENCRYPTION_KEY
         : undefined,
     s3Endpoint: s3Endpoint(env.STRATUS_S3_ENDPOINT),
+    s3VirtualHosts: onOff('STRATUS_S3_VIRTUAL_HOSTS', env.STRATUS_S3_VIRTUAL_HOSTS, false),
+    blob: blobConfig(env),
   });
 }
 

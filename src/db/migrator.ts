@@ -18,6 +18,7 @@ import * as m0015 from './migrations/0015-oauth.js';
 import * as m0016 from './migrations/0016-payment-methods.js';
 import * as m0017 from './migrations/0017-billing.js';
 import * as m0018 from './migrations/0018-account-actions.js';
+import * as m0019 from './migrations/0019-storage.js';
 import * as m0020 from './migrations/0020-oauth-security.js';
 import type { MigrationContext } from './migrations/helpers.js';
 
@@ -46,6 +47,7 @@ const MIGRATIONS: Record<string, MigrationModule> = {
   '0016-payment-methods': m0016,
   '0017-billing': m0017,
   '0018-account-actions': m0018,
+  '0019-storage': m0019,
   '0020-oauth-security': m0020,
 };
 

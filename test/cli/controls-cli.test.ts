@@ -123,10 +123,15 @@ describe('emulator controls from the command line', () => {
       region: 'us-east',
       size: 30,
     });
-    const file = path.join(dir, 'snap.json');
+    const file = path.join(dir, 'snap.ndjson');
     const exp = await cli(['state', 'export', '--file', file], env);
     expect(exp.code, exp.err).toBe(0);
-    expect(JSON.parse(await readFile(file, 'utf8')).format).toBe('stratus-snapshot');
+    // NDJSON (format 2): the rows' document first, `done` last.
+    const firstLine = async () => JSON.parse((await readFile(file, 'utf8')).split('\n')[0] ?? '');
+    expect((await firstLine()).format).toBe('stratus-snapshot');
+    expect((await readFile(file, 'utf8')).trimEnd().split('\n').at(-1)).toBe(
+      '{"done":{"blobs":0}}',
+    );
 
     const reset = await cli(['state', 'reset'], env);
     expect(reset.code, reset.err).toBe(0);
@@ -157,10 +162,7 @@ describe('emulator controls from the command line', () => {
 
     // A snapshot from a newer Stratus is refused with its reason on stderr.
     const newer = path.join(dir, 'newer.json');
-    await writeFile(
-      newer,
-      JSON.stringify({ ...JSON.parse(await readFile(file, 'utf8')), version: 99 }),
-    );
+    await writeFile(newer, JSON.stringify({ ...(await firstLine()), version: 99 }));
     const refused = await cli(['state', 'import', '--file', newer], env);
     expect(refused.code).toBe(2);
     expect(refused.err).toMatch(/newer Stratus/);

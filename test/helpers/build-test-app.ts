@@ -5,8 +5,9 @@ import { envToConfig, type TimingProfile } from '../../src/config/config.js';
 import { type AppContext, createContext } from '../../src/context.js';
 import type { EntityType } from '../../src/entities/entities.js';
 import { FakeClock } from '../../src/lib/clock.js';
-import { MemoryImageBytes } from '../../src/modules/images/image-bytes.js';
 import { type BootstrapResult, bootstrapAccount } from '../../src/modules/identity/bootstrap.js';
+import { MemoryBlobStore } from '../../src/storage/memory.js';
+import type { BlobStore } from '../../src/storage/index.js';
 import { createDatabase, dropDatabase } from './pg-server.js';
 
 export const DIALECT = process.env.DB_DIALECT === 'postgres' ? 'postgres' : 'sqlite';
@@ -57,6 +58,11 @@ export interface TestAppOptions {
   rdnsResolver?: string;
   /** STRATUS_DATA_DIR (object bytes and other files); default: the configured default. */
   dataDir?: string;
+  /**
+   * Further environment (e.g. STRATUS_BLOB_BACKEND=s3 and its STRATUS_BLOB_S3_*). Without a
+   * data directory or a blob backend, blobs are kept in memory.
+   */
+  env?: Record<string, string>;
 }
 
 async function databaseUrl(): Promise<{ url: string; drop: () => Promise<void> }> {
@@ -78,12 +84,23 @@ export async function buildTestApp(opts: TestAppOptions = {}): Promise<TestApp> 
     ...(opts.bodyLimit !== undefined ? { STRATUS_BODY_LIMIT: String(opts.bodyLimit) } : {}),
     ...(opts.rdnsResolver !== undefined ? { STRATUS_RDNS_RESOLVER: opts.rdnsResolver } : {}),
     ...(opts.dataDir !== undefined ? { STRATUS_DATA_DIR: opts.dataDir } : {}),
+    ...(opts.env ?? {}),
   });
+  const memory = new Map<string, BlobStore>();
+  const inMemory = opts.dataDir === undefined && opts.env?.STRATUS_BLOB_BACKEND === undefined;
   const clock = new FakeClock('2026-03-01T12:00:00Z');
   const ctx = await createContext(config, {
     clock,
     entities: opts.entities ?? [],
-    imageBytes: new MemoryImageBytes(),
+    ...(inMemory
+      ? {
+          blobStores: (area: string) => {
+            const store = memory.get(area) ?? new MemoryBlobStore();
+            memory.set(area, store);
+            return store;
+          },
+        }
+      : {}),
   });
   const admin = await bootstrapAccount(ctx.db, clock, {
     email: 'owner@example.com',

@@ -1,4 +1,6 @@
-import { readFileSync, writeFileSync } from 'node:fs';
+import { createReadStream, readFileSync, writeFileSync, createWriteStream } from 'node:fs';
+import { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
 import { parseArgs } from 'node:util';
 import { Value } from '@sinclair/typebox/value';
 import { buildApp } from '../../app.js';
@@ -7,6 +9,7 @@ import { type AppContext, createContext } from '../../context.js';
 import { ApiError } from '../../errors/api-error.js';
 import { FaultsBody } from './faults.js';
 import { seedRequests } from './seed.js';
+import { importSnapshotStream, snapshotLines } from './snapshot-stream.js';
 
 export interface ControlsIo {
   out: (text: string) => void;
@@ -22,6 +25,7 @@ const OPTIONS = {
   euuid: { type: 'string' },
   file: { type: 'string' },
   profile: { type: 'string' },
+  'no-bytes': { type: 'boolean' },
 } as const;
 
 class CliError extends Error {}
@@ -70,14 +74,33 @@ export async function controlsCommand(
         return 0;
       }
       case 'state export': {
-        const text = JSON.stringify(await ctx.state.exportSnapshot());
-        if (values.file && values.file !== '-') writeFileSync(values.file, text);
-        else io.out(text);
+        // NDJSON with the object and image bytes; --no-bytes: the rows as one JSON document.
+        const toFile = values.file && values.file !== '-' ? values.file : undefined;
+        if (values['no-bytes']) {
+          const text = JSON.stringify({ ...(await ctx.state.exportSnapshot()), blobs: 'omitted' });
+          if (toFile) writeFileSync(toFile, text);
+          else io.out(text);
+        } else if (toFile) {
+          await pipeline(Readable.from(snapshotLines(ctx.state)), createWriteStream(toFile));
+        } else {
+          for await (const line of snapshotLines(ctx.state)) io.out(line.slice(0, -1));
+        }
         return 0;
       }
-      case 'state import':
-        json(await ctx.state.importSnapshot(readJson(values.file)));
+      case 'state import': {
+        if (!values.file) throw new CliError('--file is required (a path, or - for stdin)');
+        const file = values.file;
+        const body = file === '-' ? process.stdin : createReadStream(file);
+        try {
+          json(await importSnapshotStream(ctx.state, body));
+        } catch (err) {
+          // A JSON document spread over several lines (pretty-printed): read it whole.
+          if (file === '-' || !(err instanceof ApiError) || !/JSON object/.test(err.message))
+            throw err;
+          json(await ctx.state.importSnapshot(readJson(file)));
+        }
         return 0;
+      }
       case 'faults get':
         json(await ctx.controls.faultsView());
         return 0;

@@ -1,3 +1,4 @@
+import { Readable } from 'node:stream';
 import type { FastifyPluginAsync } from 'fastify';
 import type { StratusApp } from '../../app.js';
 import type { AppContext } from '../../context.js';
@@ -11,12 +12,14 @@ import {
   ImportReply,
   ResetBody,
   ResetReply,
+  SnapshotQuery,
   SnapshotSchema,
   TimingBody,
   TimingReply,
 } from './controls.schemas.js';
 import { FaultsBody } from './faults.js';
 import { seedRequests } from './seed.js';
+import { importSnapshotStream, SNAPSHOT_NDJSON, snapshotLines } from './snapshot-stream.js';
 
 /** The largest snapshot POST /_stratus/snapshot takes. */
 export const SNAPSHOT_BODY_LIMIT = 512 * 1024 * 1024;
@@ -40,14 +43,32 @@ export function controlsRoutes(ctx: AppContext): FastifyPluginAsync {
         return result;
       },
     );
-    app.get('/_stratus/snapshot', { schema: { ...hide, response: { 200: SnapshotSchema } } }, () =>
-      state.exportSnapshot(),
+    // The streamed form (rows, then object and image bytes) is read as it arrives.
+    app.addContentTypeParser(SNAPSHOT_NDJSON, (_req, payload, done) => done(null, payload));
+    app.get(
+      '/_stratus/snapshot',
+      {
+        schema: {
+          ...hide,
+          querystring: SnapshotQuery,
+          response: { 200: SnapshotSchema },
+        },
+      },
+      async (req, reply) => {
+        // ?bytes=false: the rows alone, as one JSON document.
+        if (req.query.bytes === false)
+          return { ...(await state.exportSnapshot()), blobs: 'omitted' as const };
+        reply.type(SNAPSHOT_NDJSON);
+        reply.header('content-disposition', 'attachment; filename="stratus-snapshot.ndjson"');
+        return reply.send(Readable.from(snapshotLines(state)) as never);
+      },
     );
     app.post(
       '/_stratus/snapshot',
       { bodyLimit: SNAPSHOT_BODY_LIMIT, schema: { ...hide, response: { 200: ImportReply } } },
       (req) => {
-        if (req.body === undefined) throw errors.reason('Send the snapshot as the JSON body.');
+        if (req.body instanceof Readable) return importSnapshotStream(state, req.body);
+        if (req.body === undefined) throw errors.reason('Send the snapshot as the request body.');
         return state.importSnapshot(req.body);
       },
     );

@@ -40,9 +40,17 @@ export const SnapshotSchema = Type.Object({
   ),
   sequences: Type.Record(Type.String(), Type.Number()),
   extensions: Type.Record(Type.String(), Type.Unknown()),
+  blobs: Type.Optional(Type.Union([Type.Literal('follow'), Type.Literal('omitted')])),
 });
 
-export const ImportReply = Type.Object({ tables: Type.Integer(), rows: Type.Integer() });
+export const SnapshotQuery = Type.Object({ bytes: Type.Optional(Type.Boolean()) });
+
+export const ImportReply = Type.Object({
+  tables: Type.Integer(),
+  rows: Type.Integer(),
+  /** Blobs (object and image bytes) a streamed snapshot brought. */
+  blobs: Type.Optional(Type.Integer()),
+});
 
 const Profile = Type.Union([
   Type.Literal('instant'),

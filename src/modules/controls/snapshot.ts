@@ -2,8 +2,20 @@ import { errors } from '../../errors/errors.js';
 import type { TableInfo } from './state.tables.js';
 
 export const SNAPSHOT_FORMAT = 'stratus-snapshot';
-/** The snapshot format this server writes; it reads this one and older ones. */
-export const SNAPSHOT_VERSION = 1;
+/**
+ * The snapshot format this server writes; it reads this one and older ones. 1: one JSON document
+ * (rows only). 2: the same document, then (in the NDJSON form) the bytes the rows refer to.
+ */
+export const SNAPSHOT_VERSION = 2;
+
+export type SnapshotTables = Record<string, { columns: string[]; rows: unknown[][] }>;
+
+/** Every value of one column of a snapshot's table (none when the table or column is absent). */
+export function columnValues(tables: SnapshotTables, table: string, column: string): unknown[] {
+  const t = tables[table];
+  const i = t?.columns.indexOf(column) ?? -1;
+  return t && i >= 0 ? t.rows.map((r) => r[i]) : [];
+}
 
 export interface Snapshot {
   format: typeof SNAPSHOT_FORMAT;
@@ -16,11 +28,16 @@ export interface Snapshot {
   /** The migrations applied to the database it was read from. */
   migrations: string[];
   /** Every state table's rows, as arrays aligned with `columns`. */
-  tables: Record<string, { columns: string[]; rows: unknown[][] }>;
+  tables: SnapshotTables;
   /** The highest id each table ever handed out (ids are never reused after an import). */
   sequences: Record<string, number>;
   /** Data kept outside the database, by owner (StateHook.exportData). */
   extensions: Record<string, unknown>;
+  /**
+   * Version 2: `follow` when blob records follow the document (the NDJSON form), `omitted` when
+   * the document was exported without bytes. Absent in version 1 (no bytes).
+   */
+  blobs?: 'follow' | 'omitted';
 }
 
 const isObject = (v: unknown): v is Record<string, unknown> =>

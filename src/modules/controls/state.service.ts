@@ -20,7 +20,14 @@ import {
 } from './state.rows.js';
 import { listTables, readSequences, restoreSequences, type TableInfo } from './state.tables.js';
 import type { SeededAccount, SeedFile, SeedResult } from './seed.js';
-import { checkSnapshot, SNAPSHOT_FORMAT, SNAPSHOT_VERSION, type Snapshot } from './snapshot.js';
+import type { BlobStore } from '../../storage/index.js';
+import {
+  checkSnapshot,
+  SNAPSHOT_FORMAT,
+  SNAPSHOT_VERSION,
+  type Snapshot,
+  type SnapshotTables,
+} from './snapshot.js';
 
 /**
  * State that lives outside the database (object data on disk, later): each owner registers a hook
@@ -35,6 +42,11 @@ export interface StateHook {
   exportData?(db: Database): Promise<unknown>;
   /** After a snapshot's rows were written; `data` is its `extensions[name]` (or undefined). */
   importData?(tx: Database, data: unknown): Promise<void>;
+  /**
+   * Bytes the rows refer to, carried by streamed snapshots (snapshot-stream.ts): the area's
+   * name, its blob store, and the keys a snapshot's rows use.
+   */
+  blobs?: { area: string; store: BlobStore; keys(tables: SnapshotTables): string[] };
 }
 
 export interface FirstStart {
@@ -191,6 +203,17 @@ export class StateService {
       }
       return out;
     });
+  }
+
+  /** Checks a snapshot as an import would, changing nothing (before its bytes are written). */
+  async check(input: unknown): Promise<Snapshot> {
+    const { db } = this.deps;
+    return checkSnapshot(input, await appliedMigrations(db), stateTables(await listTables(db)));
+  }
+
+  /** The state hooks (their blob stores travel with streamed snapshots). */
+  get hooks(): readonly StateHook[] {
+    return this.deps.hooks;
   }
 
   /** Replaces the whole state with a snapshot's, in one transaction. */

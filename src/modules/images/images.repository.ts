@@ -29,9 +29,6 @@ export function parsePrivateImageId(id: string): number | undefined {
 }
 
 /** The key of an image's bytes in the image store. */
-export const bytesKey = (row: Pick<PrivateImageRow, 'account_id' | 'id'>) =>
-  `${row.account_id}/${row.id}`;
-
 export function toApiImage(row: PrivateImageRow, tags: string[]): Image & { tags: string[] } {
   return {
     id: privateImageId(row.id),

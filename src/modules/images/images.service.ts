@@ -12,10 +12,9 @@ import { checkTags } from '../compute/compute.rules.js';
 import { entityRefs } from '../events/events.types.js';
 import type { EventWriter } from '../events/events.writer.js';
 import { dropTags, setTags } from '../tags/tags.repository.js';
-import type { ImageBytes } from './image-bytes.js';
+import type { BlobStore } from '../../storage/index.js';
 import { imagizeJob } from './images.jobs.js';
 import {
-  bytesKey,
   deletePrivateImage,
   findPrivateImage,
   insertPrivateImage,
@@ -35,7 +34,8 @@ export interface ImageDeps {
   events: EventWriter;
   queue: JobQueue;
   catalogue: CatalogueService;
-  bytes: ImageBytes;
+  /** Uploaded images' bytes: the `images` area of the blob store (local disk or S3). */
+  bytes: BlobStore;
 }
 
 /**
@@ -201,7 +201,8 @@ export class ImagesService {
         username: p.username,
       });
       // After the commit (a rolled-back delete keeps its bytes); a failure leaves an orphan file.
-      tx.onCommit(() => this.d.bytes.delete(bytesKey(row)).catch(() => undefined));
+      const blob = row.blob_key;
+      if (blob) tx.onCommit(() => this.d.bytes.delete(blob).catch(() => undefined));
     });
   }
 }

@@ -23,8 +23,10 @@ export interface PrivateImagesTable {
   /** Epoch ms after which a pending upload is cancelled. */
   upload_expires: number | null;
   upload_event_id: number | null;
-  /** Bytes kept in the image store (the compressed upload). */
+  /** Bytes kept in the blob store (the compressed upload). */
   stored_bytes: number;
+  /** The upload's blob in the `images` blob store (null until the bytes are in). */
+  blob_key: string | null;
   created: string;
   updated: string;
 }

@@ -8,13 +8,7 @@ import { isoSeconds } from '../../lib/time.js';
 import { checkTags } from '../compute/compute.rules.js';
 import { setTags } from '../tags/tags.repository.js';
 import { UPLOAD_WINDOW_MS, uploadExpiryJob } from './images.jobs.js';
-import {
-  bytesKey,
-  imageRef,
-  insertPrivateImage,
-  syncListing,
-  UPLOAD_PATH,
-} from './images.repository.js';
+import { imageRef, insertPrivateImage, syncListing, UPLOAD_PATH } from './images.repository.js';
 import type { UploadImage } from './images.schemas.js';
 import type { ApiImage, ImageDeps } from './images.service.js';
 import { receiveImage } from './upload.js';
@@ -89,7 +83,7 @@ async function pendingByToken(d: ImageDeps, db: Database, token: string, lock: b
 }
 
 /**
- * The PUT to an upload URL: the gzipped raw image is kept in the image store and the image
+ * The PUT to an upload URL: the gzipped raw image is kept in the `images` blob store and the image
  * becomes `available`, its size the raw image's size in MB. Unknown, used or expired URLs: 404.
  */
 export async function receiveUpload(d: ImageDeps, token: string, body: Readable): Promise<void> {
@@ -98,7 +92,7 @@ export async function receiveUpload(d: ImageDeps, token: string, body: Readable)
     body.resume();
     throw errors.notFound();
   }
-  const key = bytesKey(row);
+  const key = d.bytes.newKey();
   const { rawBytes, storedBytes } = await receiveImage(d.bytes, key, body);
   try {
     await d.db.transaction(async (tx) => {
@@ -110,6 +104,7 @@ export async function receiveUpload(d: ImageDeps, token: string, body: Readable)
           status: 'available',
           size: Math.max(1, Math.ceil(rawBytes / (1024 * 1024))),
           stored_bytes: storedBytes,
+          blob_key: key,
           upload_token_hash: null,
           upload_expires: null,
           updated: isoSeconds(d.clock.nowMs()),

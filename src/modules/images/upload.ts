@@ -2,7 +2,7 @@ import { Transform, type Readable } from 'node:stream';
 import { createGunzip } from 'node:zlib';
 import { ApiError } from '../../errors/api-error.js';
 import { errors } from '../../errors/errors.js';
-import type { ImageBytes } from './image-bytes.js';
+import type { BlobStore } from '../../storage/index.js';
 
 /** Largest compressed upload (reference: 5 GB). */
 export const MAX_UPLOAD_BYTES = 5 * 1024 ** 3;
@@ -10,12 +10,12 @@ export const MAX_UPLOAD_BYTES = 5 * 1024 ** 3;
 export const NOT_GZIP = 'The image data must be a gzip-compressed raw disk image.';
 
 /**
- * Streams an upload into the image store while inflating a copy of it, to check that it is gzip
- * and to learn the raw image's size. Nothing is buffered beyond the streams' own windows. On any
- * failure the stored object is removed and a 4xx is thrown.
+ * Streams an upload into a new blob of the blob store (the same storage as object data) while
+ * inflating a copy of it, to check that it is gzip and to learn the raw image's size. Nothing is
+ * buffered beyond the streams' own windows. On any failure the blob is removed and a 4xx is thrown.
  */
 export async function receiveImage(
-  store: ImageBytes,
+  store: BlobStore,
   key: string,
   body: Readable,
   maxBytes = MAX_UPLOAD_BYTES,
@@ -60,7 +60,7 @@ export async function receiveImage(
 
   let stored = 0;
   try {
-    stored = await store.write(key, body.pipe(inspect));
+    stored = (await store.put(key, body.pipe(inspect))).size;
   } catch (err) {
     body.resume();
     await store.delete(key);

@@ -19,6 +19,8 @@ import {
 
 /** The configs (ports) of a NodeBalancer: create, list, view, update, rebuild, delete. */
 export class NbConfigsService extends NbChildService {
+  private readonly seal = (plain: string) => this.d.sealer.sealNow(plain);
+
   private async apiConfig(db: Database, nb: NbRow, id: number): Promise<ApiConfig> {
     const row = await this.config(db, nb, id);
     return (await toApiConfigs(db, nb, [row]))[0] as ApiConfig;
@@ -61,10 +63,11 @@ export class NbConfigsService extends NbChildService {
   }
 
   async create(p: Principal, nbId: number, b: ConfigInput): Promise<ApiConfig> {
+    await this.d.sealer.ready();
     const work = this.d.db.transaction(async (tx) => {
       const nb = await this.nbs.load(tx, p, nbId, 'read_write', true);
       const fe = new FieldErrors();
-      const cols = prepareConfig(fe, '', b);
+      const cols = prepareConfig(fe, '', b, this.seal);
       fe.throwIfAny();
       await this.assertPortFree(tx, nbId, cols.port);
       const id = await insertConfig(tx, nbId, cols, this.now());
@@ -83,11 +86,12 @@ export class NbConfigsService extends NbChildService {
   }
 
   async update(p: Principal, nbId: number, id: number, b: ConfigInput): Promise<ApiConfig> {
+    await this.d.sealer.ready();
     const work = this.d.db.transaction(async (tx) => {
       const nb = await this.nbs.load(tx, p, nbId, 'read_write', true);
       const row = await this.config(tx, nb, id);
       const fe = new FieldErrors();
-      const cols = prepareConfig(fe, '', b, row);
+      const cols = prepareConfig(fe, '', b, this.seal, row);
       fe.throwIfAny();
       await this.assertPortFree(tx, nbId, cols.port, id);
       await this.write(tx, id, cols);
@@ -103,11 +107,12 @@ export class NbConfigsService extends NbChildService {
    */
   async rebuild(p: Principal, nbId: number, id: number, b: RebuildInput): Promise<ApiConfig> {
     authz.requireGlobal(p, 'add_nodebalancers');
+    await this.d.sealer.ready();
     return this.d.db.transaction(async (tx) => {
       const nb = await this.nbs.load(tx, p, nbId, 'read_write', true);
       const row = await this.config(tx, nb, id);
       const fe = new FieldErrors();
-      const cols = prepareConfig(fe, '', b, row);
+      const cols = prepareConfig(fe, '', b, this.seal, row);
       duplicateAddresses(fe, 'nodes.', b.nodes);
       const scope = { accountId: nb.account_id, region: nb.region };
       const planned = [];

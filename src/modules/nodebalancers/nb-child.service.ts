@@ -11,6 +11,14 @@ export interface NbConfigDeps {
   db: Database;
   clock: Clock;
   events: EventWriter;
+  /** Seals TLS private keys (the process's one Sealer); `ready()` before a transaction. */
+  sealer: KeySealer;
+}
+
+/** What NodeBalancers need of the Sealer (src/modules/object-storage/objects.crypto.ts). */
+export interface KeySealer {
+  ready(): Promise<void>;
+  sealNow(plain: string): string;
 }
 
 type Action =

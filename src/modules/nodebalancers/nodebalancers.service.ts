@@ -3,6 +3,7 @@ import { authz, type Permission } from '../../auth/authz.js';
 import type { Principal } from '../../auth/principal.js';
 import type { Database } from '../../db/database.js';
 import { billNodeBalancer } from '../billing/billables.js';
+import type { KeySealer } from './nb-child.service.js';
 import type { CascadeContext, EntityRegistry } from '../../entities/entities.js';
 import { errors, FieldErrors } from '../../errors/errors.js';
 import type { Clock } from '../../lib/clock.js';
@@ -42,6 +43,8 @@ export interface NodeBalancerDeps {
   cascade: Omit<CascadeContext, 'db'>;
   /** The networking area's firewalls: `firewall_id` on create, the NodeBalancer's firewalls. */
   firewalls: FirewallsService;
+  /** Seals configs' TLS private keys; `ready()` before a transaction. */
+  sealer: KeySealer;
 }
 
 const CAPABILITY = 'NodeBalancers';
@@ -153,6 +156,7 @@ export class NodeBalancersService {
     else if (!catalogue.regionHas(b.region, CAPABILITY))
       fe.add('region', 'NodeBalancers are not available in this region');
     fe.throwIfAny();
+    await this.d.sealer.ready();
     const work = this.d.db.transaction(async (tx) => {
       const now = this.now();
       if (b.label !== undefined) await this.assertLabelFree(tx, p.accountId, b.label);
@@ -161,7 +165,7 @@ export class NodeBalancersService {
       const configs = [];
       for (const [i, c] of (b.configs ?? []).entries()) {
         const at = `configs.${i}.`;
-        const cols = prepareConfig(fe, at, c);
+        const cols = prepareConfig(fe, at, c, (k) => this.d.sealer.sealNow(k));
         if (ports.has(cols.port)) fe.add(`${at}port`, 'Each config must have its own port');
         ports.add(cols.port);
         const nodes = c.nodes ?? [];

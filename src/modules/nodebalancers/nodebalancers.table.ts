@@ -33,6 +33,8 @@ export interface NodeBalancerConfigsTable {
   cipher_suite: string;
   ssl_cert: string | null;
   ssl_key_hash: string | null;
+  /** The TLS private key, sealed (src/modules/object-storage/objects.crypto.ts). */
+  ssl_key_sealed: string | null;
   ssl_commonname: string | null;
   ssl_fingerprint: string | null;
   created: string;

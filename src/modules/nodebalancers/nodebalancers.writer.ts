@@ -22,6 +22,7 @@ import type { ConfigInput, UpdateNodeInput } from './nodebalancers.schemas.js';
 export type ConfigColumns = ReturnType<typeof configColumns> & {
   ssl_cert: string | null;
   ssl_key_hash: string | null;
+  ssl_key_sealed: string | null;
   ssl_commonname: string | null;
   ssl_fingerprint: string | null;
 };
@@ -40,9 +41,13 @@ export interface NbScope {
   region: string;
 }
 
+/** Seals a TLS private key for storage (the shared Sealer, loaded before the transaction). */
+export type SealKey = (plain: string) => string;
+
 /**
  * The TLS columns of a config. `https` needs a certificate and its key (given together, checked
- * as X.509; kept from before when neither is given); `http` and `tcp` take neither.
+ * as X.509, the key stored sealed; kept from before when neither is given); `http` and `tcp`
+ * take neither.
  */
 function tlsColumns(
   fe: FieldErrors,
@@ -50,8 +55,15 @@ function tlsColumns(
   protocol: string,
   b: ConfigInput,
   existing: ConfigRow | undefined,
+  seal: SealKey,
 ) {
-  const none = { ssl_cert: null, ssl_key_hash: null, ssl_commonname: null, ssl_fingerprint: null };
+  const none = {
+    ssl_cert: null,
+    ssl_key_hash: null,
+    ssl_key_sealed: null,
+    ssl_commonname: null,
+    ssl_fingerprint: null,
+  };
   if (protocol !== 'https') {
     if (b.ssl_cert) fe.add(`${at}ssl_cert`, `The ${protocol} protocol does not support ssl_cert`);
     if (b.ssl_key) fe.add(`${at}ssl_key`, `The ${protocol} protocol does not support ssl_key`);
@@ -66,6 +78,7 @@ function tlsColumns(
     return {
       ssl_cert: b.ssl_cert,
       ssl_key_hash: facts.keyHash,
+      ssl_key_sealed: seal(b.ssl_key),
       ssl_commonname: facts.commonname,
       ssl_fingerprint: facts.fingerprint,
     };
@@ -76,6 +89,7 @@ function tlsColumns(
     return {
       ssl_cert: existing.ssl_cert,
       ssl_key_hash: existing.ssl_key_hash,
+      ssl_key_sealed: existing.ssl_key_sealed,
       ssl_commonname: existing.ssl_commonname,
       ssl_fingerprint: existing.ssl_fingerprint,
     };
@@ -90,11 +104,12 @@ export function prepareConfig(
   fe: FieldErrors,
   at: string,
   b: ConfigInput,
+  seal: SealKey,
   existing?: ConfigRow,
 ): ConfigColumns {
   const values = mergeConfig(existing ? valuesOf(existing) : CONFIG_DEFAULTS, b);
   configProblems(fe, values, at);
-  return { ...configColumns(values), ...tlsColumns(fe, at, values.protocol, b, existing) };
+  return { ...configColumns(values), ...tlsColumns(fe, at, values.protocol, b, existing, seal) };
 }
 
 /** A node's columns from a request over the stored node; the address is checked in the database. */

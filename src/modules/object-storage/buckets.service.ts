@@ -17,14 +17,16 @@ export interface BucketDeps {
   clock: Clock;
   data: ObjectData;
   clusters: readonly string[];
+  /** Bucket records announce virtual-host-style hostnames (STRATUS_S3_VIRTUAL_HOSTS). */
+  virtualHosts: boolean;
 }
 
-export function toApiBucket(base: string, r: BucketRow): ApiBucket {
+export function toApiBucket(base: string, r: BucketRow, virtualHost = false): ApiBucket {
   return {
     created: r.created,
     cluster: r.cluster,
     label: r.label,
-    hostname: bucketHostname(base, r.cluster, r.label),
+    hostname: bucketHostname(base, r.cluster, r.label, virtualHost),
     size: Number(r.size),
     objects: Number(r.objects),
   };
@@ -74,11 +76,11 @@ export class BucketsService {
       async () =>
         Number((await q.select((eb) => eb.fn.countAll().as('n')).executeTakeFirst())?.n ?? 0),
     );
-    return { ...page, data: page.data.map((r) => toApiBucket(base, r)) };
+    return { ...page, data: page.data.map((r) => toApiBucket(base, r, this.d.virtualHosts)) };
   }
 
   async get(p: Principal, base: string, cluster: string, label: string): Promise<ApiBucket> {
-    return toApiBucket(base, await this.load(this.d.db, p, cluster, label));
+    return toApiBucket(base, await this.load(this.d.db, p, cluster, label), this.d.virtualHosts);
   }
 
   /**
@@ -95,7 +97,7 @@ export class BucketsService {
       acl: body.acl ?? 'private',
       cors: body.cors_enabled ?? false,
     });
-    return toApiBucket(base, row);
+    return toApiBucket(base, row, this.d.virtualHosts);
   }
 
   /** Shared with the data plane's CreateBucket: `existed` tells an owner's repeat apart. */

@@ -33,11 +33,44 @@ export function toApiCluster(base: string, cluster: string): ApiCluster {
     domain: noScheme(clusterEndpoint(base, cluster)),
     status: 'available',
     region: cluster.replace(/-1$/, ''),
-    static_site_domain: noScheme(`${base}${S3_PREFIX}-website/${cluster}`),
+    static_site_domain: noScheme(`${base}${S3_PREFIX}-website/${cluster}`), // s3.website.ts
   };
 }
 
-/** The bucket's path-style address (host-style names are not served). */
-export function bucketHostname(base: string, cluster: string, label: string): string {
-  return `${noScheme(clusterEndpoint(base, cluster))}/${label}`;
+/**
+ * The bucket's address: path-style (`<domain>/<bucket>`, which reaches this server wherever its
+ * domain does), or virtual-host-style (`<bucket>.<domain>`) when the operator's DNS resolves
+ * such names to it (STRATUS_S3_VIRTUAL_HOSTS).
+ */
+export function bucketHostname(
+  base: string,
+  cluster: string,
+  label: string,
+  virtualHost = false,
+): string {
+  const domain = noScheme(clusterEndpoint(base, cluster));
+  return virtualHost ? `${label}.${domain}` : `${domain}/${label}`;
+}
+
+/**
+ * Host names under which `<bucket>.<name>` is a virtual-host-style request: `localhost` and the
+ * host of STRATUS_S3_ENDPOINT.
+ */
+export function virtualHostSuffixes(configured: string | undefined): string[] {
+  const out = ['localhost'];
+  if (configured) out.push(new URL(configured).hostname.toLowerCase());
+  return out;
+}
+
+/** The bucket a Host header names in virtual-host style, or undefined (path style). */
+export function bucketOfHost(
+  host: string | undefined,
+  suffixes: readonly string[],
+): string | undefined {
+  if (!host) return undefined;
+  const name = host.toLowerCase().replace(/:\d+$/, '');
+  for (const s of suffixes) {
+    if (name.length > s.length + 1 && name.endsWith(`.${s}`)) return name.slice(0, -(s.length + 1));
+  }
+  return undefined;
 }

@@ -1,5 +1,6 @@
 import { createCipheriv, createDecipheriv, hash, randomBytes } from 'node:crypto';
 import type { Database } from '../../db/database.js';
+import type { StateHook } from '../controls/state.service.js';
 
 const KEY_NAME = 'seal-v1';
 
@@ -46,8 +47,26 @@ export class Sealer {
     await this.loadKey();
   }
 
+  /**
+   * Drops the cached key: after a reset or a snapshot import replaced the keyring's rows, the
+   * next use reads (or makes) the key the database now holds.
+   */
+  forget(): void {
+    if (!this.configured) this.key = undefined;
+  }
+
   async seal(plain: string): Promise<string> {
-    const key = await this.loadKey();
+    await this.loadKey();
+    return this.sealNow(plain);
+  }
+
+  /**
+   * Seals without waiting, for code that prepares rows synchronously inside a transaction; the
+   * key must have been loaded first (`ready()`).
+   */
+  sealNow(plain: string): string {
+    const key = this.key;
+    if (!key) throw new Error('Sealer: call ready() before sealNow()');
     const iv = randomBytes(12);
     const c = createCipheriv('aes-256-gcm', key, iv);
     const body = Buffer.concat([c.update(plain, 'utf8'), c.final()]);
@@ -61,4 +80,12 @@ export class Sealer {
     d.setAuthTag(raw.subarray(12, 28));
     return Buffer.concat([d.update(raw.subarray(28)), d.final()]).toString('utf8');
   }
+}
+
+/** Reset and import replace the keyring's rows: the sealer forgets its key once they commit. */
+export function sealerStateHook(sealer: Sealer): StateHook {
+  const forget = async (tx: Database) => {
+    tx.onCommit(() => sealer.forget());
+  };
+  return { name: 'sealer', onReset: forget, importData: forget };
 }

@@ -1,16 +1,18 @@
 import type { Config } from '../../config/config.js';
 import type { Database } from '../../db/database.js';
 import type { Clock } from '../../lib/clock.js';
-import { createBlobStore } from '../../storage/index.js';
+import type { BlobStore } from '../../storage/index.js';
 import type { CatalogueData } from '../catalogue/catalogue.data.js';
+import { columnValues } from '../controls/snapshot.js';
 import type { StateHook } from '../controls/state.service.js';
 import type { EventWriter } from '../events/events.writer.js';
 import { BucketsService } from './buckets.service.js';
 import { ContentService } from './content.service.js';
 import { KeysService } from './keys.service.js';
-import { clusterIds } from './objects.clusters.js';
+import { clusterIds, virtualHostSuffixes } from './objects.clusters.js';
 import type { Sealer } from './objects.crypto.js';
 import { ObjectData } from './objects.data.js';
+import { blobsOf } from './objects.repository.js';
 import { S3Service } from './s3/s3.service.js';
 
 /** Object storage's services: the control plane's three and the data plane's. */
@@ -32,24 +34,40 @@ export function createObjectStorage(d: {
   log: { error(obj: object, msg: string): void };
   /** The process's one sealer (src/modules/object-storage/objects.crypto.ts). */
   sealer: Sealer;
+  /** The `objects` area of the blob store (local disk or S3). */
+  blobs: BlobStore;
 }): ObjectStorage {
   const clusters = clusterIds(d.catalogue);
   const sealer = d.sealer;
-  const data = new ObjectData(d.db, createBlobStore(d.config.dataDir, 'objects'), d.clock, (err) =>
+  const data = new ObjectData(d.db, d.blobs, d.clock, (err) =>
     d.log.error({ err }, 'object storage: transfer counts not written'),
   );
-  const buckets = new BucketsService({ db: d.db, clock: d.clock, data, clusters });
+  const buckets = new BucketsService({
+    db: d.db,
+    clock: d.clock,
+    data,
+    clusters,
+    virtualHosts: d.config.s3VirtualHosts,
+  });
   const keys = new KeysService({ db: d.db, clock: d.clock, events: d.events, sealer, clusters });
   const content = new ContentService({ db: d.db, clock: d.clock, sealer, buckets, keys });
-  const s3 = new S3Service({ db: d.db, clock: d.clock, sealer, data, buckets, clusters });
+  const s3 = new S3Service({
+    db: d.db,
+    clock: d.clock,
+    sealer,
+    data,
+    buckets,
+    clusters,
+    hostSuffixes: virtualHostSuffixes(d.config.s3Endpoint),
+  });
   return { buckets, content, keys, data, s3, clusters };
 }
 
 /**
  * Object bytes and the emulator's reset and snapshot import: once either has committed, the
  * blobs no row refers to any more are removed (the reset's objects, or those the imported state
- * does not have). Snapshots carry rows, not bytes: objects of an imported state whose blobs are
- * not in this data directory read as missing.
+ * does not have). Streamed snapshots carry the blobs of the objects and of open multipart
+ * uploads' parts (src/modules/controls/snapshot-stream.ts).
  */
 export function objectBlobsStateHook(data: ObjectData): StateHook {
   const sweepAfterCommit = async (tx: Database) => {
@@ -61,5 +79,17 @@ export function objectBlobsStateHook(data: ObjectData): StateHook {
     name: 'object-storage-blobs',
     onReset: (tx) => sweepAfterCommit(tx),
     importData: (tx) => sweepAfterCommit(tx),
+    blobs: {
+      area: 'objects',
+      store: data.blobs,
+      keys: (tables) => [
+        ...columnValues(tables, 'obj_objects', 'blobs').flatMap((b) =>
+          typeof b === 'string' ? blobsOf({ blobs: b }).map((r) => r.key) : [],
+        ),
+        ...columnValues(tables, 'obj_parts', 'blob').filter(
+          (k): k is string => typeof k === 'string',
+        ),
+      ],
+    },
   };
 }

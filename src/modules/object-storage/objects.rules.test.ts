@@ -65,3 +65,31 @@ describe('SigV4 canonical forms', () => {
     expect(parseAmzDate('2026-03-01T12:00:00Z')).toBeNaN();
   });
 });
+
+describe('virtual-host-style addressing', () => {
+  it('bucketOfHost: <bucket>.localhost and <bucket>.<STRATUS_S3_ENDPOINT host>, any port; else path style', async () => {
+    const { bucketOfHost, virtualHostSuffixes } = await import('./objects.clusters.js');
+    const s = virtualHostSuffixes('https://s3.example.com');
+    expect(bucketOfHost('photos.localhost:8080', s)).toBe('photos');
+    expect(bucketOfHost('my.dotted.bucket.s3.example.com', s)).toBe('my.dotted.bucket');
+    expect(bucketOfHost('Photos.LOCALHOST', s)).toBe('photos');
+    expect(bucketOfHost('localhost:8080', s)).toBeUndefined();
+    expect(bucketOfHost('127.0.0.1:8080', s)).toBeUndefined();
+    expect(bucketOfHost('s3.example.com', s)).toBeUndefined();
+    expect(bucketOfHost('photos.other.net', s)).toBeUndefined();
+    expect(bucketOfHost(undefined, s)).toBeUndefined();
+  });
+
+  it('bucketHostname: path style by default, <bucket>.<domain> with virtual hosts', async () => {
+    const { bucketHostname } = await import('./objects.clusters.js');
+    expect(bucketHostname('http://localhost:8080', 'us-east-1', 'b')).toBe(
+      'localhost:8080/_stratus/s3/us-east-1/b',
+    );
+    expect(bucketHostname('http://localhost:8080', 'us-east-1', 'b', true)).toBe(
+      'b.localhost:8080/_stratus/s3/us-east-1',
+    );
+    expect(() => envToConfig({ STRATUS_S3_VIRTUAL_HOSTS: 'maybe' })).toThrow(
+      /STRATUS_S3_VIRTUAL_HOSTS/,
+    );
+  });
+});

@@ -1,10 +1,14 @@
 import { randomBytes } from 'node:crypto';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { gzipSync } from 'node:zlib';
 import { afterAll, describe, expect, inject, it } from 'vitest';
 import { envToConfig } from '../../../src/config/config.js';
+import { buildApp } from '../../../src/app.js';
 import { createContext } from '../../../src/context.js';
+import { bootstrapAccount } from '../../../src/modules/identity/bootstrap.js';
+import type { BlobStore } from '../../../src/storage/index.js';
 import { controlsCommand } from '../../../src/modules/controls/controls.cli.js';
 import { DIALECT } from '../../helpers/build-test-app.js';
 import { createDatabase, dropDatabase } from '../../helpers/pg-server.js';
@@ -84,5 +88,75 @@ describe('controls command line (in process)', () => {
     const noFile = await run(s.url, 'state', ['import']);
     expect(noFile.code).toBe(2);
     expect(noFile.err).toMatch(/--file is required/);
+  });
+
+  it('state export|import: the NDJSON file carries uploaded image bytes through a reset', async () => {
+    const s = await store();
+    drops.push(s.drop);
+    const dataDir = await mkdtemp(path.join(tmpdir(), 'stratus-cli-bytes-'));
+    drops.push(() => rm(dataDir, { recursive: true, force: true }));
+    const env = { STRATUS_DATA_DIR: dataDir };
+    const config = envToConfig({ DATABASE_URL: s.url, LOG_LEVEL: 'silent', ...env });
+    const ctx = await createContext(config);
+    const image = gzipSync(Buffer.alloc(1024 * 1024, 3));
+    let imageId: number;
+    try {
+      const { token } = await bootstrapAccount(ctx.db, ctx.clock, {
+        email: 'cli@example.com',
+        username: 'cli',
+      });
+      const app = await buildApp(ctx);
+      const up = await app.inject({
+        method: 'POST',
+        url: '/v4/images/upload',
+        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+        payload: JSON.stringify({ region: 'us-east', label: 'cli-image' }),
+      });
+      expect(up.statusCode, up.body).toBe(200);
+      const put = await app.inject({
+        method: 'PUT',
+        url: new URL(up.json().upload_to).pathname,
+        headers: { 'content-type': 'application/octet-stream' },
+        payload: image,
+      });
+      expect(put.statusCode, put.body).toBe(200);
+      imageId = Number(String(up.json().image.id).split('/')[1]);
+      await app.close();
+    } finally {
+      await ctx.runner.stop();
+      await ctx.db.close();
+    }
+    const file = path.join(dataDir, 'snap.ndjson');
+    const blobFiles = async () =>
+      (await readdir(path.join(dataDir, 'images'), { recursive: true })).filter((f) =>
+        /[0-9a-f]{32}$/.test(f),
+      );
+    expect(await blobFiles()).toHaveLength(1);
+    const exported = await run(s.url, 'state', ['export', '--file', file], env);
+    expect(exported.code, exported.err).toBe(0);
+    expect((await readFile(file, 'utf8')).trimEnd().split('\n').at(-1)).toBe(
+      '{"done":{"blobs":1}}',
+    );
+    expect((await run(s.url, 'state', ['reset'], env)).code).toBe(0);
+    expect(await blobFiles()).toEqual([]);
+    const imported = await run(s.url, 'state', ['import', '--file', file], env);
+    expect(imported.code, imported.err).toBe(0);
+    expect(JSON.parse(imported.out)).toMatchObject({ blobs: 1 });
+    const back = await createContext(config);
+    try {
+      const row = await back.db.db
+        .selectFrom('private_images')
+        .selectAll()
+        .where('id', '=', imageId)
+        .executeTakeFirstOrThrow();
+      expect(row.status).toBe('available');
+      const chunks: Buffer[] = [];
+      const blobs = (back.services.images as unknown as { d: { bytes: BlobStore } }).d.bytes;
+      for await (const c of await blobs.get(row.blob_key as string)) chunks.push(c as Buffer);
+      expect(Buffer.concat(chunks).equals(image)).toBe(true);
+    } finally {
+      await back.runner.stop();
+      await back.db.close();
+    }
   });
 });

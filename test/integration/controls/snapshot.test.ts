@@ -16,11 +16,12 @@ describe('emulator controls: snapshots', () => {
 
   it('exportSnapshot: one versioned document without the catalogue or the controls', async () => {
     await createVolume(t, 'v1');
-    const r = await op(t, token).get('/_stratus/snapshot');
+    const r = await op(t, token).get('/_stratus/snapshot?bytes=false');
     expect(r.status, r.text).toBe(200);
     const s = r.body;
     expect(s.format).toBe('stratus-snapshot');
-    expect(s.version).toBe(1);
+    expect(s.version).toBe(2);
+    expect(s.blobs).toBe('omitted');
     expect(s.migrations).toContain('0013-emulator-controls');
     expect(s.tables.volumes.rows).toHaveLength(1);
     expect(s.tables.accounts.rows).toHaveLength(1);
@@ -43,7 +44,7 @@ describe('emulator controls: snapshots', () => {
     await createVolume(t, 'v2', other.token);
     await sshKey(t, 'k1');
     await t.settle();
-    const saved = (await op(t, token).get('/_stratus/snapshot')).body;
+    const saved = (await op(t, token).get('/_stratus/snapshot?bytes=false')).body;
     const volumes = (await t.get('/v4/volumes')).body;
     const events = (await t.get('/v4/account/events')).body;
     const regions = (await t.get('/v4/regions')).body;
@@ -68,15 +69,15 @@ describe('emulator controls: snapshots', () => {
     expect(v4).toBeGreaterThan(v3);
 
     // Export again: the same rows as the file imported (but the new volume and its events).
-    const again = (await op(t, token).get('/_stratus/snapshot')).body;
+    const again = (await op(t, token).get('/_stratus/snapshot?bytes=false')).body;
     expect(again.tables.accounts).toEqual(saved.tables.accounts);
     expect(again.tables.tokens).toEqual(saved.tables.tokens);
   });
 
   it('importSnapshot: a snapshot from a newer format is refused with a clear message, nothing changes', async () => {
     await createVolume(t, 'keep');
-    const saved = (await op(t, token).get('/_stratus/snapshot')).body;
-    const r = await op(t, token).post('/_stratus/snapshot', { ...saved, version: 2, tables: {} });
+    const saved = (await op(t, token).get('/_stratus/snapshot?bytes=false')).body;
+    const r = await op(t, token).post('/_stratus/snapshot', { ...saved, version: 3, tables: {} });
     expect(r.status).toBe(400);
     expect(r.body.errors[0].field).toBe('version');
     expect(r.body.errors[0].reason).toMatch(/newer Stratus.*Upgrade Stratus/);
@@ -85,7 +86,7 @@ describe('emulator controls: snapshots', () => {
 
   it('importSnapshot: unknown migrations, tables or columns are refused before anything changes', async () => {
     await createVolume(t, 'keep');
-    const saved = (await op(t, token).get('/_stratus/snapshot')).body;
+    const saved = (await op(t, token).get('/_stratus/snapshot?bytes=false')).body;
     const bad = [
       [{ ...saved, migrations: [...saved.migrations, '9999-future'] }, 'migrations'],
       [{ ...saved, tables: { ...saved.tables, nope: { columns: [], rows: [] } } }, 'tables.nope'],
@@ -116,7 +117,7 @@ describe('emulator controls: snapshots', () => {
       t.ctx.db.db,
     );
     await sql`insert into zz_area (id, account_id, v) values (7, 1, 'kept')`.execute(t.ctx.db.db);
-    const saved = (await op(t, token).get('/_stratus/snapshot')).body;
+    const saved = (await op(t, token).get('/_stratus/snapshot?bytes=false')).body;
     expect(saved.tables.zz_area.rows).toEqual([[7, 1, 'kept']]);
     await sql`delete from zz_area`.execute(t.ctx.db.db);
     expect((await op(t, token).post('/_stratus/snapshot', saved)).status).toBe(200);
@@ -125,7 +126,7 @@ describe('emulator controls: snapshots', () => {
   });
 
   it('importSnapshot: tokens deleted after the export work again; tokens created after it stop', async () => {
-    const saved = (await op(t, token).get('/_stratus/snapshot')).body;
+    const saved = (await op(t, token).get('/_stratus/snapshot?bytes=false')).body;
     const other = await secondAccount(t, 'later');
     expect((await t.get('/v4/profile', { token: other.token })).status).toBe(200);
     expect((await op(t, token).post('/_stratus/snapshot', saved)).status).toBe(200);

@@ -40,7 +40,7 @@ describe('emulator controls: state kept outside the database', () => {
   it('StateHook: reset clears it at commit; snapshots carry it under extensions and bring it back', async () => {
     const store = blobStore();
     t.ctx.stateHooks.push(store.hook);
-    const snap = (await o.get('/_stratus/snapshot')).body;
+    const snap = (await o.get('/_stratus/snapshot?bytes=false')).body;
     expect(snap.extensions).toEqual({ blobs: { 'bucket/key': 'hello' } });
 
     expect((await o.post('/_stratus/reset')).status).toBe(200);

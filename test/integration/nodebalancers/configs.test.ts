@@ -1,5 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { bootstrapAccount } from '../../../src/modules/identity/bootstrap.js';
+import { Sealer } from '../../../src/modules/object-storage/objects.crypto.js';
 import { createTestUser } from '../../helpers/auth.js';
 import { buildTestApp, type TestApp } from '../../helpers/build-test-app.js';
 import { backend, nbEvents, nodebalancer } from './fixtures.js';
@@ -146,20 +147,58 @@ describe('nodebalancer configs', () => {
       ssl_commonname: 'www.example.com',
       ssl_fingerprint: CERT_FINGERPRINT,
     });
-    // The key is never stored.
+    // The key is stored sealed, never in clear.
+    const sealedOf = async () =>
+      (
+        await t.ctx.db.db
+          .selectFrom('nodebalancer_configs')
+          .selectAll()
+          .where('id', '=', ok.body.id)
+          .executeTakeFirstOrThrow()
+      ).ssl_key_sealed;
     const row = await t.ctx.db.db
       .selectFrom('nodebalancer_configs')
       .selectAll()
       .where('id', '=', ok.body.id)
       .executeTakeFirstOrThrow();
     expect(JSON.stringify(row)).not.toContain('PRIVATE KEY');
+    const sealer = new Sealer(t.ctx.db, t.ctx.config.encryptionKey);
+    expect(await sealer.open(row.ssl_key_sealed as string)).toBe(KEY);
     // Kept when neither is sent again; dropped when the protocol leaves https.
     const kept = await t.put(`${configs()}/${ok.body.id}`, { cipher_suite: 'legacy' });
     expect(kept.body).toMatchObject({ ssl_cert: '<REDACTED>', cipher_suite: 'legacy' });
+    expect(await sealer.open((await sealedOf()) as string)).toBe(KEY);
     const http = await t.put(`${configs()}/${ok.body.id}`, { protocol: 'http' });
+    expect(await sealedOf()).toBeNull();
     expect(http.body).toMatchObject({ ssl_cert: null, ssl_key: null, ssl_commonname: '' });
     const back = await t.put(`${configs()}/${ok.body.id}`, { protocol: 'https' });
     expect(fieldsOf(back)).toEqual(['ssl_cert', 'ssl_key']);
+  });
+
+  it('createNodeBalancer: an https config given inline keeps its TLS key sealed too', async () => {
+    const b = await backend(t);
+    const r = await t.post('/v4/nodebalancers', {
+      region: 'us-east',
+      configs: [
+        {
+          protocol: 'https',
+          port: 443,
+          ssl_cert: CERT,
+          ssl_key: KEY,
+          nodes: [{ address: `${b.ip}:80`, label: 'web' }],
+        },
+      ],
+    });
+    expect(r.status, r.text).toBe(200);
+    const row = await t.ctx.db.db
+      .selectFrom('nodebalancer_configs')
+      .selectAll()
+      .where('nodebalancer_id', '=', r.body.id)
+      .executeTakeFirstOrThrow();
+    expect(row.ssl_key_sealed).toMatch(/^v1:/);
+    expect(
+      await new Sealer(t.ctx.db, t.ctx.config.encryptionKey).open(row.ssl_key_sealed as string),
+    ).toBe(KEY);
   });
 
   it('createNodeBalancerConfig: http and tcp take no certificate', async () => {

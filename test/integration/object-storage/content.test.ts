@@ -1,10 +1,10 @@
 import { execFile } from 'node:child_process';
-import { readdir } from 'node:fs/promises';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CERT, KEY, OTHER_KEY } from './certs.js';
+import { TEST_BLOB_BACKEND } from '../../helpers/blob-cluster.js';
 import { buildS3App, CLUSTER, hostOf, type S3TestApp } from './fixtures.js';
 
 const run = promisify(execFile);
@@ -213,13 +213,7 @@ describe('transfer and cancel', () => {
   it('cancelObjectStorage: removes every bucket and its bytes', async () => {
     const files = async () => {
       const out: string[] = [];
-      const walk = async (d: string): Promise<void> => {
-        for (const e of await readdir(d, { withFileTypes: true })) {
-          if (e.isDirectory()) await walk(path.join(d, e.name));
-          else out.push(e.name);
-        }
-      };
-      await walk(path.join(t.dataDir, 'objects'));
+      for await (const k of t.ctx.services.objectStorage.data.blobs.list()) out.push(k);
       return out;
     };
     expect((await files()).length).toBeGreaterThan(0);
@@ -230,32 +224,36 @@ describe('transfer and cancel', () => {
 });
 
 describe('orphaned blobs', () => {
-  it('sweepOrphans: removes old unreferenced blobs and partial writes, keeps published ones', async () => {
-    const { utimes, writeFile, mkdir } = await import('node:fs/promises');
-    await t.post('/v4/object-storage/buckets', { cluster: CLUSTER, label: 'sweep' });
-    await s3.send(new PutObjectCommand({ Bucket: 'sweep', Key: 'kept', Body: 'kept' }));
-    const data = t.ctx.services.objectStorage.data;
-    const orphan = data.blobs.newKey();
-    const { Readable } = await import('node:stream');
-    await data.blobs.put(orphan, Readable.from([Buffer.from('lost')]));
-    const young = data.blobs.newKey();
-    await data.blobs.put(young, Readable.from([Buffer.from('in flight')]));
-    const root = path.join(t.dataDir, 'objects');
-    const old = new Date(Date.now() - 2 * 3600_000);
-    await utimes(path.join(root, orphan.slice(0, 2), orphan.slice(2, 4), orphan), old, old);
-    await mkdir(path.join(root, 'tmp'), { recursive: true });
-    await writeFile(path.join(root, 'tmp', 'partial'), 'half');
-    await utimes(path.join(root, 'tmp', 'partial'), old, old);
-    for (const b of await t.ctx.db.db.selectFrom('obj_objects').select('blobs').execute()) {
-      for (const r of JSON.parse(b.blobs))
-        await utimes(path.join(root, r.key.slice(0, 2), r.key.slice(2, 4), r.key), old, old);
-    }
-    expect(await data.sweepOrphans(Date.now() - 3600_000)).toBe(2);
-    expect(await data.blobs.head(orphan)).toBeNull();
-    expect(await data.blobs.head(young)).not.toBeNull();
-    const got = await s3.send(
-      new (await import('@aws-sdk/client-s3')).GetObjectCommand({ Bucket: 'sweep', Key: 'kept' }),
-    );
-    expect(await got.Body?.transformToString()).toBe('kept');
-  });
+  // File times are the local disk's (the S3 store's sweep is in blob-stores.test.ts).
+  it.skipIf(TEST_BLOB_BACKEND === 's3')(
+    'sweepOrphans: removes old unreferenced blobs and partial writes, keeps published ones',
+    async () => {
+      const { utimes, writeFile, mkdir } = await import('node:fs/promises');
+      await t.post('/v4/object-storage/buckets', { cluster: CLUSTER, label: 'sweep' });
+      await s3.send(new PutObjectCommand({ Bucket: 'sweep', Key: 'kept', Body: 'kept' }));
+      const data = t.ctx.services.objectStorage.data;
+      const orphan = data.blobs.newKey();
+      const { Readable } = await import('node:stream');
+      await data.blobs.put(orphan, Readable.from([Buffer.from('lost')]));
+      const young = data.blobs.newKey();
+      await data.blobs.put(young, Readable.from([Buffer.from('in flight')]));
+      const root = path.join(t.dataDir, 'objects');
+      const old = new Date(Date.now() - 2 * 3600_000);
+      await utimes(path.join(root, orphan.slice(0, 2), orphan.slice(2, 4), orphan), old, old);
+      await mkdir(path.join(root, 'tmp'), { recursive: true });
+      await writeFile(path.join(root, 'tmp', 'partial'), 'half');
+      await utimes(path.join(root, 'tmp', 'partial'), old, old);
+      for (const b of await t.ctx.db.db.selectFrom('obj_objects').select('blobs').execute()) {
+        for (const r of JSON.parse(b.blobs))
+          await utimes(path.join(root, r.key.slice(0, 2), r.key.slice(2, 4), r.key), old, old);
+      }
+      expect(await data.sweepOrphans(Date.now() - 3600_000)).toBe(2);
+      expect(await data.blobs.head(orphan)).toBeNull();
+      expect(await data.blobs.head(young)).not.toBeNull();
+      const got = await s3.send(
+        new (await import('@aws-sdk/client-s3')).GetObjectCommand({ Bucket: 'sweep', Key: 'kept' }),
+      );
+      expect(await got.Body?.transformToString()).toBe('kept');
+    },
+  );
 });

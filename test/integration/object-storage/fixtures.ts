@@ -2,6 +2,12 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { S3Client } from '@aws-sdk/client-s3';
+import {
+  type BlobBackend,
+  type BlobCluster,
+  startBlobCluster,
+  TEST_BLOB_BACKEND,
+} from '../../helpers/blob-cluster.js';
 import { buildTestApp, type TestApp } from '../../helpers/build-test-app.js';
 
 export const CLUSTER = 'us-east-1';
@@ -12,14 +18,25 @@ export interface S3TestApp extends TestApp {
   /** The cluster's S3 endpoint (path-style). */
   endpoint: string;
   dataDir: string;
+  /** Where its bytes are kept: local disk, or an external S3 cluster (another Stratus). */
+  backend: BlobBackend;
+  /** The external cluster of the s3 backend. */
+  cluster?: BlobCluster;
   client(key: { access_key: string; secret_key: string }, cluster?: string): S3Client;
   dispose(): Promise<void>;
 }
 
-/** A listening test app on a temporary data directory, its clock at the real time (SigV4). */
-export async function buildS3App(): Promise<S3TestApp> {
+/**
+ * A listening test app on a temporary data directory, its clock at the real time (SigV4). Its
+ * bytes are kept on `backend` (default: STRATUS_TEST_BLOB_BACKEND, else the local disk).
+ */
+export async function buildS3App(
+  backend: BlobBackend = TEST_BLOB_BACKEND,
+  env: Record<string, string> = {},
+): Promise<S3TestApp> {
   const dataDir = await mkdtemp(path.join(tmpdir(), 'stratus-obj-'));
-  const t = await buildTestApp({ dataDir });
+  const cluster = backend === 's3' ? await startBlobCluster() : undefined;
+  const t = await buildTestApp({ dataDir, env: { ...(cluster?.env ?? {}), ...env } });
   t.clock.set(Date.now());
   await t.app.listen({ host: '127.0.0.1', port: 0 });
   const addr = t.app.server.address();
@@ -31,6 +48,8 @@ export async function buildS3App(): Promise<S3TestApp> {
     base,
     endpoint,
     dataDir,
+    backend,
+    ...(cluster ? { cluster } : {}),
     client(key: { access_key: string; secret_key: string }, cluster = CLUSTER) {
       const c = new S3Client({
         endpoint: `${base}/_stratus/s3/${cluster}`,
@@ -44,6 +63,7 @@ export async function buildS3App(): Promise<S3TestApp> {
     async dispose() {
       for (const c of clients) c.destroy();
       await t.close();
+      await cluster?.dispose();
       await rm(dataDir, { recursive: true, force: true });
     },
   });

@@ -1,6 +1,7 @@
 import type { FastifyPluginAsync } from 'fastify';
 import type { AppContext } from '../../../context.js';
 import { S3_PREFIX } from '../objects.clusters.js';
+import { S3_WEBSITE_PREFIX } from './s3.website.js';
 
 const METHODS = ['GET', 'HEAD', 'PUT', 'POST', 'DELETE', 'OPTIONS'];
 
@@ -14,6 +15,15 @@ export function s3Plugin(ctx: AppContext): FastifyPluginAsync {
   return async (app) => {
     app.addHook('onRequest', (req, reply, done) => {
       reply.hijack();
+      if (req.url.startsWith(S3_WEBSITE_PREFIX)) {
+        req.operation = 's3:Website';
+        s3.website(req.raw, reply.raw).catch((err: unknown) => {
+          req.log.error({ err }, 's3 website request failed');
+          reply.raw.destroy();
+        });
+        done();
+        return;
+      }
       s3.handle(req.raw, reply.raw, req.id, req.log, (op) => {
         req.operation = op;
       }).catch((err: unknown) => {
@@ -27,7 +37,7 @@ export function s3Plugin(ctx: AppContext): FastifyPluginAsync {
       await ctx.services.objectStorage.data.meter.flush();
     });
     const noop = async () => {};
-    for (const url of [S3_PREFIX, `${S3_PREFIX}/*`]) {
+    for (const url of [S3_PREFIX, `${S3_PREFIX}/*`, S3_WEBSITE_PREFIX, `${S3_WEBSITE_PREFIX}/*`]) {
       app.route({
         method: METHODS,
         url,

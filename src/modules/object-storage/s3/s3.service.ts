@@ -2,7 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Database } from '../../../db/database.js';
 import type { Clock } from '../../../lib/clock.js';
 import type { BucketsService } from '../buckets.service.js';
-import { S3_PREFIX } from '../objects.clusters.js';
+import { bucketOfHost, S3_PREFIX } from '../objects.clusters.js';
 import type { Sealer } from '../objects.crypto.js';
 import type { ObjectData } from '../objects.data.js';
 import { findBucket } from '../objects.repository.js';
@@ -14,6 +14,7 @@ import { S3Multipart } from './s3.multipart.js';
 import { S3Objects } from './s3.objects.js';
 import { type S3Operation, s3Operation } from './s3.operations.js';
 import { parseQuery } from './sigv4.js';
+import { serveWebsite } from './s3.website.js';
 import { errorDocument } from './s3.xml.js';
 
 /** Where unexpected failures are logged. */
@@ -28,6 +29,8 @@ export interface S3Deps {
   data: ObjectData;
   buckets: BucketsService;
   clusters: readonly string[];
+  /** `<bucket>.<suffix>` Host headers are virtual-host-style requests (objects.clusters.ts). */
+  hostSuffixes: readonly string[];
 }
 
 /**
@@ -48,6 +51,11 @@ export class S3Service {
     this.multipart = new S3Multipart(d.db, d.data);
   }
 
+  /** A static-website request (s3.website.ts). */
+  website(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    return serveWebsite(this.d, req, res);
+  }
+
   async handle(
     req: IncomingMessage,
     res: ServerResponse,
@@ -64,6 +72,9 @@ export class S3Service {
     const rest = rawPath.slice(S3_PREFIX.length).replace(/^\//, '');
     const segs = rest.split('/');
     const cluster = decode(segs[0] ?? '');
+    // Virtual-host style: the bucket is in the Host header, the path is `<cluster>/<key>`.
+    const hostBucket = bucketOfHost(header(req, 'host'), this.d.hostSuffixes);
+    if (hostBucket !== undefined) segs.splice(1, 0, encodeURIComponent(hostBucket));
     const bucket = segs[1] !== undefined && segs[1] !== '' ? decode(segs[1]) : undefined;
     const key = segs.length > 2 ? decode(segs.slice(2).join('/')) : undefined;
     const badPath = [cluster, bucket, key].includes(null);
