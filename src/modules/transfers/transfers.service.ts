@@ -12,6 +12,7 @@ import { type Page, type PageParams, paginate } from '../../lib/pagination.js';
 import { isoSeconds } from '../../lib/time.js';
 import type { EventWriter } from '../events/events.writer.js';
 import { dropTags } from '../tags/tags.repository.js';
+import { receiverRefusal, senderRefusal } from './transfers.accounts.js';
 import { expireTransferJob } from './transfers.jobs.js';
 import {
   findTransfer,
@@ -76,6 +77,8 @@ export class TransfersService {
       throw errors.invalidField('entities', 'At least one entity to transfer is required.');
     }
     return this.d.db.transaction(async (tx) => {
+      const pastDue = await senderRefusal(tx, p.accountId);
+      if (pastDue) throw pastDue;
       for (const c of carried) {
         const field = `entities.${c.type.transferable.field}`;
         const found = new Set(
@@ -221,6 +224,8 @@ export class TransfersService {
       if (row.account_id === p.accountId) {
         return errors.reason('A transfer cannot be accepted by the account that created it.');
       }
+      const unbillable = await receiverRefusal(tx, p.accountId);
+      if (unbillable) return unbillable;
       const now = isoSeconds(nowMs);
       const carried = this.carried(parseEntities(row.entities));
       for (const c of carried) {

@@ -1,17 +1,25 @@
 import { expect } from 'vitest';
 import { bootstrapAccount } from '../../../src/modules/identity/bootstrap.js';
+import { addCard, CARD_OK } from '../billing/helpers.js';
 import type { TestApp } from '../../helpers/build-test-app.js';
 
 export const STRONG = 's3cr3t-P4ssw0rd!';
 let n = 0;
 
-/** A second account with an unrestricted user: its token. */
-export async function otherAccount(t: TestApp): Promise<{ token: string; accountId: number }> {
+/**
+ * A second account with an unrestricted user: its token. It has a payment method (a receiver
+ * needs one to accept) unless `card` is false.
+ */
+export async function otherAccount(
+  t: TestApp,
+  opts: { card?: boolean } = {},
+): Promise<{ token: string; accountId: number }> {
   n += 1;
   const r = await bootstrapAccount(t.ctx.db, t.clock, {
     email: `receiver${n}@example.com`,
     username: `receiver${n}x${Math.floor(Math.random() * 1e6)}`,
   });
+  if (opts.card !== false) await addCard(t, CARD_OK, r.token);
   return { token: r.token, accountId: r.accountId };
 }
 

@@ -230,6 +230,31 @@ describe('service transfers', () => {
     expect(receiver[0]?.to_ms).toBeNull();
   });
 
+  it('acceptServiceTransfer: a receiver without a payment method is refused and the transfer stays pending', async () => {
+    const bare = await otherAccount(t, { card: false });
+    const a = await instance(t);
+    const r = await createTransfer(t, [a.id]);
+    const url = `/v4/account/service-transfers/${r.body.token}`;
+    const refused = await t.post(`${url}/accept`, undefined, { token: bare.token });
+    expect(refused.status).toBe(400);
+    expect(refused.body.errors[0].reason).toMatch(/payment method/);
+    expect((await t.get(url)).body.status).toBe('pending');
+    expect((await t.get(`/v4/compute/instances/${a.id}`)).status).toBe(200);
+  });
+
+  it('createServiceTransfer: refused while the sender has a past-due balance', async () => {
+    const a = await instance(t);
+    await t.ctx.db.db
+      .updateTable('accounts')
+      .set({ balance_cents: 1250 })
+      .where('id', '=', t.admin.accountId)
+      .execute();
+    const r = await createTransfer(t, [a.id]);
+    expect(r.status).toBe(400);
+    expect(r.body.errors[0].reason).toMatch(/past-due balance/);
+    expect(await t.ctx.db.db.selectFrom('service_transfers').selectAll().execute()).toHaveLength(0);
+  });
+
   it('acceptServiceTransfer: refused for the sender, and a second time', async () => {
     const other = await otherAccount(t);
     const a = await instance(t);
