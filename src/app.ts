@@ -20,6 +20,7 @@ import type { AppContext } from './context.js';
 import { errors } from './errors/errors.js';
 import { authHook } from './http/auth-hook.js';
 import { errorHandler } from './http/error-handler.js';
+import { nulBytesHook } from './http/nul-bytes.js';
 import { canonicalIdsHook, integerParams } from './http/path-ids.js';
 import { lazySerializerFactory, lazyValidator } from './http/lazy-compilers.js';
 import './http/route-config.js';
@@ -211,6 +212,7 @@ export async function buildApp(ctx: AppContext): Promise<StratusApp> {
     const ids = integerParams(route);
     route.preValidation = [
       ...(ids.length > 0 ? [canonicalIdsHook(ids)] : []),
+      ...(cfg.operationId ? [nulBytesHook] : []),
       ...((route.schema as { body?: unknown } | undefined)?.body ? [emptyBodyHook] : []),
       ...own,
     ];
