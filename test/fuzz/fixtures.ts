@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { sql } from 'kysely';
 import { listTables, type TableInfo } from '../../src/modules/controls/state.tables.js';
 import { readRows } from '../../src/modules/controls/state.rows.js';
 import { createTestUser } from '../helpers/auth.js';
@@ -105,12 +106,26 @@ export class StateDigest {
 
   /** Table name → hash of its rows (so a difference names the tables that changed). */
   async take(): Promise<Record<string, string>> {
+    if (this.t.ctx.db.dialect === 'postgres') return this.takePostgres();
     const out: Record<string, string> = {};
     for (const table of this.tables) {
       const rows = (await readRows(this.t.ctx.db, table)).map((r) => JSON.stringify(r)).sort();
       out[table.name] = createHash('sha1').update(rows.join('\n')).digest('hex');
     }
     return out;
+  }
+
+  /** PostgreSQL: every table hashed by the server, in one round trip. */
+  private async takePostgres(): Promise<Record<string, string>> {
+    const parts = this.tables.map(
+      (t) =>
+        sql`select ${t.name} as name, md5(coalesce(string_agg(x::text, chr(10) order by x::text), '')) as h from ${sql.id(t.name)} x`,
+    );
+    const { rows } = await sql<{
+      name: string;
+      h: string;
+    }>`${sql.join(parts, sql` union all `)}`.execute(this.t.ctx.db.db);
+    return Object.fromEntries(rows.map((r) => [r.name, r.h]));
   }
 }
 
