@@ -11,7 +11,7 @@ import { Harness } from './harness.js';
  * (FUZZ_SEED, FUZZ_RUNS per operation, FUZZ_OPS: a regular expression on operation ids).
  */
 const SEED = Number(process.env.FUZZ_SEED ?? 20261125);
-const RUNS = Number(process.env.FUZZ_RUNS ?? 20);
+const RUNS = Number(process.env.FUZZ_RUNS ?? 15);
 const ONLY = new RegExp(process.env.FUZZ_OPS ?? '.');
 
 const h = new Harness();
