@@ -83,12 +83,21 @@ describe('crash', () => {
     const rand = prng(SEED);
     const ledger: Entry[] = [];
     let check: Database | undefined;
+    let inFlight = 0;
 
     for (let cycle = 0; cycle <= KILLS; cycle++) {
       // The server starts by itself on what the last one left: no manual step.
       proc = await start(['serve'], env, SERVER_READY);
       const api = apiOf(proc.base, ADMIN);
       check ??= Database.connect(db.url, { poolSize: 2 });
+      // Jobs the killed process left under way (queued, or running under its dead lease).
+      const open = await check.db
+        .selectFrom('jobs')
+        .select((eb) => eb.fn.countAll<number>().as('n'))
+        .where('status', 'in', ['queued', 'running'])
+        .where('name', 'not like', '%backup%')
+        .executeTakeFirstOrThrow();
+      inFlight += Number(open.n);
       await verify(api, check, ledger);
       if (cycle === KILLS) break;
       let dead = false;
@@ -103,6 +112,8 @@ describe('crash', () => {
     }
     if (!proc || !check) throw new Error('no server');
     expect(ledger.length).toBeGreaterThan(KILLS);
+    // The kills did hit work under way.
+    expect(inFlight).toBeGreaterThan(0);
 
     // Jobs: the leases of the killed processes end after 60 s; move the clock past them and let
     // this process finish every job.
@@ -134,7 +145,7 @@ describe('crash', () => {
         `crash (${DIALECT}): ${KILLS} kills, ${ledger.length} answered creates, ` +
           `${ledger.reduce((n, e) => n + e.acknowledgedUpdates, 0)} answered updates, ` +
           `${ledger.reduce((n, e) => n + e.pending.length, 0)} updates unanswered at a kill, ` +
-          `${Number(recovered.n)} instances all running, ${((Date.now() - t0) / 1000).toFixed(1)} s`,
+          `${inFlight} jobs under way at the kills, ${Number(recovered.n)} instances all running, ${((Date.now() - t0) / 1000).toFixed(1)} s`,
       );
     }
     await verify(apiOf(proc.base, ADMIN), check, ledger);
