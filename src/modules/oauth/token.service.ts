@@ -134,14 +134,11 @@ export class TokenService {
         if (s256(params.code_verifier) !== code.code_challenge)
           return invalid('code_verifier does not match the code_challenge');
       }
-      // Two exchanges of one code at once (several processes): one marks it, the other is a reuse.
-      const marked = await tx.db
+      await tx.db
         .updateTable('oauth_codes')
         .set({ used: 1 })
         .where('code_hash', '=', codeHash)
-        .where('used', '=', 0)
-        .executeTakeFirst();
-      if (Number(marked.numUpdatedRows) !== 1) return 'reused';
+        .execute();
       return this.issue(tx, c, code, codeHash, nowMs);
     });
     if (result !== 'reused') return result;
