@@ -266,6 +266,12 @@ const rawBody = fc.record({
   kind: fc.constant('raw' as const),
   text: fc.oneof(
     fc.constantFrom('{', '{"a":1', '[', 'null', '', '\u0000', '{"a":1}{"b":2}', '1e999999'),
+    // Deep nesting and a body past the size limit.
+    fc.constantFrom(
+      `${'['.repeat(50_000)}${']'.repeat(50_000)}`,
+      `${'{"a":'.repeat(20_000)}1${'}'.repeat(20_000)}`,
+      `{"label":"${'x'.repeat(3_000_000)}"}`,
+    ),
     oddString,
     fc.uint8Array({ maxLength: 64 }).map((a) => Buffer.from(a)),
   ),
