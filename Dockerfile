@@ -3,9 +3,13 @@
 #   docker run -p 8080:8080 -v stratus-data:/data stratus
 # See docs/operations.md (PostgreSQL, several API and worker processes, backups).
 
-# Dependencies and the compiled build (npm ci runs `prepare`, which is `npm run build`), with the
-# toolchain better-sqlite3 needs when no prebuilt binary fits; then the dev tools are pruned.
+# Dependencies and the compiled build (npm ci runs `prepare`, which is `npm run build`); then the
+# dev tools are pruned. npm only: better-sqlite3's install script would fetch a prebuilt binary
+# from GitHub (prebuild-install) and node-gyp the Node headers from nodejs.org; instead it is
+# compiled here with the image's toolchain against the headers the image ships in /usr/local.
 FROM node:20-bookworm AS build
+ENV npm_config_build_from_source=true \
+    npm_config_nodedir=/usr/local
 WORKDIR /app
 COPY package.json package-lock.json tsconfig.json tsconfig.build.json ./
 COPY bin ./bin

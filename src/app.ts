@@ -20,6 +20,8 @@ import type { AppContext } from './context.js';
 import { errors } from './errors/errors.js';
 import { authHook } from './http/auth-hook.js';
 import { errorHandler } from './http/error-handler.js';
+import { intRangeHook } from './http/int-range.js';
+import { nulBytesHook } from './http/nul-bytes.js';
 import { canonicalIdsHook, integerParams } from './http/path-ids.js';
 import { lazySerializerFactory, lazyValidator } from './http/lazy-compilers.js';
 import './http/route-config.js';
@@ -216,8 +218,11 @@ export async function buildApp(ctx: AppContext): Promise<StratusApp> {
     }
     const own = route.preValidation === undefined ? [] : [route.preValidation].flat();
     const ids = integerParams(route);
+    const body = (route.schema as { body?: Record<string, unknown> } | undefined)?.body;
     route.preValidation = [
       ...(ids.length > 0 ? [canonicalIdsHook(ids)] : []),
+      ...(cfg.operationId ? [nulBytesHook] : []),
+      ...(cfg.operationId && body ? [intRangeHook(body)] : []),
       ...((route.schema as { body?: unknown } | undefined)?.body ? [emptyBodyHook] : []),
       ...own,
     ];

@@ -1,5 +1,6 @@
 import { type RawBuilder, type SqlBool, sql } from 'kysely';
 import { errors } from '../errors/errors.js';
+import { nulPath } from './nul.js';
 import { isoSeconds, parseApiTime } from './time.js';
 
 export type ScalarKind = 'int' | 'number' | 'string' | 'bool' | 'datetime';
@@ -231,6 +232,8 @@ export function compileFilter(
     throw errors.filter('X-Filter must be a JSON object');
   }
   if (!isObject(parsed)) throw errors.filter('X-Filter must be a JSON object');
+  if (nulPath(parsed) !== undefined)
+    throw errors.filter('X-Filter must not contain NUL characters');
   const where = new Compiler(spec, dialect).object(parsed, 0, true);
 
   let orderBy: OrderBy | undefined;

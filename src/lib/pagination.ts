@@ -43,7 +43,9 @@ export async function pageOf<T>(
   const page = params.page ?? 1;
   const pageSize = params.page_size ?? PAGE_SIZE_DEFAULT;
   const offset = (page - 1) * pageSize;
-  const data = await rows(pageSize + 1, offset);
+  // A page past any table's size (page=99999999999999999999): no OFFSET the engines would
+  // reject as an integer overflow; the page is empty.
+  const data = Number.isSafeInteger(offset) ? await rows(pageSize + 1, offset) : [];
   let results: number;
   if (data.length > pageSize) {
     data.length = pageSize;

@@ -157,6 +157,22 @@ describe('pagination', () => {
     expect(r.body).toEqual({ data: [], page: 3, pages: 2, results: EVENT_COUNT });
   });
 
+  it('getComputeInstances: a page number past any offset the database takes is an empty page, not a 500', async () => {
+    for (const url of [
+      '/v4/compute/instances',
+      '/v4/images',
+      '/v4/regions',
+      '/v4/networking/firewalls',
+      '/v4/object-storage/buckets',
+      '/v4/account/events',
+    ]) {
+      const r = await t.get(`${url}?page=99999999999999999999`);
+      expect(r.status, `${url}: ${r.text}`).toBe(200);
+      expect(r.body.data, url).toEqual([]);
+      expect(r.body.page, url).toBe(1e20);
+    }
+  });
+
   it('getEvents: rejects page_size above 500 naming the parameter', async () => {
     const r = await t.get('/v4/account/events?page_size=501');
     expect(r.status).toBe(400);
