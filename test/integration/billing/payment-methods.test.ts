@@ -168,6 +168,22 @@ describe('payment methods', () => {
     expect((await add(method())).status).toBe(200);
   });
 
+  it('createPaymentMethod: 64 concurrent adds never leave more than 6 active methods, nor more than one default', async () => {
+    const answers = await Promise.all(
+      Array.from({ length: 64 }, (_, i) => add(method({}, i % 2 === 0))),
+    );
+    const ok = answers.filter((r) => r.status === 200);
+    const refused = answers.filter((r) => r.status === 400);
+    expect(ok).toHaveLength(6);
+    expect(refused).toHaveLength(58);
+    for (const r of refused) expect(r.body.errors[0].reason).toMatch(/6/);
+    const methods = await list();
+    expect(methods).toHaveLength(6);
+    expect(methods.filter((m) => m.is_default)).toHaveLength(1);
+    const events = await t.get('/v4/account/events', { filter: { action: 'payment_method_add' } });
+    expect(events.body.results).toBe(6);
+  });
+
   it('createPaymentMethod: at most 60 added in 24 hours, deleted ones included', async () => {
     await add(method({}, true));
     for (let i = 1; i < 60; i++) {
