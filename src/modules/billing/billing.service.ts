@@ -4,15 +4,26 @@ import type { Database } from '../../db/database.js';
 import { ApiError } from '../../errors/api-error.js';
 import { errors, FieldErrors } from '../../errors/errors.js';
 import type { Clock } from '../../lib/clock.js';
-import { type Page, type PageParams, pageOf } from '../../lib/pagination.js';
+import type { CompiledFilter } from '../../lib/filter.js';
+import {
+  type Page,
+  type PageParams,
+  type PaginateOptions,
+  paginate,
+} from '../../lib/pagination.js';
 import type { EventWriter } from '../events/events.writer.js';
 import type { BillableLine, FactOwner } from './facts.js';
 import { closeFacts, openFact, syncFacts } from './facts.js';
 import { monthBounds } from './months.js';
 import type { Invoice, InvoiceItem, Payment, PaymentCreate } from './billing.schemas.js';
-import { parseUsd, toInvoice, toInvoiceItem, toPayment } from './billing.views.js';
+import type { InvoiceItemsTable, InvoicesTable, PaymentsTable } from './billing.table.js';
+import { parseUsd, type Row, toInvoice, toInvoiceItem, toPayment } from './billing.views.js';
 import { chargeAccount } from './charge.js';
 import { accruedCents, writeInvoice } from './invoices.js';
+
+/** Invoices and payments are not filterable (reference); they list newest first. */
+const UNFILTERED: CompiledFilter = { where: undefined, orderBy: undefined };
+const NEWEST_FIRST: PaginateOptions = { idColumn: ['date', 'id'], defaultDirection: 'desc' };
 
 /** The survey `POST /account/cancel` answers with. */
 export const SURVEY_LINK = 'https://www.example.com/survey/account-cancel';
@@ -55,21 +66,14 @@ export class BillingService {
   async invoices(p: Principal, params: PageParams): Promise<Page<Invoice>> {
     authz.requireAccountAccess(p, 'read_only');
     const source = await this.billingSource(p.accountId);
-    const q = this.d.db.db.selectFrom('invoices').where('account_id', '=', p.accountId);
-    const page = await pageOf(
+    return paginate(
+      this.d.db.db.selectFrom('invoices').where('account_id', '=', p.accountId),
+      (qb) => qb.selectAll(),
+      UNFILTERED,
       params,
-      (limit, offset) =>
-        q
-          .selectAll()
-          .orderBy('date', 'desc')
-          .orderBy('id', 'desc')
-          .limit(limit)
-          .offset(offset)
-          .execute(),
-      async () =>
-        Number((await q.select((eb) => eb.fn.countAll().as('n')).executeTakeFirst())?.n ?? 0),
+      NEWEST_FIRST,
+      (r: Row<InvoicesTable>) => toInvoice(r, source),
     );
-    return { ...page, data: page.data.map((r) => toInvoice(r, source)) };
   }
 
   async invoice(p: Principal, id: number): Promise<Invoice> {
@@ -80,34 +84,27 @@ export class BillingService {
   async invoiceItems(p: Principal, id: number, params: PageParams): Promise<Page<InvoiceItem>> {
     authz.requireAccountAccess(p, 'read_only');
     await this.findInvoice(p, id);
-    const q = this.d.db.db.selectFrom('invoice_items').where('invoice_id', '=', id);
-    const page = await pageOf(
+    return paginate(
+      this.d.db.db.selectFrom('invoice_items').where('invoice_id', '=', id),
+      (qb) => qb.selectAll(),
+      UNFILTERED,
       params,
-      (limit, offset) => q.selectAll().orderBy('id').limit(limit).offset(offset).execute(),
-      async () =>
-        Number((await q.select((eb) => eb.fn.countAll().as('n')).executeTakeFirst())?.n ?? 0),
+      { idColumn: 'id' },
+      (r: Row<InvoiceItemsTable>) => toInvoiceItem(r),
     );
-    return { ...page, data: page.data.map(toInvoiceItem) };
   }
 
   // ---- payments ----
   async payments(p: Principal, params: PageParams): Promise<Page<Payment>> {
     authz.requireAccountAccess(p, 'read_only');
-    const q = this.d.db.db.selectFrom('payments').where('account_id', '=', p.accountId);
-    const page = await pageOf(
+    return paginate(
+      this.d.db.db.selectFrom('payments').where('account_id', '=', p.accountId),
+      (qb) => qb.selectAll(),
+      UNFILTERED,
       params,
-      (limit, offset) =>
-        q
-          .selectAll()
-          .orderBy('date', 'desc')
-          .orderBy('id', 'desc')
-          .limit(limit)
-          .offset(offset)
-          .execute(),
-      async () =>
-        Number((await q.select((eb) => eb.fn.countAll().as('n')).executeTakeFirst())?.n ?? 0),
+      NEWEST_FIRST,
+      (r: Row<PaymentsTable>) => toPayment(r),
     );
-    return { ...page, data: page.data.map(toPayment) };
   }
 
   async payment(p: Principal, id: number): Promise<Payment> {

@@ -2,7 +2,7 @@ import { parseJson } from '../../db/database.js';
 import type { Invoice, InvoiceItem, Payment } from './billing.schemas.js';
 import type { InvoiceItemsTable, InvoicesTable, PaymentsTable } from './billing.table.js';
 
-type Row<T> = Omit<T, 'id'> & { id: number };
+export type Row<T> = Omit<T, 'id'> & { id: number };
 
 const usd = (cents: number): number => Number(cents) / 100;
 
