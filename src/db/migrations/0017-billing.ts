@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import { bigint, type MigrationContext, notNull, withId } from './helpers.js';
 
 /**
@@ -82,9 +83,15 @@ export async function up({ db, dialect }: MigrationContext): Promise<void> {
     .on('payments')
     .columns(['account_id', 'id'])
     .execute();
+  // One standing invoicing schedule at most: transactions that open the first billing periods
+  // at once (several API processes, PostgreSQL) cannot queue two.
+  await sql`create unique index jobs_one_invoicing_schedule on jobs (name) where name = 'billing.invoicing' and status in ('queued', 'running')`.execute(
+    db,
+  );
 }
 
 export async function down({ db }: MigrationContext): Promise<void> {
+  await db.schema.dropIndex('jobs_one_invoicing_schedule').ifExists().execute();
   for (const t of ['payments', 'invoice_items', 'invoices', 'billing_facts'])
     await db.schema.dropTable(t).ifExists().execute();
 }

@@ -13,7 +13,7 @@ export interface InvoicingPayload {
 }
 
 /**
- * Queues the invoicing schedule unless one is queued: called whenever a billable period opens,
+ * Queues the invoicing schedule unless one is queued (at most one, by a partial unique index): called whenever a billable period opens,
  * so a database that never billed anything has no schedule (and a reset, which clears the jobs
  * and the periods, has none until billing starts again). Written directly (the period's
  * transaction has no queue at hand); it is due on the next 1st, so no runner needs waking.
@@ -46,5 +46,7 @@ export async function ensureInvoicing(db: Database, atMs: number) {
       created: isoSeconds(atMs),
       updated: isoSeconds(atMs),
     })
+    // A transaction that queued it at the same time wins (unique index on the standing schedule).
+    .onConflict((oc) => oc.doNothing())
     .execute();
 }

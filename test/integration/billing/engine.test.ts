@@ -3,7 +3,7 @@ import { jobDefinitions } from '../../../src/jobs/registry.js';
 import { bootstrapAccount } from '../../../src/modules/identity/bootstrap.js';
 import { JobRunner } from '../../../src/jobs/runner.js';
 import { invoiceMonth } from '../../../src/modules/billing/invoicing.js';
-import { INVOICING_JOB } from '../../../src/modules/billing/schedule.js';
+import { ensureInvoicing, INVOICING_JOB } from '../../../src/modules/billing/schedule.js';
 import { buildTestApp, type TestApp } from '../../helpers/build-test-app.js';
 import { account, addCard, advanceTo, createInstance, invoices, items } from './helpers.js';
 
@@ -78,15 +78,29 @@ describe('billing engine', () => {
     expect(job).toEqual([{ run_at: Date.parse('2026-07-01T00:00:00Z'), status: 'queued' }]);
   });
 
-  it('invoicing: two workers and two schedules at the 1st still write one invoice and one payment', async () => {
+  it('invoicing: two transactions opening billing at once queue one schedule; two workers at the 1st write one invoice and one payment', async () => {
     await createInstance(t);
-    // A second schedule, as two processes starting together could queue.
-    await t.ctx.queue.enqueue(
-      t.ctx.db,
-      { ...jobDefinitions().find((d) => d.name === INVOICING_JOB)! },
-      { monthStartMs: Date.parse('2026-03-01T00:00:00Z') },
-      { delayMs: Date.parse('2026-04-01T00:00:00Z') - t.clock.nowMs() },
+    // Two processes opening billing periods together: one standing schedule (on PostgreSQL the
+    // transactions run in parallel; the partial unique index decides).
+    await t.ctx.db.db.deleteFrom('jobs').where('name', '=', INVOICING_JOB).execute();
+    await Promise.all(
+      [0, 1].map(() => t.ctx.db.transaction((tx) => ensureInvoicing(tx, t.clock.nowMs()))),
     );
+    const schedules = await t.ctx.db.db
+      .selectFrom('jobs')
+      .select('id')
+      .where('name', '=', INVOICING_JOB)
+      .execute();
+    expect(schedules).toHaveLength(1);
+    // A second schedule queued by hand is refused by the same index.
+    await expect(
+      t.ctx.queue.enqueue(
+        t.ctx.db,
+        { ...jobDefinitions().find((d) => d.name === INVOICING_JOB)! },
+        { monthStartMs: Date.parse('2026-03-01T00:00:00Z') },
+        { delayMs: Date.parse('2026-04-01T00:00:00Z') - t.clock.nowMs() },
+      ),
+    ).rejects.toThrow();
     const second = new JobRunner({
       db: t.ctx.db,
       clock: t.clock,
