@@ -66,8 +66,17 @@ export function controlsRoutes(ctx: AppContext): FastifyPluginAsync {
     app.post(
       '/_stratus/snapshot',
       { bodyLimit: SNAPSHOT_BODY_LIMIT, schema: { ...hide, response: { 200: ImportReply } } },
-      (req) => {
-        if (req.body instanceof Readable) return importSnapshotStream(state, req.body);
+      async (req, reply) => {
+        if (req.body instanceof Readable) {
+          try {
+            return await importSnapshotStream(state, req.body);
+          } catch (err) {
+            // Refused before the whole stream was read: close the connection after the answer,
+            // or the client (still sending, the rest unread) holds it open until a timeout.
+            if (!req.body.readableEnded) reply.header('connection', 'close');
+            throw err;
+          }
+        }
         if (req.body === undefined) throw errors.reason('Send the snapshot as the request body.');
         return state.importSnapshot(req.body);
       },
