@@ -1,4 +1,5 @@
-import type { Readable } from 'node:stream';
+import { createHash } from 'node:crypto';
+import { type Readable, Transform } from 'node:stream';
 
 /** What a completed write reports: its length and digests, computed while the bytes streamed. */
 export interface PutResult {
@@ -46,4 +47,28 @@ export interface BlobStore {
 
 export class BlobTooLargeError extends Error {
   override name = 'BlobTooLargeError';
+}
+
+/**
+ * The pass-through every store writes through: counts the bytes, refuses past `maxBytes`
+ * (`BlobTooLargeError`), and computes the digests of the `PutResult` as the bytes stream.
+ * `result()` is read once the stream has ended.
+ */
+export function meter(maxBytes = Number.POSITIVE_INFINITY): {
+  stream: Transform;
+  result: () => PutResult;
+} {
+  const md5 = createHash('md5');
+  const sha = createHash('sha256');
+  let size = 0;
+  const stream = new Transform({
+    transform(chunk: Buffer, _enc, cb) {
+      size += chunk.length;
+      if (size > maxBytes) return cb(new BlobTooLargeError('blob too large'));
+      md5.update(chunk);
+      sha.update(chunk);
+      cb(null, chunk);
+    },
+  });
+  return { stream, result: () => ({ size, md5: md5.digest('hex'), sha256: sha.digest('hex') }) };
 }

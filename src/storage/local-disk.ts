@@ -1,10 +1,10 @@
-import { createHash, randomBytes, randomUUID } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import { createReadStream, createWriteStream } from 'node:fs';
 import { mkdir, open, readdir, rename, rm, stat } from 'node:fs/promises';
 import path from 'node:path';
-import { type Readable, Transform } from 'node:stream';
+import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { type BlobStore, BlobTooLargeError, type ByteRange, type PutResult } from './blob-store.js';
+import { type BlobStore, type ByteRange, meter, type PutResult } from './blob-store.js';
 
 const KEY_RE = /^[0-9a-f]{32}$/;
 
@@ -30,21 +30,9 @@ export class LocalDiskBlobStore implements BlobStore {
     await mkdir(tmpDir, { recursive: true });
     await mkdir(path.dirname(target), { recursive: true });
     const tmp = path.join(tmpDir, `${key}.${randomBytes(4).toString('hex')}`);
-    const md5 = createHash('md5');
-    const sha = createHash('sha256');
-    let size = 0;
-    const max = opts.maxBytes ?? Number.POSITIVE_INFINITY;
-    const meter = new Transform({
-      transform(chunk: Buffer, _enc, cb) {
-        size += chunk.length;
-        if (size > max) return cb(new BlobTooLargeError('blob too large'));
-        md5.update(chunk);
-        sha.update(chunk);
-        cb(null, chunk);
-      },
-    });
+    const metered = meter(opts.maxBytes);
     try {
-      await pipeline(body, meter, createWriteStream(tmp, { flags: 'wx' }));
+      await pipeline(body, metered.stream, createWriteStream(tmp, { flags: 'wx' }));
       const fh = await open(tmp, 'r');
       try {
         await fh.sync();
@@ -56,7 +44,7 @@ export class LocalDiskBlobStore implements BlobStore {
       await rm(tmp, { force: true });
       throw err;
     }
-    return { size, md5: md5.digest('hex'), sha256: sha.digest('hex') };
+    return metered.result();
   }
 
   async get(key: string, range?: ByteRange): Promise<Readable> {

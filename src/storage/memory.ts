@@ -1,7 +1,7 @@
-import { createHash, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import { Readable, Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { type BlobStore, BlobTooLargeError, type ByteRange, type PutResult } from './blob-store.js';
+import { type BlobStore, type ByteRange, meter, type PutResult } from './blob-store.js';
 
 /**
  * Blobs in memory (tests that need no data directory). Same contract as the other stores: a
@@ -16,26 +16,19 @@ export class MemoryBlobStore implements BlobStore {
 
   async put(key: string, body: Readable, opts: { maxBytes?: number } = {}): Promise<PutResult> {
     const chunks: Buffer[] = [];
-    let size = 0;
-    const max = opts.maxBytes ?? Number.POSITIVE_INFINITY;
+    const metered = meter(opts.maxBytes);
     await pipeline(
       body,
+      metered.stream,
       new Writable({
         write(chunk: Buffer, _enc, cb) {
-          size += chunk.length;
-          if (size > max) return cb(new BlobTooLargeError('blob too large'));
           chunks.push(chunk);
           cb();
         },
       }),
     );
-    const bytes = Buffer.concat(chunks);
-    this.blobs.set(key, { bytes, modifiedMs: Date.now() });
-    return {
-      size,
-      md5: createHash('md5').update(bytes).digest('hex'),
-      sha256: createHash('sha256').update(bytes).digest('hex'),
-    };
+    this.blobs.set(key, { bytes: Buffer.concat(chunks), modifiedMs: Date.now() });
+    return metered.result();
   }
 
   async get(key: string, range?: ByteRange): Promise<Readable> {

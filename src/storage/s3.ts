@@ -1,5 +1,5 @@
-import { createHash, randomUUID } from 'node:crypto';
-import { Readable, Transform } from 'node:stream';
+import { randomUUID } from 'node:crypto';
+import { Readable } from 'node:stream';
 import {
   AbortMultipartUploadCommand,
   DeleteObjectCommand,
@@ -11,7 +11,7 @@ import {
 } from '@aws-sdk/client-s3';
 import { Upload } from '@aws-sdk/lib-storage';
 import type { BlobConfig } from '../config/blob-config.js';
-import { type BlobStore, BlobTooLargeError, type ByteRange, type PutResult } from './blob-store.js';
+import { type BlobStore, type ByteRange, meter, type PutResult } from './blob-store.js';
 
 const KEY_RE = /^[0-9a-f]{32}$/;
 /** Part size of multipart writes: memory per write is at most `QUEUE` parts of this size. */
@@ -68,27 +68,15 @@ export class S3BlobStore implements BlobStore {
 
   async put(key: string, body: Readable, opts: { maxBytes?: number } = {}): Promise<PutResult> {
     const Key = this.name(key);
-    const md5 = createHash('md5');
-    const sha = createHash('sha256');
-    let size = 0;
-    const max = opts.maxBytes ?? Number.POSITIVE_INFINITY;
-    const meter = new Transform({
-      transform(chunk: Buffer, _enc, cb) {
-        size += chunk.length;
-        if (size > max) return cb(new BlobTooLargeError('blob too large'));
-        md5.update(chunk);
-        sha.update(chunk);
-        cb(null, chunk);
-      },
-    });
+    const metered = meter(opts.maxBytes);
     let failure: unknown;
-    body.on('error', (err) => meter.destroy(err));
-    meter.on('error', (err) => {
+    body.on('error', (err) => metered.stream.destroy(err));
+    metered.stream.on('error', (err) => {
       failure ??= err;
     });
     const upload = new Upload({
       client: this.client,
-      params: { Bucket: this.bucket, Key, Body: body.pipe(meter) },
+      params: { Bucket: this.bucket, Key, Body: body.pipe(metered.stream) },
       partSize: PART_SIZE,
       queueSize: QUEUE,
       leavePartsOnError: false,
@@ -103,7 +91,7 @@ export class S3BlobStore implements BlobStore {
       await this.delete(key);
       throw failure;
     }
-    return { size, md5: md5.digest('hex'), sha256: sha.digest('hex') };
+    return metered.result();
   }
 
   async get(key: string, range?: ByteRange): Promise<Readable> {
