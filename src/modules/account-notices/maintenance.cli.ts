@@ -1,19 +1,10 @@
 import { parseArgs } from 'node:util';
 import type { Config } from '../../config/config.js';
+import { type CliIo, stdio } from '../../lib/cli-io.js';
 import { type AppContext, createContext } from '../../context.js';
 import { ApiError } from '../../errors/api-error.js';
 import { isoSeconds } from '../../lib/time.js';
 import { MAINTENANCE_TYPES } from './notices.schemas.js';
-
-export interface CliIo {
-  out: (text: string) => void;
-  err: (text: string) => void;
-}
-
-const defaultIo: CliIo = {
-  out: (t) => process.stdout.write(`${t}\n`),
-  err: (t) => process.stderr.write(`${t}\n`),
-};
 
 class CliError extends Error {}
 
@@ -83,7 +74,7 @@ export async function runMaintenance(ctx: AppContext, args: string[], io: CliIo)
 export async function maintenanceCommand(
   config: Config,
   args: string[],
-  io: CliIo = defaultIo,
+  io: CliIo = stdio,
 ): Promise<number> {
   const ctx = await createContext(config);
   try {

@@ -5,21 +5,12 @@ import { parseArgs } from 'node:util';
 import { Value } from '@sinclair/typebox/value';
 import { buildApp } from '../../app.js';
 import type { Config } from '../../config/config.js';
+import { type CliIo, stdio } from '../../lib/cli-io.js';
 import { type AppContext, createContext } from '../../context.js';
 import { ApiError } from '../../errors/api-error.js';
 import { FaultsBody } from './faults.js';
 import { seedRequests } from './seed.js';
 import { importSnapshotStream, snapshotLines } from './snapshot-stream.js';
-
-export interface ControlsIo {
-  out: (text: string) => void;
-  err: (text: string) => void;
-}
-
-const defaultIo: ControlsIo = {
-  out: (t) => process.stdout.write(`${t}\n`),
-  err: (t) => process.stderr.write(`${t}\n`),
-};
 
 const OPTIONS = {
   euuid: { type: 'string' },
@@ -49,7 +40,7 @@ export async function controlsCommand(
   config: Config,
   command: string,
   args: string[],
-  io: ControlsIo = defaultIo,
+  io: CliIo = stdio,
 ): Promise<number> {
   let ctx: AppContext | undefined;
   try {

@@ -1,3 +1,4 @@
+import type { CliIo } from '../../lib/cli-io.js';
 import { parseArgs } from 'node:util';
 import { formatScopes, parseScopes } from '../../auth/scopes.js';
 import type { Config } from '../../config/config.js';
@@ -19,9 +20,7 @@ import { emailProblem, usernameProblem } from './identity.rules.js';
 class CliError extends Error {}
 
 /** Where the admin commands write, and their clock (tests pass their own). */
-export interface AdminIo {
-  out: (line: string) => void;
-  err: (line: string) => void;
+export interface AdminIo extends CliIo {
   clock: Clock;
   /** The whole of standard input (`admin password` reads the password from it). */
   stdin?: () => Promise<string>;
