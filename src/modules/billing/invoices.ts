@@ -1,3 +1,4 @@
+import type { InvoiceItemsTable } from './billing.table.js';
 import type { Database } from '../../db/database.js';
 import { isoSeconds } from '../../lib/time.js';
 import { bucketUsage } from '../object-storage/objects.repository.js';
@@ -13,16 +14,8 @@ import {
 
 const GB = 1024 ** 3;
 
-interface ItemDraft {
-  label: string;
-  from: string;
-  to: string;
-  quantity: number;
-  unit_price: string;
-  amount_cents: number;
-  region: string | null;
-  type: 'hourly' | 'misc';
-}
+/** An invoice item before its invoice exists (tax is added when the invoice is written). */
+type ItemDraft = Omit<InvoiceItemsTable, 'id' | 'invoice_id' | 'tax_cents'>;
 
 /** A unit price as the API writes it: dollars, no trailing zeros (`"0.0075"`). */
 export function usdText(micros: number): string {
