@@ -18,7 +18,7 @@ export async function serve(
 ): Promise<Running> {
   const ctx = await createContext(config);
   const first = await ctx.state.initialise();
-  const operatorToken = await ctx.operator.ensure();
+  const operatorToken = await ctx.areas.controls.operator.ensure();
   const app = await buildApp(ctx);
   if (first?.seeded) {
     const n = await seedRequests((r) => app.inject(r), first.seeded.file, first.seeded.tokens);
@@ -27,7 +27,7 @@ export async function serve(
       out(`  seeded user "${a.username}" token: ${a.token}`);
     }
   }
-  ctx.controls.startSync();
+  ctx.areas.controls.controls.startSync();
   await app.listen({ host: config.host, port: config.port });
   const addr = app.server.address();
   const port = typeof addr === 'object' && addr ? addr.port : config.port;
@@ -59,7 +59,7 @@ export async function serve(
       } finally {
         clearInterval(sweep);
       }
-      ctx.controls.stopSync();
+      ctx.areas.controls.controls.stopSync();
       await ctx.runner.stop();
       await ctx.db.close();
     })();
@@ -74,13 +74,13 @@ export async function work(
   out: (line: string) => void = console.log,
 ): Promise<Running> {
   const ctx = await createContext(config);
-  ctx.controls.startSync();
+  ctx.areas.controls.controls.startSync();
   ctx.runner.start();
   out(`Stratus worker ${ctx.runner.workerId} is running jobs (database: ${ctx.db.dialect})`);
   let closing: Promise<void> | undefined;
   const close = () => {
     closing ??= (async () => {
-      ctx.controls.stopSync();
+      ctx.areas.controls.controls.stopSync();
       await ctx.runner.stop();
       await ctx.db.close();
     })();

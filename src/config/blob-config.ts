@@ -1,5 +1,5 @@
 import type { RawEnv } from './env.js';
-import { ConfigError } from './config.js';
+import { ConfigError } from './config-error.js';
 
 /** Where object, image and other bytes are kept (src/storage). */
 export type BlobConfig =

@@ -1,6 +1,9 @@
 import path from 'node:path';
 import { type BlobConfig, blobConfig } from './blob-config.js';
+import { ConfigError } from './config-error.js';
 import type { RawEnv } from './env.js';
+
+export { ConfigError };
 
 export type TimingProfile = 'instant' | 'fast' | 'realistic';
 export type Dialect = 'sqlite' | 'postgres';
@@ -40,17 +43,6 @@ export interface Config {
   readonly s3VirtualHosts: boolean;
   /** STRATUS_BLOB_*: where bytes are kept (local disk or an S3-compatible cluster). */
   readonly blob: BlobConfig;
-}
-
-/** A bad environment value: the start stops with a message naming the variable. */
-export class ConfigError extends Error {
-  override name = 'ConfigError';
-  constructor(
-    readonly variable: string,
-    message: string,
-  ) {
-    super(`${variable}: ${message}`);
-  }
 }
 
 const TIMINGS: readonly TimingProfile[] = ['instant', 'fast', 'realistic'];

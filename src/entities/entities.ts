@@ -1,7 +1,11 @@
 import type { TSchema } from '@sinclair/typebox';
 import type { GrantType } from '../auth/authz.js';
 import type { Database } from '../db/database.js';
-import type { JobContext } from '../jobs/job.js';
+import type { Logger } from 'pino';
+import type { JobQueue } from '../jobs/queue.js';
+import type { Timing } from '../jobs/timing.js';
+import type { Clock } from '../lib/clock.js';
+import type { EventWriter } from '../modules/events/events.writer.js';
 import type { CatalogueService } from '../modules/catalogue/catalogue.service.js';
 
 /** One entity of an account as the cross-cutting views name it: its id and current label. */
@@ -121,8 +125,17 @@ export type DeleteCascade = (
   ctx: CascadeContext,
 ) => Promise<void>;
 
-/** What a cascade sees: a job's context without the job's own bookkeeping. */
-export type CascadeContext = Omit<JobContext, 'jobId' | 'attempt'>;
+/** What a cascade sees: a job step's context without the job's own bookkeeping (jobs/job.ts). */
+export interface CascadeContext {
+  db: Database;
+  clock: Clock;
+  timing: Timing;
+  events: EventWriter;
+  queue: JobQueue;
+  /** Every declared entity type (cascades on delete, grants, …). */
+  entities: EntityRegistry;
+  log: Logger;
+}
 
 /** Every declared entity type, held by the context (nothing is registered at import time). */
 export class EntityRegistry {

@@ -14,19 +14,9 @@ export interface JobGauges {
   runner: { succeeded: number; failed: number; retried: number; steps: number };
 }
 
-/** The events feed's page cache (src/modules/events/events.feed.ts). */
-export interface FeedCacheGauges {
-  hits: number;
-  misses: number;
-  /** Pages not cached: restricted users (their grants decide), or the cache is off. */
-  bypassed: number;
-  entries: number;
-  bytes: number;
-}
-
 const esc = (s: string) => s.replace(/\\/g, '\\\\').replace(/"/g, '\\"');
 
-/** Prometheus metrics: requests and latency by operation and status, and job gauges. */
+/** Prometheus metrics: requests and latency by operation and status, job gauges, the areas' own. */
 export class Metrics {
   private readonly requests = new Map<string, number>();
   private readonly latency = new Map<string, Series>();
@@ -46,7 +36,8 @@ export class Metrics {
       if (seconds <= (BUCKETS[i] as number)) s.buckets[i] = (s.buckets[i] ?? 0) + 1;
   }
 
-  render(jobs: JobGauges, feed: FeedCacheGauges): string {
+  /** The text format: the requests, the jobs, then the lines of the areas (`metrics` of a module). */
+  render(jobs: JobGauges, areas: readonly string[]): string {
     const out: string[] = [];
     out.push('# HELP stratus_http_requests_total HTTP requests by operation, method and status.');
     out.push('# TYPE stratus_http_requests_total counter');
@@ -87,16 +78,7 @@ export class Metrics {
     out.push(`stratus_jobs_failed_total ${jobs.runner.failed}`);
     out.push('# TYPE stratus_job_retries_total counter');
     out.push(`stratus_job_retries_total ${jobs.runner.retried}`);
-    out.push('# HELP stratus_event_feed_pages_total Events feed pages by how they were answered.');
-    out.push('# TYPE stratus_event_feed_pages_total counter');
-    out.push(`stratus_event_feed_pages_total{cache="hit"} ${feed.hits}`);
-    out.push(`stratus_event_feed_pages_total{cache="miss"} ${feed.misses}`);
-    out.push(`stratus_event_feed_pages_total{cache="bypass"} ${feed.bypassed}`);
-    out.push('# HELP stratus_event_feed_cache_bytes Rendered feed pages held in memory.');
-    out.push('# TYPE stratus_event_feed_cache_bytes gauge');
-    out.push(`stratus_event_feed_cache_bytes ${feed.bytes}`);
-    out.push('# TYPE stratus_event_feed_cache_entries gauge');
-    out.push(`stratus_event_feed_cache_entries ${feed.entries}`);
+    out.push(...areas);
     return `${out.join('\n')}\n`;
   }
 }

@@ -1,22 +1,8 @@
-import type { EntityRegistry } from '../entities/entities.js';
+import type { CascadeContext } from '../entities/entities.js';
 import type { TSchema } from '@sinclair/typebox';
-import type { Logger } from 'pino';
-import type { Database } from '../db/database.js';
-import type { Clock } from '../lib/clock.js';
-import type { EventWriter } from '../modules/events/events.writer.js';
-import type { JobQueue } from './queue.js';
-import type { Timing } from './timing.js';
 
 /** What a job step sees. `db` is the step's transaction. */
-export interface JobContext {
-  db: Database;
-  clock: Clock;
-  timing: Timing;
-  events: EventWriter;
-  queue: JobQueue;
-  /** Every declared entity type (cascades on delete, grants, …). */
-  entities: EntityRegistry;
-  log: Logger;
+export interface JobContext extends CascadeContext {
   jobId: number;
   attempt: number;
 }

@@ -3,7 +3,17 @@ import type { Database } from '../db/database.js';
 import { errors } from '../errors/errors.js';
 import type { Clock } from '../lib/clock.js';
 import { isoSeconds } from '../lib/time.js';
-import type { JobDefinition } from './job.js';
+
+/**
+ * What enqueueing reads of a job definition (jobs/job.ts); `P` is its payload. Declared here so
+ * the queue does not import the definitions, whose context holds the queue.
+ */
+export interface Enqueueable<P> {
+  name: string;
+  version: number;
+  maxAttempts: number;
+  handle(ctx: never, payload: P): Promise<unknown>;
+}
 
 export interface EnqueueOptions {
   delayMs?: number;
@@ -21,7 +31,7 @@ export class JobQueue {
 
   async enqueue<P>(
     db: Database,
-    def: JobDefinition<P>,
+    def: Enqueueable<P>,
     payload: P,
     opts: EnqueueOptions = {},
   ): Promise<number> {

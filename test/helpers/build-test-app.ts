@@ -4,6 +4,7 @@ import { type StratusApp, buildApp } from '../../src/app.js';
 import { envToConfig, type TimingProfile } from '../../src/config/config.js';
 import { type AppContext, createContext } from '../../src/context.js';
 import type { EntityType } from '../../src/entities/entities.js';
+import type { AnyArea } from '../../src/platform/area.js';
 import { FakeClock } from '../../src/lib/clock.js';
 import { type BootstrapResult, bootstrapAccount } from '../../src/modules/identity/bootstrap.js';
 import { MemoryBlobStore } from '../../src/storage/memory.js';
@@ -54,6 +55,8 @@ export interface TestAppOptions {
   bodyLimit?: number;
   /** Entity types declared beside the areas' own (tests of the cross-cutting views). */
   entities?: EntityType[];
+  /** Areas served after the shipped ones (tests of the area mechanism). */
+  areas?: readonly AnyArea[];
   /** STRATUS_RDNS_RESOLVER (a DNS server the reverse DNS check asks). */
   rdnsResolver?: string;
   /** STRATUS_DATA_DIR (object bytes and other files); default: the configured default. */
@@ -92,6 +95,7 @@ export async function buildTestApp(opts: TestAppOptions = {}): Promise<TestApp> 
   const ctx = await createContext(config, {
     clock,
     entities: opts.entities ?? [],
+    ...(opts.areas ? { areas: opts.areas } : {}),
     ...(inMemory
       ? {
           blobStores: (area: string) => {

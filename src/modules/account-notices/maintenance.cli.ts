@@ -35,7 +35,7 @@ export async function runMaintenance(ctx: AppContext, args: string[], io: CliIo)
       strict: true,
       allowPositionals: true,
     });
-    const svc = ctx.services.maintenance;
+    const svc = ctx.areas.accountNotices.maintenance;
     const json = (v: unknown) => io.out(JSON.stringify(v, null, 2));
     switch (positionals[0]) {
       case 'create': {

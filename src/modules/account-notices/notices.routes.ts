@@ -1,7 +1,9 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyPluginAsync } from 'fastify';
-import type { StratusApp } from '../../app.js';
-import type { AppContext } from '../../context.js';
+import type { StratusApp } from '../../http/stratus-app.js';
+import type { RouteContext } from '../../platform/area.js';
+import type { NoticesService } from './notices.service.js';
+import type { MaintenanceService } from './maintenance.service.js';
 import { principal, xFilter } from '../../http/principal.js';
 import { PageQuery } from '../../http/schemas/common.js';
 import {
@@ -16,11 +18,13 @@ import {
   RegionParams,
 } from './notices.schemas.js';
 
+type Ctx = RouteContext<{ notices: NoticesService; maintenance: MaintenanceService }>;
+
 const tags = ['Account'];
 const read = { scopes: ['account:read_only'] };
 
 /** `/account/maintenance`, `/account/notifications`, `/account/availability*` (v4beta too). */
-export function noticesRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
+export function noticesRoutes(ctx: Ctx): FastifyPluginAsyncTypebox {
   const { notices: svc, maintenance } = ctx.services;
   return async (app) => {
     app.get(
@@ -79,7 +83,7 @@ export function noticesRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
 }
 
 /** The operator's maintenance under `/_stratus/maintenance` (operator token; hidden from docs). */
-export function noticesOperatorRoutes(ctx: AppContext): FastifyPluginAsync {
+export function noticesOperatorRoutes(ctx: Ctx): FastifyPluginAsync {
   const svc = ctx.services.maintenance;
   return async (plain) => {
     const app = plain as unknown as StratusApp;

@@ -1,4 +1,4 @@
-import type { Generated } from '../../db/database.js';
+import type { Generated } from 'kysely';
 
 export type MaintenanceType = 'reboot' | 'cold_migration' | 'live_migration';
 /** `canceled` is Stratus's own: canceled entries are kept but never listed. */

@@ -1,5 +1,8 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import type { AppContext } from '../../context.js';
+import type { RouteContext } from '../../platform/area.js';
+import type { AccountService } from './account.service.js';
+import type { UsersService } from './users.service.js';
+import type { GrantsService } from './grants.service.js';
 import { principal } from '../../http/principal.js';
 import {
   AccountSchema,
@@ -10,10 +13,12 @@ import {
 import { grantsRoutes } from './grants.routes.js';
 import { usersRoutes } from './users.routes.js';
 
+type Ctx = RouteContext<{ account: AccountService; users: UsersService; grants: GrantsService }>;
+
 const tags = ['Account'];
 
 /** /account and /account/settings. */
-function accountSettingsRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
+function accountSettingsRoutes(ctx: Ctx): FastifyPluginAsyncTypebox {
   const svc = ctx.services.account;
   return async (app) => {
     app.get(
@@ -66,7 +71,7 @@ function accountSettingsRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
 }
 
 /** The account area: account, settings, users and their grants. */
-export function accountRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
+export function accountRoutes(ctx: Ctx): FastifyPluginAsyncTypebox {
   return async (app) => {
     await app.register(accountSettingsRoutes(ctx));
     await app.register(usersRoutes(ctx));

@@ -1,16 +1,19 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import type { GrantsUpdate } from '../../auth/grants.js';
-import type { AppContext } from '../../context.js';
+import type { RouteContext } from '../../platform/area.js';
+import type { GrantsService } from './grants.service.js';
 import { principal } from '../../http/principal.js';
 import { GrantsSchema, GrantsUpdateBody } from './grants.schemas.js';
 import { UsernameParams } from './users.schemas.js';
+
+type Ctx = RouteContext<{ grants: GrantsService }>;
 
 const tags = ['Account'];
 const NoContent = Type.Null({ description: 'The user is unrestricted: no grants, no body.' });
 
 /** /account/users/{username}/grants. */
-export function grantsRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
+export function grantsRoutes(ctx: Ctx): FastifyPluginAsyncTypebox {
   const svc = ctx.services.grants;
   return async (app) => {
     app.get(

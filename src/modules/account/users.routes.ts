@@ -1,5 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import type { AppContext } from '../../context.js';
+import type { RouteContext } from '../../platform/area.js';
+import type { UsersService } from './users.service.js';
 import { principal, xFilter } from '../../http/principal.js';
 import { Empty, PageQuery } from '../../http/schemas/common.js';
 import {
@@ -10,10 +11,12 @@ import {
   UserUpdateBody,
 } from './users.schemas.js';
 
+type Ctx = RouteContext<{ users: UsersService }>;
+
 const tags = ['Account'];
 
 /** /account/users and /account/users/{username}: unrestricted users only. */
-export function usersRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
+export function usersRoutes(ctx: Ctx): FastifyPluginAsyncTypebox {
   const svc = ctx.services.users;
   return async (app) => {
     app.get(

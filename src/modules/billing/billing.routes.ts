@@ -1,5 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import type { AppContext } from '../../context.js';
+import type { RouteContext } from '../../platform/area.js';
+import type { BillingService } from './billing.service.js';
 import { principal } from '../../http/principal.js';
 import { PageQuery } from '../../http/schemas/common.js';
 import { pageOf } from '../../lib/pagination.js';
@@ -24,13 +25,15 @@ import {
   VOLUME_PRICES,
 } from './prices.js';
 
+type Ctx = RouteContext<{ billing: BillingService }>;
+
 const tags = ['Account'];
 const read = { scopes: ['account:read_only'] };
 const write = { scopes: ['account:read_write'] };
 
 /** Invoices, payments and the account's cancellation. */
-export function billingRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
-  const svc = ctx.billing;
+export function billingRoutes(ctx: Ctx): FastifyPluginAsyncTypebox {
+  const svc = ctx.services.billing;
   return async (app) => {
     app.get(
       '/account/invoices',

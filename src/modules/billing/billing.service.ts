@@ -34,7 +34,7 @@ export const PAYMENT_MAX_CENTS = 200_000;
 export const PAYMENT_BALANCE_MAX_CENTS = 5_000_000;
 
 /**
- * The billing engine (`ctx.billing`): billable periods (`open`, `close`, `change`, `sync`),
+ * The billing engine (`ctx.areas.billing.billing`): billable periods (`open`, `close`, `change`, `sync`),
  * the balance, invoices, payments and the account's cancellation.
  */
 export class BillingService {

@@ -1,4 +1,4 @@
-import type { Generated } from '../../db/database.js';
+import type { Generated } from 'kysely';
 
 /**
  * A payment method of an account. Only what the API shows is kept: the card's type, its last four

@@ -1,5 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import type { AppContext } from '../../context.js';
+import type { RouteContext } from '../../platform/area.js';
+import type { PaymentMethodsService } from './payment-methods.service.js';
 import { principal, xFilter } from '../../http/principal.js';
 import { Empty, PageQuery } from '../../http/schemas/common.js';
 import {
@@ -10,10 +11,12 @@ import {
   PaymentMethodSchema,
 } from './payment-methods.schemas.js';
 
+type Ctx = RouteContext<{ paymentMethods: PaymentMethodsService }>;
+
 const tags = ['Account'];
 
 /** /account/payment-methods and the deprecated /account/credit-card. */
-export function paymentMethodsRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
+export function paymentMethodsRoutes(ctx: Ctx): FastifyPluginAsyncTypebox {
   const svc = ctx.services.paymentMethods;
   return async (app) => {
     app.get(

@@ -1,6 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import type { AppContext } from '../../context.js';
+import type { RouteContext } from '../../platform/area.js';
+import type { CatalogueService } from './catalogue.service.js';
 import { xFilter } from '../../http/principal.js';
 import { PageQuery } from '../../http/schemas/common.js';
 import {
@@ -16,6 +17,8 @@ import {
   TypeSchema,
 } from './catalogue.schemas.js';
 
+type Ctx = RouteContext<{ catalogue: CatalogueService }>;
+
 const RegionParams = Type.Object({ regionId: Type.String() });
 const TypeParams = Type.Object({ typeId: Type.String() });
 const KernelParams = Type.Object({ kernelId: Type.String() });
@@ -23,7 +26,7 @@ const ImageParams = Type.Object({ imageId: Type.String() });
 // Ids such as `compute/debian12` hold a slash; clients send it encoded (%2F) or raw.
 const SplitIdParams = Type.Object({ vendor: Type.String(), name: Type.String() });
 
-export function catalogueRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
+export function catalogueRoutes(ctx: Ctx): FastifyPluginAsyncTypebox {
   const svc = ctx.services.catalogue;
   return async (app) => {
     const regions = ['Regions'];

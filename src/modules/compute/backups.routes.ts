@@ -1,5 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import type { AppContext } from '../../context.js';
+import type { RouteContext } from '../../platform/area.js';
+import type { BackupsService } from './backups.service.js';
 import { principal } from '../../http/principal.js';
 import { Empty } from '../../http/schemas/common.js';
 import {
@@ -11,13 +12,15 @@ import {
 } from './backups.schemas.js';
 import { ComputeParams } from './compute.schemas.js';
 
+type Ctx = RouteContext<{ backups: BackupsService }>;
+
 const tags = ['Compute Instances'];
 const read = { scopes: ['computes:read_only'] };
 const write = { scopes: ['computes:read_write'] };
 
 /** Backups of an instance: list, view, snapshot, enable, cancel and restore. */
-export function computeBackupsRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
-  const svc = ctx.services.computeBackups;
+export function computeBackupsRoutes(ctx: Ctx): FastifyPluginAsyncTypebox {
+  const svc = ctx.services.backups;
   return async (app) => {
     app.get(
       '/compute/instances/:computeId/backups',

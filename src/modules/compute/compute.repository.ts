@@ -1,7 +1,10 @@
 import { type RawBuilder, type SqlBool, sql } from 'kysely';
 import { underMaintenance } from '../account-notices/maintenance.repository.js';
 import { randomUUID } from 'node:crypto';
+import { authz } from '../../auth/authz.js';
+import type { Principal } from '../../auth/principal.js';
 import type { Database } from '../../db/database.js';
+import { errors } from '../../errors/errors.js';
 import { billInstance } from '../billing/billables.js';
 import { parseJson, toBool } from '../../db/database.js';
 import { containsCondition, type FilterSpec } from '../../lib/filter.js';
@@ -40,6 +43,23 @@ export const INSTANCE_FILTERS: FilterSpec = {
 /** An instance by id alone, for jobs: their payload was checked when they were enqueued. */
 export function instanceById(db: Database, id: number): Promise<InstanceRow | undefined> {
   return db.db.selectFrom('instances').selectAll().where('id', '=', id).executeTakeFirst();
+}
+
+/**
+ * An instance the caller may see, checked for the given permission (404 when it is another
+ * account's or not there; 403 without the grant), locked when asked (PostgreSQL `FOR UPDATE`).
+ */
+export async function loadInstance(
+  db: Database,
+  p: Principal,
+  id: number,
+  level: 'read_only' | 'read_write',
+  lock = false,
+): Promise<InstanceRow> {
+  const row = await findInstance(db, p.accountId, id, lock);
+  if (!row) throw errors.notFound();
+  await authz.requireEntity(db, p, 'compute', id, level);
+  return row;
 }
 
 export async function findInstance(

@@ -1,5 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import type { AppContext } from '../../context.js';
+import type { RouteContext } from '../../platform/area.js';
+import type { ConfigsService } from './configs.service.js';
 import { principal, xFilter } from '../../http/principal.js';
 import { Empty, PageQuery } from '../../http/schemas/common.js';
 import { ComputeParams } from './compute.schemas.js';
@@ -11,12 +12,14 @@ import {
   UpdateConfigBody,
 } from './configs.schemas.js';
 
+type Ctx = RouteContext<{ configs: ConfigsService }>;
+
 const tags = ['Compute Instances'];
 const read = { scopes: ['computes:read_only'] };
 const write = { scopes: ['computes:read_write'] };
 const base = '/compute/instances/:computeId/configs';
 
-export function configsRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
+export function configsRoutes(ctx: Ctx): FastifyPluginAsyncTypebox {
   const svc = ctx.services.configs;
   return async (app) => {
     app.get(

@@ -1,5 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import type { AppContext } from '../../context.js';
+import type { RouteContext } from '../../platform/area.js';
+import type { DisksService } from './disks.service.js';
 import { principal, xFilter } from '../../http/principal.js';
 import { Empty, PageQuery } from '../../http/schemas/common.js';
 import { ComputeParams } from './compute.schemas.js';
@@ -13,12 +14,14 @@ import {
   UpdateDiskBody,
 } from './disks.schemas.js';
 
+type Ctx = RouteContext<{ disks: DisksService }>;
+
 const tags = ['Compute Instances'];
 const read = { scopes: ['computes:read_only'] };
 const write = { scopes: ['computes:read_write'] };
 const base = '/compute/instances/:computeId/disks';
 
-export function disksRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
+export function disksRoutes(ctx: Ctx): FastifyPluginAsyncTypebox {
   const svc = ctx.services.disks;
   return async (app) => {
     app.get(

@@ -1,5 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import type { AppContext } from '../../context.js';
+import type { RouteContext } from '../../platform/area.js';
+import type { InstancesService } from './instances.service.js';
+import type { PowerService } from './power.service.js';
 import { principal, xFilter } from '../../http/principal.js';
 import { Empty, PageQuery } from '../../http/schemas/common.js';
 import {
@@ -12,11 +14,13 @@ import {
   UpdateComputeBody,
 } from './compute.schemas.js';
 
+type Ctx = RouteContext<{ instances: InstancesService; power: PowerService }>;
+
 const tags = ['Compute Instances'];
 const read = { scopes: ['computes:read_only'] };
 const write = { scopes: ['computes:read_write'] };
 
-export function instancesRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
+export function instancesRoutes(ctx: Ctx): FastifyPluginAsyncTypebox {
   const svc = ctx.services.instances;
   const power = ctx.services.power;
   return async (app) => {

@@ -30,6 +30,7 @@ import {
   insertConfig,
   insertDisk,
   insertIp,
+  loadInstance,
   newHostUuid,
   replaceInterfaces,
   toApiInstances,
@@ -85,10 +86,7 @@ export class InstancesService {
     level: 'read_only' | 'read_write',
     lock = false,
   ): Promise<InstanceRow> {
-    const row = await findInstance(db, p.accountId, id, lock);
-    if (!row) throw errors.notFound();
-    await authz.requireEntity(db, p, 'compute', id, level);
-    return row;
+    return loadInstance(db, p, id, level, lock);
   }
 
   /** 400 `Compute busy.` unless the instance is idle (running or offline, no work under way). */

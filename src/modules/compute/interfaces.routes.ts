@@ -1,5 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import type { AppContext } from '../../context.js';
+import type { RouteContext } from '../../platform/area.js';
+import type { InterfacesService } from './interfaces.service.js';
 import { principal } from '../../http/principal.js';
 import { Empty } from '../../http/schemas/common.js';
 import { InterfaceSchema } from './compute.schemas.js';
@@ -12,12 +13,14 @@ import {
   UpdateInterfaceBody,
 } from './configs.schemas.js';
 
+type Ctx = RouteContext<{ interfaces: InterfacesService }>;
+
 const tags = ['Compute Instances'];
 const read = { scopes: ['computes:read_only'] };
 const write = { scopes: ['computes:read_write'] };
 const base = '/compute/instances/:computeId/configs/:configId/interfaces';
 
-export function interfacesRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
+export function interfacesRoutes(ctx: Ctx): FastifyPluginAsyncTypebox {
   const svc = ctx.services.interfaces;
   return async (app) => {
     app.get(

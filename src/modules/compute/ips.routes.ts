@@ -1,18 +1,21 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import type { AppContext } from '../../context.js';
+import type { RouteContext } from '../../platform/area.js';
+import type { IpsService } from '../networking/ips.service.js';
 import { principal } from '../../http/principal.js';
 import { Empty } from '../../http/schemas/common.js';
 import { IpAddressSchema, RdnsBody } from '../networking/ips.schemas.js';
 import { ComputeParams } from './compute.schemas.js';
 import { AddIpBody, ComputeIpParams, InstanceIpsSchema } from './ips.schemas.js';
 
+type Ctx = RouteContext<unknown, { networking: { ips: IpsService } }>;
+
 const tags = ['Compute Instances'];
 const read = { scopes: ['computes:read_only'] };
 const write = { scopes: ['computes:read_write'] };
 
 /** An instance's addresses: `/compute/instances/{computeId}/ips[/{address}]`. */
-export function computeIpsRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
-  const svc = ctx.services.ips;
+export function computeIpsRoutes(ctx: Ctx): FastifyPluginAsyncTypebox {
+  const svc = ctx.areas.networking.ips;
   return async (app) => {
     app.get(
       '/compute/instances/:computeId/ips',

@@ -1,5 +1,9 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import type { AppContext } from '../../context.js';
+import type { RouteContext } from '../../platform/area.js';
+import type { OpsService } from './ops.service.js';
+import type { RebuildService } from './rebuild.service.js';
+import type { CloneService } from './clone.service.js';
+import type { MigrateService } from './migrate.service.js';
 import { principal } from '../../http/principal.js';
 import { Empty } from '../../http/schemas/common.js';
 import { ComputeParams, ComputeSchema } from './compute.schemas.js';
@@ -13,14 +17,21 @@ import {
   ResizeBody,
 } from './ops.schemas.js';
 
+type Ctx = RouteContext<{
+  ops: OpsService;
+  rebuild: RebuildService;
+  clone: CloneService;
+  migrate: MigrateService;
+}>;
+
 const tags = ['Compute Instances'];
 const write = { scopes: ['computes:read_write'] };
 
 /** Resize, mutate, migrate, rebuild, rescue, root password and clone. */
-export function computeOpsRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
-  const ops = ctx.services.computeOps;
-  const rebuild = ctx.services.computeRebuild;
-  const clone = ctx.services.computeClone;
+export function computeOpsRoutes(ctx: Ctx): FastifyPluginAsyncTypebox {
+  const ops = ctx.services.ops;
+  const rebuild = ctx.services.rebuild;
+  const clone = ctx.services.clone;
   const empty = { 200: Empty };
   return async (app) => {
     app.post(
@@ -70,7 +81,7 @@ export function computeOpsRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
         config: { operationId: 'migrateComputeInstance', ...write },
       },
       async (req) => {
-        await ctx.services.computeMigrate.migrate(principal(req), req.params.computeId, req.body);
+        await ctx.services.migrate.migrate(principal(req), req.params.computeId, req.body);
         return {};
       },
     );

@@ -1,5 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import type { AppContext } from '../../context.js';
+import type { RouteContext } from '../../platform/area.js';
+import type { StatsService } from './stats.service.js';
 import { principal } from '../../http/principal.js';
 import { PageQuery } from '../../http/schemas/common.js';
 import { FirewallPage } from '../networking/firewalls.schemas.js';
@@ -11,11 +12,13 @@ import {
   YearMonthParams,
 } from './stats.schemas.js';
 
+type Ctx = RouteContext<{ stats: StatsService }>;
+
 const tags = ['Compute Instances'];
 const read = { scopes: ['computes:read_only'] };
 
 /** An instance's statistics, transfer, firewalls and NodeBalancers. */
-export function computeStatsRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
+export function computeStatsRoutes(ctx: Ctx): FastifyPluginAsyncTypebox {
   const svc = ctx.services.stats;
   return async (app) => {
     app.get(

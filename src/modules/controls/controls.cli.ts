@@ -93,31 +93,31 @@ export async function controlsCommand(
         return 0;
       }
       case 'faults get':
-        json(await ctx.controls.faultsView());
+        json(await ctx.areas.controls.controls.faultsView());
         return 0;
       case 'faults set': {
         const body = readJson(values.file);
         const first = Value.Errors(FaultsBody, body).First();
         if (first) throw new CliError(`${values.file}${first.path || '/'}: ${first.message}`);
-        json(await ctx.controls.setFaults(body as never));
+        json(await ctx.areas.controls.controls.setFaults(body as never));
         return 0;
       }
       case 'faults clear':
-        json(await ctx.controls.setFaults({ rules: [] }));
+        json(await ctx.areas.controls.controls.setFaults({ rules: [] }));
         return 0;
       case 'timing get':
-        json(ctx.controls.timingView());
+        json(ctx.areas.controls.controls.timingView());
         return 0;
       case 'timing set': {
         const p = values.profile;
         if (p !== 'instant' && p !== 'fast' && p !== 'realistic') {
           throw new CliError('--profile must be instant, fast or realistic');
         }
-        json(await ctx.controls.setTiming({ profile: p }));
+        json(await ctx.areas.controls.controls.setTiming({ profile: p }));
         return 0;
       }
       case 'operator-token':
-        io.out(JSON.stringify({ token: await ctx.operator.rotate() }));
+        io.out(JSON.stringify({ token: await ctx.areas.controls.operator.rotate() }));
         return 0;
       default:
         throw new CliError(`unknown command: ${command} ${sub ?? ''}`.trim());

@@ -1,7 +1,8 @@
 import { Readable } from 'node:stream';
 import type { FastifyPluginAsync } from 'fastify';
-import type { StratusApp } from '../../app.js';
-import type { AppContext } from '../../context.js';
+import type { StratusApp } from '../../http/stratus-app.js';
+import type { RouteContext } from '../../platform/area.js';
+import type { ControlsService } from './controls.service.js';
 import { errors } from '../../errors/errors.js';
 import {
   AdvanceBody,
@@ -21,6 +22,8 @@ import { FaultsBody } from './faults.js';
 import { seedRequests } from './seed.js';
 import { importSnapshotStream, SNAPSHOT_NDJSON, snapshotLines } from './snapshot-stream.js';
 
+type Ctx = RouteContext<{ controls: ControlsService }>;
+
 /** The largest snapshot POST /_stratus/snapshot takes. */
 export const SNAPSHOT_BODY_LIMIT = 512 * 1024 * 1024;
 
@@ -28,8 +31,9 @@ export const SNAPSHOT_BODY_LIMIT = 512 * 1024 * 1024;
  * The emulator controls under `/_stratus/`, behind the operator token (operator.ts). Hidden from
  * the API's OpenAPI document: they are Stratus's own, not the cloud's.
  */
-export function controlsRoutes(ctx: AppContext): FastifyPluginAsync {
-  const { controls, state } = ctx;
+export function controlsRoutes(ctx: Ctx): FastifyPluginAsync {
+  const { state } = ctx;
+  const { controls } = ctx.services;
   return async (plain) => {
     const app = plain as unknown as StratusApp;
     const hide = { hide: true, tags: ['Emulator controls'] };

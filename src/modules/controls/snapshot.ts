@@ -1,5 +1,8 @@
 import { errors } from '../../errors/errors.js';
+import type { SnapshotTables } from '../../platform/state-hook.js';
 import type { TableInfo } from './state.tables.js';
+
+export type { SnapshotTables };
 
 export const SNAPSHOT_FORMAT = 'stratus-snapshot';
 /**
@@ -7,8 +10,6 @@ export const SNAPSHOT_FORMAT = 'stratus-snapshot';
  * (rows only). 2: the same document, then (in the NDJSON form) the bytes the rows refer to.
  */
 export const SNAPSHOT_VERSION = 2;
-
-export type SnapshotTables = Record<string, { columns: string[]; rows: unknown[][] }>;
 
 /** Every value of one column of a snapshot's table (none when the table or column is absent). */
 export function columnValues(tables: SnapshotTables, table: string, column: string): unknown[] {

@@ -5,8 +5,6 @@ import { isUniqueViolation } from '../../errors/db-errors.js';
 import { errors } from '../../errors/errors.js';
 import type { Clock } from '../../lib/clock.js';
 import { isoSeconds } from '../../lib/time.js';
-import type { CatalogueData } from '../catalogue/catalogue.data.js';
-import { seedCatalogue } from '../catalogue/catalogue.repository.js';
 import { touchFeed } from '../events/events.feed.js';
 import {
   anyDb,
@@ -20,34 +18,8 @@ import {
 } from './state.rows.js';
 import { listTables, readSequences, restoreSequences, type TableInfo } from './state.tables.js';
 import type { SeededAccount, SeedFile, SeedResult } from './seed.js';
-import type { BlobStore } from '../../storage/index.js';
-import {
-  checkSnapshot,
-  SNAPSHOT_FORMAT,
-  SNAPSHOT_VERSION,
-  type Snapshot,
-  type SnapshotTables,
-} from './snapshot.js';
-
-/**
- * State that lives outside the database (object data on disk, later): each owner registers a hook
- * in the context (`stateHooks`), and reset and import call it inside their transaction. Work on
- * files belongs in `tx.onCommit`, so a rolled-back reset leaves them alone.
- */
-export interface StateHook {
-  name: string;
-  /** After the rows of the scope were deleted (every account when accountId is undefined). */
-  onReset?(tx: Database, scope: { accountId?: number }): Promise<void>;
-  /** Extra data carried in the snapshot under `extensions[name]`. */
-  exportData?(db: Database): Promise<unknown>;
-  /** After a snapshot's rows were written; `data` is its `extensions[name]` (or undefined). */
-  importData?(tx: Database, data: unknown): Promise<void>;
-  /**
-   * Bytes the rows refer to, carried by streamed snapshots (snapshot-stream.ts): the area's
-   * name, its blob store, and the keys a snapshot's rows use.
-   */
-  blobs?: { area: string; store: BlobStore; keys(tables: SnapshotTables): string[] };
-}
+import type { StateHook } from '../../platform/state-hook.js';
+import { checkSnapshot, SNAPSHOT_FORMAT, SNAPSHOT_VERSION, type Snapshot } from './snapshot.js';
 
 export interface FirstStart {
   /** The default admin's token when it was generated (shown once); undefined when configured. */
@@ -59,7 +31,6 @@ export interface FirstStart {
 export interface StateDeps {
   db: Database;
   clock: Clock;
-  catalogue: CatalogueData;
   hooks: readonly StateHook[];
   version: string;
   /** What the first start writes into an empty database: the default account, the seed file. */
@@ -238,8 +209,7 @@ export class StateService {
         rows += data.rows.length;
       }
       await restoreSequences(tx, exported, floor);
-      // The shipped catalogue, whatever the snapshot's server shipped.
-      await seedCatalogue(tx, this.deps.catalogue);
+      // The catalogue area's hook writes the shipped catalogue, whatever the snapshot's server shipped.
       for (const h of hooks) await h.onReset?.(tx, {});
       for (const h of hooks) await h.importData?.(tx, snap.extensions?.[h.name]);
       await this.afterWrite(tx);

@@ -1,6 +1,5 @@
 import { sql } from 'kysely';
 import type { Database } from '../../db/database.js';
-import type { FeedCacheGauges } from '../../http/metrics.js';
 
 /**
  * The feed's version and the cache of rendered pages it makes exact.
@@ -160,4 +159,30 @@ export class FeedCache {
     this.entries.delete(key);
     this.bytes -= e.size;
   }
+}
+
+/** What the page cache has counted and holds (`/_stratus/metrics`). */
+export interface FeedCacheGauges {
+  hits: number;
+  misses: number;
+  /** Pages not cached: restricted users (their grants decide), or the cache is off. */
+  bypassed: number;
+  entries: number;
+  bytes: number;
+}
+
+/** The feed cache's lines of `/_stratus/metrics`. */
+export function feedCacheMetrics(g: FeedCacheGauges): string[] {
+  return [
+    '# HELP stratus_event_feed_pages_total Events feed pages by how they were answered.',
+    '# TYPE stratus_event_feed_pages_total counter',
+    `stratus_event_feed_pages_total{cache="hit"} ${g.hits}`,
+    `stratus_event_feed_pages_total{cache="miss"} ${g.misses}`,
+    `stratus_event_feed_pages_total{cache="bypass"} ${g.bypassed}`,
+    '# HELP stratus_event_feed_cache_bytes Rendered feed pages held in memory.',
+    '# TYPE stratus_event_feed_cache_bytes gauge',
+    `stratus_event_feed_cache_bytes ${g.bytes}`,
+    '# TYPE stratus_event_feed_cache_entries gauge',
+    `stratus_event_feed_cache_entries ${g.entries}`,
+  ];
 }

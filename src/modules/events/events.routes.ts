@@ -1,14 +1,17 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyReply } from 'fastify';
-import type { AppContext } from '../../context.js';
+import type { RouteContext } from '../../platform/area.js';
+import type { EventsService } from './events.service.js';
 import { sendJsonText } from '../../http/json-text.js';
 import { principal, xFilter } from '../../http/principal.js';
 import { Empty, PageQuery } from '../../http/schemas/common.js';
 import { EventIdParams, EventPage, EventSchema } from './events.schemas.js';
 
+type Ctx = RouteContext<{ events: EventsService }>;
+
 const tags = ['Account'];
 
-export function eventsRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
+export function eventsRoutes(ctx: Ctx): FastifyPluginAsyncTypebox {
   const svc = ctx.services.events;
   return async (app) => {
     app.get(

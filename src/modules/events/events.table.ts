@@ -1,4 +1,4 @@
-import type { Generated } from '../../db/database.js';
+import type { Generated } from 'kysely';
 
 export interface EventsTable {
   id: Generated<number>;

@@ -1,6 +1,6 @@
 import type { Database } from '../../db/database.js';
 import type { BlobStore } from '../../storage/index.js';
-import type { StateHook } from '../controls/state.service.js';
+import type { StateHook } from '../../platform/state-hook.js';
 import { columnValues } from '../controls/snapshot.js';
 
 /**

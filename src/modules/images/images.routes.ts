@@ -1,6 +1,7 @@
 import type { Readable } from 'node:stream';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import type { AppContext } from '../../context.js';
+import type { RouteContext } from '../../platform/area.js';
+import type { ImagesService } from './images.service.js';
 import { principal } from '../../http/principal.js';
 import { Empty } from '../../http/schemas/common.js';
 import { ImageSchema } from '../catalogue/catalogue.schemas.js';
@@ -15,11 +16,13 @@ import {
 } from './images.schemas.js';
 import { UPLOAD_PATH } from './images.repository.js';
 
+type Ctx = RouteContext<{ images: ImagesService }>;
+
 const tags = ['Images'];
 const write = { scopes: ['images:read_write'] };
 
 /** Private images: create from a disk, upload, update, delete (lists and views: catalogue). */
-export function imagesRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
+export function imagesRoutes(ctx: Ctx): FastifyPluginAsyncTypebox {
   const svc = ctx.services.images;
   return async (app) => {
     app.post(
@@ -100,7 +103,7 @@ export function imagesRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
  * The upload URLs (`PUT /_stratus/image-uploads/<secret>`), outside `/v4`: the URL itself is the
  * credential, as a pre-signed URL is. The body is streamed, whatever its Content-Type.
  */
-export function imageUploadRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
+export function imageUploadRoutes(ctx: Ctx): FastifyPluginAsyncTypebox {
   const svc = ctx.services.images;
   return async (app) => {
     app.removeAllContentTypeParsers();

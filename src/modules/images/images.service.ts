@@ -3,14 +3,9 @@ import { authz } from '../../auth/authz.js';
 import type { Principal } from '../../auth/principal.js';
 import type { Database } from '../../db/database.js';
 import { errors, FieldErrors } from '../../errors/errors.js';
-import type { JobQueue } from '../../jobs/queue.js';
-import type { Clock } from '../../lib/clock.js';
 import { isoSeconds } from '../../lib/time.js';
-import type { Image } from '../catalogue/catalogue.data.js';
-import type { CatalogueService } from '../catalogue/catalogue.service.js';
 import { checkTags } from '../compute/compute.rules.js';
 import { entityRefs } from '../events/events.types.js';
-import type { EventWriter } from '../events/events.writer.js';
 import { dropTags, setTags } from '../tags/tags.repository.js';
 import type { BlobStore } from '../../storage/index.js';
 import { imagizeJob } from './images.jobs.js';
@@ -24,19 +19,9 @@ import {
   syncListing,
 } from './images.repository.js';
 import type { CreateImage, UpdateImage, UploadImage } from './images.schemas.js';
-import { receiveUpload, startUpload } from './images.uploads.js';
+import { type ApiImage, type ImageDeps, receiveUpload, startUpload } from './images.uploads.js';
 
-export type ApiImage = Image & { tags: string[] };
-
-export interface ImageDeps {
-  db: Database;
-  clock: Clock;
-  events: EventWriter;
-  queue: JobQueue;
-  catalogue: CatalogueService;
-  /** Uploaded images' bytes: the `images` area of the blob store (local disk or S3). */
-  bytes: BlobStore;
-}
+export type { ApiImage, ImageDeps };
 
 /**
  * Private images: captured from a disk (a job) or uploaded (a URL that takes the gzipped raw
@@ -44,6 +29,11 @@ export interface ImageDeps {
  */
 export class ImagesService {
   constructor(private readonly d: ImageDeps) {}
+
+  /** Where uploaded images' bytes are kept. */
+  get bytes(): BlobStore {
+    return this.d.bytes;
+  }
 
   private now(): string {
     return isoSeconds(this.d.clock.nowMs());

@@ -1,4 +1,4 @@
-import type { Generated } from '../../db/database.js';
+import type { Generated } from 'kysely';
 
 export type PrivateImageStatus = 'creating' | 'pending_upload' | 'available';
 

@@ -10,8 +10,26 @@ import { setTags } from '../tags/tags.repository.js';
 import { UPLOAD_WINDOW_MS, uploadExpiryJob } from './images.jobs.js';
 import { imageRef, insertPrivateImage, syncListing, UPLOAD_PATH } from './images.repository.js';
 import type { UploadImage } from './images.schemas.js';
-import type { ApiImage, ImageDeps } from './images.service.js';
 import { receiveImage } from './upload.js';
+import type { JobQueue } from '../../jobs/queue.js';
+import type { Clock } from '../../lib/clock.js';
+import type { BlobStore } from '../../storage/index.js';
+import type { Image } from '../catalogue/catalogue.data.js';
+import type { CatalogueService } from '../catalogue/catalogue.service.js';
+import type { EventWriter } from '../events/events.writer.js';
+
+export type ApiImage = Image & { tags: string[] };
+
+/** What the images service and its uploads are built from. */
+export interface ImageDeps {
+  db: Database;
+  clock: Clock;
+  events: EventWriter;
+  queue: JobQueue;
+  catalogue: CatalogueService;
+  /** Uploaded images' bytes: the `images` area of the blob store (local disk or S3). */
+  bytes: BlobStore;
+}
 
 /** Image uploads: the pending image and its URL, then the PUT of the bytes to that URL. */
 

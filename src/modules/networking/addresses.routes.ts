@@ -1,5 +1,8 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import type { AppContext } from '../../context.js';
+import type { RouteContext } from '../../platform/area.js';
+import type { AssignService } from './assign.service.js';
+import type { Ipv6Service } from './ipv6.service.js';
+import type { VlansService } from './vlans.service.js';
 import { principal, xFilter } from '../../http/principal.js';
 import { Empty, PageQuery } from '../../http/schemas/common.js';
 import {
@@ -14,11 +17,13 @@ import {
   VlanPage,
 } from './ips.schemas.js';
 
+type Ctx = RouteContext<{ assign: AssignService; ipv6: Ipv6Service; vlans: VlansService }>;
+
 const tags = ['Networking'];
 const writeBoth = { scopes: ['ips:read_write', 'computes:read_write'] };
 
 /** Assign and share, IPv6 pools and ranges, VLANs. */
-export function addressesRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
+export function addressesRoutes(ctx: Ctx): FastifyPluginAsyncTypebox {
   const { assign, ipv6, vlans } = ctx.services;
   return async (app) => {
     for (const [path, op, summary] of [

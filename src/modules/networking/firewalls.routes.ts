@@ -1,5 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import type { AppContext } from '../../context.js';
+import type { RouteContext } from '../../platform/area.js';
+import type { FirewallsService } from './firewalls.service.js';
 import { principal, xFilter } from '../../http/principal.js';
 import { Empty, PageQuery } from '../../http/schemas/common.js';
 import {
@@ -18,12 +19,14 @@ import {
   UpdateRulesBody,
 } from './firewalls.schemas.js';
 
+type Ctx = RouteContext<{ firewalls: FirewallsService }>;
+
 const tags = ['Networking'];
 const read = { scopes: ['firewall:read_only'] };
 const write = { scopes: ['firewall:read_write'] };
 
 /** `/networking/firewalls`: firewalls, their rules and devices. */
-export function firewallsRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
+export function firewallsRoutes(ctx: Ctx): FastifyPluginAsyncTypebox {
   const svc = ctx.services.firewalls;
   return async (app) => {
     app.get(
@@ -186,7 +189,7 @@ export function firewallsRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
  * `POST /_stratus/firewalls/{id}/evaluate`: what the firewall's rules do with one packet, for
  * users testing their rules (Stratus only; needs a token with firewall:read_only).
  */
-export function firewallInternalRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
+export function firewallInternalRoutes(ctx: Ctx): FastifyPluginAsyncTypebox {
   const svc = ctx.services.firewalls;
   return async (app) => {
     app.post(

@@ -8,8 +8,12 @@ import { compileFilter } from '../../lib/filter.js';
 import { canonicalIpv6, ipv4ToNum, numToIpv4 } from '../../lib/ip.js';
 import { type Page, type PageParams, paginate } from '../../lib/pagination.js';
 import { isoSeconds } from '../../lib/time.js';
-import { findInstance, type InstanceRow, insertIp } from '../compute/compute.repository.js';
-import type { InstancesService } from '../compute/instances.service.js';
+import {
+  findInstance,
+  type InstanceRow,
+  insertIp,
+  loadInstance,
+} from '../compute/compute.repository.js';
 import { type EntityRef, entityRefs } from '../events/events.types.js';
 import type { EventWriter } from '../events/events.writer.js';
 import type { ApiVpcIp } from '../vpcs/vpcs.schemas.js';
@@ -84,7 +88,6 @@ export interface IpsDeps {
   clock: Clock;
   events: EventWriter;
   ips: IpAllocator;
-  instances: InstancesService;
   /** Forward-DNS check of reverse DNS names (none configured: any valid hostname). */
   forwardDns?: ForwardDns;
 }
@@ -226,7 +229,7 @@ export class IpsService {
   /** `GET /compute/instances/{id}/ips`. */
   async instanceIps(p: Principal, computeId: number): Promise<InstanceIps> {
     const { db } = this.d;
-    const inst = await this.d.instances.load(db, p, computeId, 'read_only');
+    const inst = await loadInstance(db, p, computeId, 'read_only');
     const rows = await ipv4Rows(db, inst.id);
     const nats = await natsOf(db, inst, rows);
     const shape = (r: IpRow) => this.v4(r, nats.get(r.address));
@@ -256,14 +259,14 @@ export class IpsService {
 
   async getOnInstance(p: Principal, computeId: number, address: string): Promise<ApiIp> {
     const { db } = this.d;
-    const inst = await this.d.instances.load(db, p, computeId, 'read_only');
+    const inst = await loadInstance(db, p, computeId, 'read_only');
     return this.shape(db, await this.onInstance(db, inst, address));
   }
 
   /** `POST /compute/instances/{id}/ips`. */
   async addToInstance(p: Principal, computeId: number, isPublic: boolean): Promise<ApiIp> {
     return this.d.db.transaction(async (tx) => {
-      const inst = await this.d.instances.load(tx, p, computeId, 'read_write', true);
+      const inst = await loadInstance(tx, p, computeId, 'read_write', true);
       return this.add(tx, p, inst, isPublic);
     });
   }
@@ -320,10 +323,10 @@ export class IpsService {
     address: string,
     rdns: string | null,
   ): Promise<ApiIp> {
-    const inst = await this.d.instances.load(this.d.db, p, computeId, 'read_write');
+    const inst = await loadInstance(this.d.db, p, computeId, 'read_write');
     await this.checkForward(await this.onInstance(this.d.db, inst, address), rdns);
     return this.d.db.transaction(async (tx) => {
-      const inst = await this.d.instances.load(tx, p, computeId, 'read_write', true);
+      const inst = await loadInstance(tx, p, computeId, 'read_write', true);
       return this.setRdns(tx, p, await this.onInstance(tx, inst, address), rdns);
     });
   }
@@ -331,7 +334,7 @@ export class IpsService {
   /** `DELETE /compute/instances/{id}/ips/{address}`: IPv4 only, never the last public one. */
   async deleteFromInstance(p: Principal, computeId: number, address: string): Promise<void> {
     await this.d.db.transaction(async (tx) => {
-      const inst = await this.d.instances.load(tx, p, computeId, 'read_write', true);
+      const inst = await loadInstance(tx, p, computeId, 'read_write', true);
       const t = await this.onInstance(tx, inst, address);
       if (t.kind !== 'ipv4') throw errors.reason('Only IPv4 addresses can be deleted.');
       if (!ADDRESS_CHANGE_STATUSES.has(inst.status)) throw errors.busy('Compute');

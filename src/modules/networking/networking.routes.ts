@@ -1,5 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import type { AppContext } from '../../context.js';
+import type { RouteContext } from '../../platform/area.js';
+import type { IpsService } from './ips.service.js';
 import { principal, xFilter } from '../../http/principal.js';
 import {
   AddressParams,
@@ -10,10 +11,12 @@ import {
   RdnsBody,
 } from './ips.schemas.js';
 
+type Ctx = RouteContext<{ ips: IpsService }>;
+
 const tags = ['Networking'];
 
 /** The account's addresses: `/networking/ips[/{address}]`. */
-export function networkingRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
+export function networkingRoutes(ctx: Ctx): FastifyPluginAsyncTypebox {
   const svc = ctx.services.ips;
   return async (app) => {
     app.get(

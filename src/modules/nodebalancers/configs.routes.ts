@@ -1,5 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import type { AppContext } from '../../context.js';
+import type { RouteContext } from '../../platform/area.js';
+import type { NbConfigsService } from './configs.service.js';
+import type { NbNodesService } from './nodes.service.js';
 import { principal, xFilter } from '../../http/principal.js';
 import { Empty, PageQuery } from '../../http/schemas/common.js';
 import {
@@ -16,6 +18,8 @@ import {
   UpdateNodeBody,
 } from './nodebalancers.schemas.js';
 
+type Ctx = RouteContext<{ configs: NbConfigsService; nodes: NbNodesService }>;
+
 const tags = ['NodeBalancers'];
 const read = { scopes: ['nodebalancers:read_only'] };
 const write = { scopes: ['nodebalancers:read_write'] };
@@ -23,9 +27,9 @@ const CONFIG = '/nodebalancers/:nodeBalancerId/configs/:configId';
 const NODE = `${CONFIG}/nodes/:nodeId`;
 
 /** The configs (ports) of a NodeBalancer and their nodes. */
-export function nbConfigsRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
-  const svc = ctx.services.nbConfigs;
-  const nodes = ctx.services.nbNodes;
+export function nbConfigsRoutes(ctx: Ctx): FastifyPluginAsyncTypebox {
+  const svc = ctx.services.configs;
+  const nodes = ctx.services.nodes;
   return async (app) => {
     app.get(
       '/nodebalancers/:nodeBalancerId/configs',

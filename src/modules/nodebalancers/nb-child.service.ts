@@ -5,7 +5,7 @@ import type { Clock } from '../../lib/clock.js';
 import { isoSeconds } from '../../lib/time.js';
 import type { EventWriter } from '../events/events.writer.js';
 import { type ConfigRow, findConfig, type NbRow, nbRef } from './nodebalancers.repository.js';
-import type { NodeBalancersService } from './nodebalancers.service.js';
+import type { KeySealer, NodeBalancersService } from './nodebalancers.service.js';
 
 export interface NbConfigDeps {
   db: Database;
@@ -13,12 +13,6 @@ export interface NbConfigDeps {
   events: EventWriter;
   /** Seals TLS private keys (the process's one Sealer); `ready()` before a transaction. */
   sealer: KeySealer;
-}
-
-/** What NodeBalancers need of the Sealer (src/modules/object-storage/objects.crypto.ts). */
-export interface KeySealer {
-  ready(): Promise<void>;
-  sealNow(plain: string): string;
 }
 
 type Action =

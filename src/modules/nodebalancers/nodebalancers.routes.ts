@@ -1,5 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import type { AppContext } from '../../context.js';
+import type { RouteContext } from '../../platform/area.js';
+import type { NodeBalancersService } from './nodebalancers.service.js';
 import { principal, xFilter } from '../../http/principal.js';
 import { Empty, PageQuery } from '../../http/schemas/common.js';
 import { FirewallPage } from '../networking/firewalls.schemas.js';
@@ -13,11 +14,13 @@ import {
   UpdateNodeBalancerBody,
 } from './nodebalancers.schemas.js';
 
+type Ctx = RouteContext<{ nodebalancers: NodeBalancersService }>;
+
 const tags = ['NodeBalancers'];
 const read = { scopes: ['nodebalancers:read_only'] };
 const write = { scopes: ['nodebalancers:read_write'] };
 
-export function nodebalancersRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
+export function nodebalancersRoutes(ctx: Ctx): FastifyPluginAsyncTypebox {
   const svc = ctx.services.nodebalancers;
   return async (app) => {
     app.get(

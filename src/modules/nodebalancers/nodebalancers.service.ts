@@ -3,7 +3,7 @@ import { authz, type Permission } from '../../auth/authz.js';
 import type { Principal } from '../../auth/principal.js';
 import type { Database } from '../../db/database.js';
 import { billNodeBalancer } from '../billing/billables.js';
-import type { KeySealer } from './nb-child.service.js';
+import type { Sealer } from '../../platform/sealer.js';
 import type { CascadeContext, EntityRegistry } from '../../entities/entities.js';
 import { errors, FieldErrors } from '../../errors/errors.js';
 import type { Clock } from '../../lib/clock.js';
@@ -31,6 +31,9 @@ import {
 } from './nodebalancers.writer.js';
 
 type XFilter = string | string[] | undefined;
+
+/** What NodeBalancers need of the Sealer (src/platform/sealer.ts). */
+export type KeySealer = Pick<Sealer, 'ready' | 'sealNow'>;
 
 export interface NodeBalancerDeps {
   db: Database;

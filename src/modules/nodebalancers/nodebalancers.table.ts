@@ -1,4 +1,4 @@
-import type { Generated } from '../../db/database.js';
+import type { Generated } from 'kysely';
 
 /** NodeBalancers: a public IPv4 (a row of `ip_addresses` without instance) and an IPv6 address. */
 export interface NodeBalancersTable {

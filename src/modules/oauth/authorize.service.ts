@@ -1,4 +1,4 @@
-import type { Sealer } from '../object-storage/objects.crypto.js';
+import type { Sealer } from '../../platform/sealer.js';
 import { formatScopes, parseScopes } from '../../auth/scopes.js';
 import type { Database } from '../../db/database.js';
 import type { Clock } from '../../lib/clock.js';

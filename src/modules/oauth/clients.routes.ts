@@ -1,6 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
-import type { AppContext } from '../../context.js';
+import type { RouteContext } from '../../platform/area.js';
+import type { ClientsService } from './clients.service.js';
 import { principal, xFilter } from '../../http/principal.js';
 import { Empty, PageQuery } from '../../http/schemas/common.js';
 import {
@@ -12,13 +13,15 @@ import {
 } from './clients.schemas.js';
 import { THUMBNAIL_MAX_BYTES } from './thumbnail.js';
 
+type Ctx = RouteContext<{ clients: ClientsService }>;
+
 const tags = ['Account'];
 const read = { scopes: ['account:read_only'] };
 const write = { scopes: ['account:read_write'] };
 
 /** /account/oauth-clients: registrations, secrets and thumbnails. */
-export function clientsRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
-  const svc = ctx.services.oauthClients;
+export function clientsRoutes(ctx: Ctx): FastifyPluginAsyncTypebox {
+  const svc = ctx.services.clients;
   return async (app) => {
     // Thumbnails arrive as the image itself; its bytes decide whether it is one (the service).
     app.addContentTypeParser(

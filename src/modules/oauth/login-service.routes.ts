@@ -1,10 +1,14 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { AppContext } from '../../context.js';
+import type { RouteContext } from '../../platform/area.js';
+import type { AuthorizeService } from './authorize.service.js';
+import type { TokenService } from './token.service.js';
 import { SCOPE_AREAS } from '../../auth/scopes.js';
 import type { AuthorizeResult, Params } from './authorize.service.js';
 import { DEVICE_COOKIE, DEVICE_TTL_MS } from './devices.js';
 import { consentPage, errorPage, signInPage } from './pages.js';
 import type { OAuthReply } from './token.service.js';
+
+type Ctx = RouteContext<{ authorize: AuthorizeService; tokens: TokenService }>;
 
 /** The authorization request's parameters, as the sign-in form carries them along. */
 const REQUEST_KEYS = [
@@ -104,9 +108,9 @@ function issuer(req: FastifyRequest): string {
  * The login service, served by the API process outside `/v4`: `/oauth/authorize` (sign-in and
  * consent pages), `/oauth/token`, `/oauth/revoke` and the RFC 8414 metadata.
  */
-export function loginServiceRoutes(ctx: AppContext) {
-  const authorize = ctx.services.oauthAuthorize;
-  const tokens = ctx.services.oauthTokens;
+export function loginServiceRoutes(ctx: Ctx) {
+  const authorize = ctx.services.authorize;
+  const tokens = ctx.services.tokens;
   return async (app: FastifyInstance) => {
     // Forms (RFC 6749 §3.2): urlencoded bodies, parsed into strings.
     app.addContentTypeParser(

@@ -1,6 +1,14 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
-import type { AppContext } from '../../context.js';
+import type { RouteContext } from '../../platform/area.js';
+import type { ClientsService } from './clients.service.js';
+import type { LoginsService } from './logins.js';
+import type { AppsService } from './apps.js';
+import type { TfaService } from './tfa.service.js';
+import type { DevicesService } from './devices.js';
+import type { PreferencesService } from './preferences.js';
+import type { PhoneService } from './phone.service.js';
+import type { SecurityQuestionsService } from './security-questions.js';
 import { principal, xFilter } from '../../http/principal.js';
 import { DateTime, Empty, PageQuery } from '../../http/schemas/common.js';
 import { AppParams, AuthorizedAppPage, AuthorizedAppSchema } from './apps.js';
@@ -15,19 +23,30 @@ import {
 } from './security-questions.js';
 import { LoginPage, LoginParams, LoginSchema } from './logins.js';
 
+type Ctx = RouteContext<{
+  clients: ClientsService;
+  logins: LoginsService;
+  apps: AppsService;
+  tfa: TfaService;
+  devices: DevicesService;
+  preferences: PreferencesService;
+  phone: PhoneService;
+  securityQuestions: SecurityQuestionsService;
+}>;
+
 const read = { scopes: ['account:read_only'] };
 const write = { scopes: ['account:read_write'] };
 
 /** The API side of the OAuth area: clients, logins, authorized apps and two-factor settings. */
-export function oauthRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
+export function oauthRoutes(ctx: Ctx): FastifyPluginAsyncTypebox {
   const {
-    oauthLogins: logins,
-    oauthApps: apps,
-    oauthTfa: tfa,
-    oauthDevices: devices,
-    oauthPreferences: preferences,
-    oauthPhone: phone,
-    oauthSecurityQuestions: questions,
+    logins,
+    apps,
+    tfa,
+    devices,
+    preferences,
+    phone,
+    securityQuestions: questions,
   } = ctx.services;
   return async (app) => {
     await app.register(clientsRoutes(ctx));

@@ -1,4 +1,4 @@
-import type { Sealer } from '../object-storage/objects.crypto.js';
+import type { Sealer } from '../../platform/sealer.js';
 import type { Database } from '../../db/database.js';
 import { hashSecret } from '../../lib/secrets.js';
 import type { Credentials } from './credentials.js';

@@ -1,4 +1,4 @@
-import type { Sealer } from '../object-storage/objects.crypto.js';
+import type { Sealer } from '../../platform/sealer.js';
 import { randomBytes } from 'node:crypto';
 import type { Principal } from '../../auth/principal.js';
 import { principalChanged } from '../../auth/principal-cache.js';

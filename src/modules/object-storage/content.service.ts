@@ -5,7 +5,7 @@ import { errors, FieldErrors } from '../../errors/errors.js';
 import type { Clock } from '../../lib/clock.js';
 import type { BucketsService } from './buckets.service.js';
 import { clusterEndpoint } from './objects.clusters.js';
-import type { Sealer } from './objects.crypto.js';
+import type { Sealer } from '../../platform/sealer.js';
 import { findObject } from './objects.repository.js';
 import { listObjects } from './objects.listing.js';
 import { OBJECT_URL_METHODS, pemFromApi } from './objects.rules.js';

@@ -8,7 +8,7 @@ import type { Clock } from '../../lib/clock.js';
 import { type Page, type PageParams, pageOf } from '../../lib/pagination.js';
 import { isoSeconds } from '../../lib/time.js';
 import type { EventWriter } from '../events/events.writer.js';
-import type { Sealer } from './objects.crypto.js';
+import type { Sealer } from '../../platform/sealer.js';
 import { assertPositiveStanding } from './objects.rules.js';
 import type { ApiBucketAccess, ApiKey, CreateKey, UpdateKey } from './objects.schemas.js';
 import type { ObjKeysTable } from './objects.table.js';

@@ -1,18 +1,23 @@
 import type { Config } from '../../config/config.js';
+import { defineArea } from '../../platform/area.js';
+import { catalogueModule } from '../catalogue/catalogue.module.js';
 import type { Database } from '../../db/database.js';
 import type { Clock } from '../../lib/clock.js';
 import type { BlobStore } from '../../storage/index.js';
 import type { CatalogueData } from '../catalogue/catalogue.data.js';
 import { columnValues } from '../controls/snapshot.js';
-import type { StateHook } from '../controls/state.service.js';
+import type { StateHook } from '../../platform/state-hook.js';
 import type { EventWriter } from '../events/events.writer.js';
 import { BucketsService } from './buckets.service.js';
 import { ContentService } from './content.service.js';
 import { KeysService } from './keys.service.js';
 import { clusterIds, virtualHostSuffixes } from './objects.clusters.js';
-import type { Sealer } from './objects.crypto.js';
+import type { Sealer } from '../../platform/sealer.js';
 import { ObjectData } from './objects.data.js';
 import { blobsOf } from './objects.repository.js';
+import { objectStorageEntities } from './objects.entities.js';
+import { objectStorageRoutes } from './objects.routes.js';
+import { s3Plugin } from './s3/s3.plugin.js';
 import { S3Service } from './s3/s3.service.js';
 
 /** Object storage's services: the control plane's three and the data plane's. */
@@ -93,3 +98,36 @@ export function objectBlobsStateHook(data: ObjectData): StateHook {
     },
   };
 }
+
+/**
+ * Object storage: clusters, buckets, keys, ACLs and certificates through the API, and the S3 data
+ * plane (`/_stratus/s3/…`, virtual hosts, static sites) over the same rows and blob store.
+ */
+export const objectStorageModule = defineArea({
+  name: 'objectStorage',
+  needs: [catalogueModule],
+  tables: [
+    'obj_buckets',
+    'obj_objects',
+    'obj_keys',
+    'obj_key_buckets',
+    'obj_uploads',
+    'obj_parts',
+    'obj_transfer',
+  ],
+  entities: objectStorageEntities,
+  services: ({ config, db, clock, events, log, sealer, blobs }, { catalogue }) =>
+    createObjectStorage({
+      config,
+      db,
+      clock,
+      events,
+      catalogue: catalogue.data,
+      log,
+      sealer,
+      blobs: blobs('objects'),
+    }),
+  api: (ctx) => [objectStorageRoutes(ctx)],
+  internal: (ctx) => [s3Plugin(ctx)],
+  stateHooks: ({ data }) => [objectBlobsStateHook(data)],
+});

@@ -1,6 +1,9 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyRequest } from 'fastify';
-import type { AppContext } from '../../context.js';
+import type { RouteContext } from '../../platform/area.js';
+import type { BucketsService } from './buckets.service.js';
+import type { ContentService } from './content.service.js';
+import type { KeysService } from './keys.service.js';
 import { principal } from '../../http/principal.js';
 import { Empty, PageQuery } from '../../http/schemas/common.js';
 import { publicBase } from './objects.clusters.js';
@@ -30,12 +33,14 @@ import {
   UpdateKeyBody,
 } from './objects.schemas.js';
 
+type Ctx = RouteContext<{ buckets: BucketsService; content: ContentService; keys: KeysService }>;
+
 const tags = ['Object Storage'];
 const read = { scopes: ['object_storage:read_only'], rateLimit: 'object_storage' as const };
 const write = { scopes: ['object_storage:read_write'], rateLimit: 'object_storage' as const };
 
-export function objectStorageRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
-  const { buckets, content, keys } = ctx.services.objectStorage;
+export function objectStorageRoutes(ctx: Ctx): FastifyPluginAsyncTypebox {
+  const { buckets, content, keys } = ctx.services;
   const base = (req: FastifyRequest) => publicBase(ctx.config.s3Endpoint, req.protocol, req.host);
   return async (app) => {
     app.get(

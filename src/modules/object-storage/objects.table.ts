@@ -1,4 +1,4 @@
-import type { Generated } from '../../db/database.js';
+import type { Generated } from 'kysely';
 
 export type BucketAcl = 'private' | 'public-read' | 'authenticated-read' | 'public-read-write';
 export type ObjectAcl = BucketAcl | 'custom';

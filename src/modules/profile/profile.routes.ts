@@ -1,16 +1,25 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
-import type { AppContext } from '../../context.js';
+import type { RouteContext } from '../../platform/area.js';
+import type { ProfileService } from './profile.service.js';
+import type { TokensService } from './tokens.service.js';
+import type { SshKeysService } from './sshkeys.service.js';
+import type { GrantsService } from '../account/grants.service.js';
 import { principal } from '../../http/principal.js';
 import { GrantsSchema } from '../account/grants.schemas.js';
 import { ProfileSchema, ProfileUpdateBody } from './profile.schemas.js';
 import { sshKeysRoutes } from './sshkeys.routes.js';
 import { tokensRoutes } from './tokens.routes.js';
 
+type Ctx = RouteContext<
+  { profile: ProfileService; tokens: TokensService; sshKeys: SshKeysService },
+  { account: { grants: GrantsService } }
+>;
+
 const tags = ['Profile'];
 
 /** /profile, /profile/grants, and the tokens and SSH keys sub-resources. */
-export function profileRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
+export function profileRoutes(ctx: Ctx): FastifyPluginAsyncTypebox {
   const svc = ctx.services.profile;
   return async (app) => {
     app.get(
@@ -48,7 +57,7 @@ export function profileRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
         config: { operationId: 'getProfileGrants', auth: 'token' },
       },
       async (req, reply) => {
-        const grants = await ctx.services.grants.ofCaller(principal(req));
+        const grants = await ctx.areas.account.grants.ofCaller(principal(req));
         return grants ?? reply.status(204).send(null);
       },
     );

@@ -1,5 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import type { AppContext } from '../../context.js';
+import type { RouteContext } from '../../platform/area.js';
+import type { SshKeysService } from './sshkeys.service.js';
 import { principal, xFilter } from '../../http/principal.js';
 import { Empty, PageQuery } from '../../http/schemas/common.js';
 import {
@@ -10,10 +11,12 @@ import {
   SshKeyUpdateBody,
 } from './sshkeys.schemas.js';
 
+type Ctx = RouteContext<{ sshKeys: SshKeysService }>;
+
 const tags = ['Profile'];
 
 /** /profile/sshkeys: the caller's SSH keys. */
-export function sshKeysRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
+export function sshKeysRoutes(ctx: Ctx): FastifyPluginAsyncTypebox {
   const svc = ctx.services.sshKeys;
   return async (app) => {
     app.get(

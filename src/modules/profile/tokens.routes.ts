@@ -1,5 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import type { AppContext } from '../../context.js';
+import type { RouteContext } from '../../platform/area.js';
+import type { TokensService } from './tokens.service.js';
 import { principal, xFilter } from '../../http/principal.js';
 import { Empty, PageQuery } from '../../http/schemas/common.js';
 import {
@@ -10,10 +11,12 @@ import {
   TokenUpdateBody,
 } from './tokens.schemas.js';
 
+type Ctx = RouteContext<{ tokens: TokensService }>;
+
 const tags = ['Profile'];
 
 /** /profile/tokens: the caller's personal access tokens. */
-export function tokensRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
+export function tokensRoutes(ctx: Ctx): FastifyPluginAsyncTypebox {
   const svc = ctx.services.tokens;
   return async (app) => {
     app.get(

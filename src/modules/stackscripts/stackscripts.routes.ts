@@ -1,5 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import type { AppContext } from '../../context.js';
+import type { RouteContext } from '../../platform/area.js';
+import type { StackScriptsService } from './stackscripts.service.js';
 import { principal, xFilter } from '../../http/principal.js';
 import { Empty, PageQuery } from '../../http/schemas/common.js';
 import {
@@ -10,12 +11,14 @@ import {
   UpdateStackScriptBody,
 } from './stackscripts.schemas.js';
 
+type Ctx = RouteContext<{ stackScripts: StackScriptsService }>;
+
 const tags = ['StackScripts'];
 const read = { scopes: ['stackscripts:read_only'] };
 const write = { scopes: ['stackscripts:read_write'] };
 
-export function stackScriptsRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
-  const svc = ctx.services.stackscripts;
+export function stackScriptsRoutes(ctx: Ctx): FastifyPluginAsyncTypebox {
+  const svc = ctx.services.stackScripts;
   return async (app) => {
     app.get(
       '/compute/stackscripts',

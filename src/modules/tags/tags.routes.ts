@@ -1,5 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import type { AppContext } from '../../context.js';
+import type { RouteContext } from '../../platform/area.js';
+import type { TagsService } from './tags.service.js';
 import { principal, xFilter } from '../../http/principal.js';
 import { Empty, PageQuery } from '../../http/schemas/common.js';
 import {
@@ -11,10 +12,12 @@ import {
   taggedObjectPage,
 } from './tags.schemas.js';
 
+type Ctx = RouteContext<{ tags: TagsService }>;
+
 const tags = ['Tags'];
 
 /** `/tags`: the body of create and the tagged objects follow the declared taggable types. */
-export function tagsRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
+export function tagsRoutes(ctx: Ctx): FastifyPluginAsyncTypebox {
   const svc = ctx.services.tags;
   const CreateTagBody = createTagBody(ctx.entities);
   const TaggedPage = taggedObjectPage(ctx.entities);

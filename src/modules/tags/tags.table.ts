@@ -1,4 +1,4 @@
-import type { Generated } from '../../db/database.js';
+import type { Generated } from 'kysely';
 
 /** Tags of any taggable entity (compute, volume, …). */
 export interface EntityTagsTable {

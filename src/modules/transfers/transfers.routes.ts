@@ -1,5 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import type { AppContext } from '../../context.js';
+import type { RouteContext } from '../../platform/area.js';
+import type { TransfersService } from './transfers.service.js';
 import { principal, xFilter } from '../../http/principal.js';
 import { Empty, PageQuery } from '../../http/schemas/common.js';
 import {
@@ -9,6 +10,8 @@ import {
   TransferSchema,
 } from './transfers.schemas.js';
 
+type Ctx = RouteContext<{ transfers: TransfersService }>;
+
 const tags = ['Account'];
 const read = { scopes: ['account:read_only'] };
 const write = { scopes: ['account:read_write'] };
@@ -17,7 +20,7 @@ const write = { scopes: ['account:read_write'] };
  * `/account/service-transfers*` and the deprecated `/account/entity-transfers*`: the same
  * records and rules under both paths, with the reference's operationIds.
  */
-export function transfersRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
+export function transfersRoutes(ctx: Ctx): FastifyPluginAsyncTypebox {
   const svc = ctx.services.transfers;
   return async (app) => {
     for (const [path, name, label] of [

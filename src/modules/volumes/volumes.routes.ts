@@ -1,5 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import type { AppContext } from '../../context.js';
+import type { RouteContext } from '../../platform/area.js';
+import type { VolumesService } from './volumes.service.js';
 import { principal, xFilter } from '../../http/principal.js';
 import { Empty, PageQuery } from '../../http/schemas/common.js';
 import {
@@ -14,12 +15,14 @@ import {
   VolumeSchema,
 } from './volumes.schemas.js';
 
+type Ctx = RouteContext<{ volumes: VolumesService }>;
+
 const tags = ['Volumes'];
 const read = { scopes: ['volumes:read_only'] };
 const write = { scopes: ['volumes:read_write'] };
 const writeBoth = { scopes: ['volumes:read_write', 'computes:read_write'] };
 
-export function volumesRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
+export function volumesRoutes(ctx: Ctx): FastifyPluginAsyncTypebox {
   const svc = ctx.services.volumes;
   return async (app) => {
     app.get(

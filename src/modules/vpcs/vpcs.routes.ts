@@ -1,5 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import type { AppContext } from '../../context.js';
+import type { RouteContext } from '../../platform/area.js';
+import type { VpcsService } from './vpcs.service.js';
+import type { SubnetsService } from './subnets.service.js';
 import { principal, xFilter } from '../../http/principal.js';
 import { Empty, PageQuery } from '../../http/schemas/common.js';
 import {
@@ -16,13 +18,15 @@ import {
   VpcSchema,
 } from './vpcs.schemas.js';
 
+type Ctx = RouteContext<{ vpcs: VpcsService; subnets: SubnetsService }>;
+
 const tags = ['VPCs'];
 // The spec leaves the scope of the VPC and subnet reads unlisted: any valid token, as the reference.
 const anyToken = { auth: 'token' as const };
 const write = { scopes: ['vpc:read_write'] };
 const ips = { scopes: ['ips:read_only'] };
 
-export function vpcsRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
+export function vpcsRoutes(ctx: Ctx): FastifyPluginAsyncTypebox {
   const svc = ctx.services.vpcs;
   const subnets = ctx.services.subnets;
   return async (app) => {

@@ -42,7 +42,7 @@ describe('notifications', () => {
 
   it('getNotifications: scheduled maintenance and a pending migration appear, and disappear when done', async () => {
     const a = await instance(t);
-    const m = await t.ctx.services.maintenance.createMaintenance({
+    const m = await t.ctx.areas.accountNotices.maintenance.createMaintenance({
       compute_id: a.id,
       type: 'reboot',
       when: isoSeconds(t.clock.nowMs() + 3600_000),
@@ -53,7 +53,7 @@ describe('notifications', () => {
     expect(await types()).toEqual(['maintenance', 'migration_pending']);
     const hidden = await createTestUser(t);
     expect(await types(hidden.token)).toEqual([]);
-    await t.ctx.services.maintenance.cancelMaintenance(m.id);
+    await t.ctx.areas.accountNotices.maintenance.cancelMaintenance(m.id);
     expect(await types()).toEqual(['migration_pending']);
     await t.settle();
     expect(await types()).toEqual([]);

@@ -1,5 +1,4 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { jobDefinitions } from '../../../src/jobs/registry.js';
 import { bootstrapAccount } from '../../../src/modules/identity/bootstrap.js';
 import { JobRunner } from '../../../src/jobs/runner.js';
 import { invoiceMonth } from '../../../src/modules/billing/invoicing.js';
@@ -96,7 +95,7 @@ describe('billing engine', () => {
     await expect(
       t.ctx.queue.enqueue(
         t.ctx.db,
-        { ...jobDefinitions().find((d) => d.name === INVOICING_JOB)! },
+        { ...t.ctx.modules.flatMap((m) => m.jobs ?? []).find((d) => d.name === INVOICING_JOB)! },
         { monthStartMs: Date.parse('2026-03-01T00:00:00Z') },
         { delayMs: Date.parse('2026-04-01T00:00:00Z') - t.clock.nowMs() },
       ),
@@ -109,7 +108,7 @@ describe('billing engine', () => {
       queue: t.ctx.queue,
       entities: t.ctx.entities,
       log: t.ctx.log,
-      definitions: jobDefinitions(),
+      definitions: t.ctx.modules.flatMap((m) => m.jobs ?? []),
       batchSize: 1,
     });
     t.clock.set(Date.parse('2026-04-01T00:00:00Z'));

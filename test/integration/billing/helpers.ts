@@ -11,7 +11,7 @@ export async function advanceTo(t: TestApp, iso: string): Promise<void> {
   const target = Date.parse(iso);
   const now = t.clock.nowMs();
   if (target < now) throw new Error(`advanceTo: ${iso} is in the past`);
-  await t.ctx.controls.advance(target - now);
+  await t.ctx.areas.controls.controls.advance(target - now);
 }
 
 /** A zip on the account and a default card (the test card that succeeds unless named). */

@@ -60,8 +60,8 @@ describe('controls command line (in process)', () => {
     const token = JSON.parse(r.out).token as string;
     const ctx = await createContext(envToConfig({ DATABASE_URL: s.url, LOG_LEVEL: 'silent' }));
     try {
-      expect(await ctx.operator.verify(token)).toBe(true);
-      expect(await ctx.operator.verify(`${token}0`)).toBe(false);
+      expect(await ctx.areas.controls.operator.verify(token)).toBe(true);
+      expect(await ctx.areas.controls.operator.verify(`${token}0`)).toBe(false);
     } finally {
       await ctx.db.close();
     }
@@ -151,7 +151,7 @@ describe('controls command line (in process)', () => {
         .executeTakeFirstOrThrow();
       expect(row.status).toBe('available');
       const chunks: Buffer[] = [];
-      const blobs = (back.services.images as unknown as { d: { bytes: BlobStore } }).d.bytes;
+      const blobs = (back.areas.images.images as unknown as { d: { bytes: BlobStore } }).d.bytes;
       for await (const c of await blobs.get(row.blob_key as string)) chunks.push(c as Buffer);
       expect(Buffer.concat(chunks).equals(image)).toBe(true);
     } finally {

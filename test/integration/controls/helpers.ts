@@ -4,9 +4,9 @@ import type { RequestOptions, TestApp } from '../../helpers/build-test-app.js';
 
 /** The test app's operator token (drawn as on a first start). */
 export async function operatorToken(t: TestApp): Promise<string> {
-  const token = await t.ctx.operator.ensure();
+  const token = await t.ctx.areas.controls.operator.ensure();
   if (token) return token;
-  return t.ctx.operator.rotate();
+  return t.ctx.areas.controls.operator.rotate();
 }
 
 /** A request to a control with the operator token. */

@@ -30,8 +30,8 @@ describe('emulator controls: operator token and reset', () => {
   });
 
   it('operator token: the first start draws it once; later starts draw none', async () => {
-    expect(await t.ctx.operator.ensure()).toBeUndefined();
-    const next = await t.ctx.operator.rotate();
+    expect(await t.ctx.areas.controls.operator.ensure()).toBeUndefined();
+    const next = await t.ctx.areas.controls.operator.rotate();
     expect((await t.get('/_stratus/timing', { token })).status).toBe(401);
     expect((await t.get('/_stratus/timing', { token: next })).status).toBe(200);
     const stored = await t.ctx.db.db.selectFrom('emulator_settings').selectAll().execute();

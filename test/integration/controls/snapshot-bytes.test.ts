@@ -1,6 +1,6 @@
 import { GetObjectCommand, PutObjectCommand } from '@aws-sdk/client-s3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { Sealer } from '../../../src/modules/object-storage/objects.crypto.js';
+import { Sealer } from '../../../src/platform/sealer.js';
 import type { BlobStore } from '../../../src/storage/index.js';
 import { gzippedImage, putUpload } from '../images/fixtures.js';
 import { CERT, KEY } from '../nodebalancers/tls.js';
@@ -89,7 +89,7 @@ describe('emulator controls: snapshots with bytes', () => {
       .select('blob_key')
       .where('id', '=', Number(imageId.split('/')[1]))
       .executeTakeFirstOrThrow();
-    const store = (t.ctx.services.images as unknown as { d: { bytes: BlobStore } }).d.bytes;
+    const store = (t.ctx.areas.images.images as unknown as { d: { bytes: BlobStore } }).d.bytes;
     const chunks: Buffer[] = [];
     for await (const c of await store.get(row.blob_key as string)) chunks.push(c as Buffer);
     return Buffer.concat(chunks);
@@ -126,7 +126,7 @@ describe('emulator controls: snapshots with bytes', () => {
     expect((await op(a, token).post('/_stratus/reset')).status).toBe(200);
     // The reset swept the bytes.
     const left: string[] = [];
-    for await (const k of a.ctx.services.objectStorage.data.blobs.list()) left.push(k);
+    for await (const k of a.ctx.areas.objectStorage.data.blobs.list()) left.push(k);
     expect(left).toEqual([]);
     const r = await importNdjson(a, snap);
     expect(r.status, JSON.stringify(r.body)).toBe(200);
@@ -182,7 +182,7 @@ describe('emulator controls: snapshots with bytes', () => {
     const buckets = await b.get('/v4/object-storage/buckets');
     expect(buckets.body.data.map((x: { label: string }) => x.label)).toEqual(['b-own']);
     const left: string[] = [];
-    for await (const k of b.ctx.services.objectStorage.data.blobs.list()) left.push(k);
+    for await (const k of b.ctx.areas.objectStorage.data.blobs.list()) left.push(k);
     expect(left).toEqual([]);
   });
 

@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { StateHook } from '../../../src/modules/controls/state.service.js';
+import type { StateHook } from '../../../src/platform/state-hook.js';
 import { buildTestApp, type TestApp } from '../../helpers/build-test-app.js';
 import { op, operatorToken } from './helpers.js';
 

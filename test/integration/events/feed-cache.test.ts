@@ -30,7 +30,7 @@ describe('events feed cache', () => {
     await t.close();
   });
 
-  const stats = () => t.ctx.services.events.cache.stats;
+  const stats = () => t.ctx.areas.events.events.cache.stats;
   const record = (e: Partial<NewEvent> = {}): Promise<number> => recordEvent(t, e);
   const page = async (opts: { token?: string; filter?: unknown; query?: string } = {}) => {
     const r = await t.get(`/v4/account/events${opts.query ?? ''}`, {
@@ -180,7 +180,9 @@ describe('events feed cache', () => {
   it('getMetrics: counts feed pages by cache hit, miss and bypass', async () => {
     await record();
     await cached();
-    const text = (await t.get('/_stratus/metrics', { token: await t.ctx.operator.rotate() })).text;
+    const text = (
+      await t.get('/_stratus/metrics', { token: await t.ctx.areas.controls.operator.rotate() })
+    ).text;
     const count = (cache: string) =>
       Number(
         new RegExp(`stratus_event_feed_pages_total\\{cache="${cache}"\\} (\\d+)`).exec(text)?.[1],
@@ -264,9 +266,9 @@ describe('events feed cache across processes', () => {
     };
     const id = await b.ctx.events.record(b.ctx.db, event);
     expect((await list()).results).toBe(1);
-    const hits = a.ctx.services.events.cache.stats.hits;
+    const hits = a.ctx.areas.events.events.cache.stats.hits;
     expect((await list()).results).toBe(1);
-    expect(a.ctx.services.events.cache.stats.hits).toBe(hits + 1);
+    expect(a.ctx.areas.events.events.cache.stats.hits).toBe(hits + 1);
     // B moves the event along and records another: A's next page shows both, no waiting.
     await b.ctx.events.update(b.ctx.db, id, { status: 'started', percentComplete: 40 });
     expect((await list()).data[0]?.percent_complete).toBe(40);

@@ -30,7 +30,7 @@ describe('image upload', () => {
   });
 
   // The `images` area of the blob store, read through the BlobStore interface.
-  const store = () => (t.ctx.services.images as unknown as { d: { bytes: BlobStore } }).d.bytes;
+  const store = () => (t.ctx.areas.images.images as unknown as { d: { bytes: BlobStore } }).d.bytes;
   const keys = async () => {
     const out: string[] = [];
     for await (const k of store().list()) out.push(k);

@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { bootstrapAccount } from '../../../src/modules/identity/bootstrap.js';
-import { Sealer } from '../../../src/modules/object-storage/objects.crypto.js';
+import { Sealer } from '../../../src/platform/sealer.js';
 import { createTestUser } from '../../helpers/auth.js';
 import { buildTestApp, type TestApp } from '../../helpers/build-test-app.js';
 import { backend, nbEvents, nodebalancer } from './fixtures.js';

@@ -73,7 +73,7 @@ describe('profile security questions', () => {
     expect(rows.map((r) => r.question_id)).toEqual([1, 2, 11]);
     for (const row of rows) expect(row.response_hash).toMatch(/^scrypt\$/);
     expect(JSON.stringify(rows)).not.toMatch(/gotham|rex|acme/i);
-    const q = t.ctx.services.oauthSecurityQuestions;
+    const q = t.ctx.areas.oauth.securityQuestions;
     expect(await q.check(t.admin.userId, 1, '  gotham   CITY ')).toBe(true);
     expect(await q.check(t.admin.userId, 1, 'Metropolis')).toBe(false);
     expect(await q.check(t.admin.userId, 3, 'Gotham City')).toBe(false);
@@ -84,10 +84,10 @@ describe('profile security questions', () => {
     expect((await t.post(URL, three([2, 5, 9], ['Fido', 'Lincoln', 'Sparky']))).status).toBe(200);
     const list = (await t.get(URL)).body.security_questions as { id: number; response: unknown }[];
     expect(list.filter((q) => q.response !== null).map((q) => q.id)).toEqual([2, 5, 9]);
-    expect(await t.ctx.services.oauthSecurityQuestions.check(t.admin.userId, 2, 'fido')).toBe(true);
-    expect(
-      await t.ctx.services.oauthSecurityQuestions.check(t.admin.userId, 1, 'Gotham City'),
-    ).toBe(false);
+    expect(await t.ctx.areas.oauth.securityQuestions.check(t.admin.userId, 2, 'fido')).toBe(true);
+    expect(await t.ctx.areas.oauth.securityQuestions.check(t.admin.userId, 1, 'Gotham City')).toBe(
+      false,
+    );
   });
 
   it('postSecurityQuestions: exactly three questions are required', async () => {

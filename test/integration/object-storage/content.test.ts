@@ -213,7 +213,7 @@ describe('transfer and cancel', () => {
   it('cancelObjectStorage: removes every bucket and its bytes', async () => {
     const files = async () => {
       const out: string[] = [];
-      for await (const k of t.ctx.services.objectStorage.data.blobs.list()) out.push(k);
+      for await (const k of t.ctx.areas.objectStorage.data.blobs.list()) out.push(k);
       return out;
     };
     expect((await files()).length).toBeGreaterThan(0);
@@ -231,7 +231,7 @@ describe('orphaned blobs', () => {
       const { utimes, writeFile, mkdir } = await import('node:fs/promises');
       await t.post('/v4/object-storage/buckets', { cluster: CLUSTER, label: 'sweep' });
       await s3.send(new PutObjectCommand({ Bucket: 'sweep', Key: 'kept', Body: 'kept' }));
-      const data = t.ctx.services.objectStorage.data;
+      const data = t.ctx.areas.objectStorage.data;
       const orphan = data.blobs.newKey();
       const { Readable } = await import('node:stream');
       await data.blobs.put(orphan, Readable.from([Buffer.from('lost')]));

@@ -194,7 +194,9 @@ describe('S3 data plane: observability', () => {
   it('metrics: data-plane requests are counted under their S3 operation', async () => {
     await fetch(`${t.endpoint}/red/public.txt`);
     await fetch(`${t.endpoint}/red/r.txt`);
-    const m = (await t.get('/_stratus/metrics', { token: await t.ctx.operator.rotate() })).text;
+    const m = (
+      await t.get('/_stratus/metrics', { token: await t.ctx.areas.controls.operator.rotate() })
+    ).text;
     expect(m).toMatch(/operation="s3:GetObject",method="GET",status="200"\} [1-9]/);
     expect(m).toMatch(/operation="s3:GetObject",method="GET",status="403"\} [1-9]/);
   });
@@ -281,7 +283,7 @@ describe('S3 data plane: usage counters', () => {
     expect(await get(owner, 'metered', 'a')).toBe('ok');
     let row: { size: number; objects: number; bytes_in: number; bytes_out: number } | undefined;
     for (let i = 0; i < 50; i++) {
-      const usage = await t.ctx.services.objectStorage.data.usage(t.admin.accountId);
+      const usage = await t.ctx.areas.objectStorage.data.usage(t.admin.accountId);
       row = usage.find((u) => u.label === 'metered');
       if (row?.bytes_out) break;
       await new Promise((r) => setTimeout(r, 20));

@@ -405,7 +405,7 @@ describe.each(['local', 's3'] as const)(
 
     it('blob backend: the bytes are kept where the backend says, never on both', async () => {
       const listed: string[] = [];
-      for await (const k of t.ctx.services.objectStorage.data.blobs.list()) listed.push(k);
+      for await (const k of t.ctx.areas.objectStorage.data.blobs.list()) listed.push(k);
       expect(listed.length).toBeGreaterThan(0);
       const onCluster = await t.cluster?.app.get(
         '/v4/object-storage/buckets/us-east-1/stratus-blobs/object-list?page_size=500',

@@ -13,7 +13,7 @@ describe('object storage and the emulator state', () => {
   // Read through the blob store, so that the test holds on either backend.
   const blobs = async () => {
     const out: string[] = [];
-    for await (const k of t.ctx.services.objectStorage.data.blobs.list()) out.push(k);
+    for await (const k of t.ctx.areas.objectStorage.data.blobs.list()) out.push(k);
     return out;
   };
 
@@ -23,7 +23,7 @@ describe('object storage and the emulator state', () => {
     await s3.send(new PutObjectCommand({ Bucket: 'gone', Key: 'a', Body: 'aaa' }));
     await s3.send(new PutObjectCommand({ Bucket: 'gone', Key: 'b', Body: 'bbb' }));
     expect((await blobs()).length).toBe(2);
-    const token = await t.ctx.operator.rotate();
+    const token = await t.ctx.areas.controls.operator.rotate();
     expect((await t.post('/_stratus/reset', undefined, { token })).status).toBe(200);
     expect(await blobs()).toEqual([]);
   });

@@ -40,7 +40,9 @@ describe('internal endpoints', () => {
     await t.get('/v4/profile');
     await t.get('/v4/account/events/999999');
     await t.get('/v4/nowhere');
-    const r = await t.get('/_stratus/metrics', { token: await t.ctx.operator.rotate() });
+    const r = await t.get('/_stratus/metrics', {
+      token: await t.ctx.areas.controls.operator.rotate(),
+    });
     expect(r.status).toBe(200);
     expect(r.headers['content-type']).toMatch(/^text\/plain/);
     const lines = r.text.split('\n');
@@ -61,7 +63,7 @@ describe('internal endpoints', () => {
 
   it('metrics: reports job gauges by status and the lag of due jobs', async () => {
     const empty = (
-      await t.get('/_stratus/metrics', { token: await t.ctx.operator.rotate() })
+      await t.get('/_stratus/metrics', { token: await t.ctx.areas.controls.operator.rotate() })
     ).text.split('\n');
     expect(empty).toContain('# TYPE stratus_jobs gauge');
     expect(empty).toContain('stratus_jobs{status="queued"} 0');
@@ -91,7 +93,7 @@ describe('internal endpoints', () => {
       .execute();
     t.clock.advance(30_000);
     const lines = (
-      await t.get('/_stratus/metrics', { token: await t.ctx.operator.rotate() })
+      await t.get('/_stratus/metrics', { token: await t.ctx.areas.controls.operator.rotate() })
     ).text.split('\n');
     expect(lines).toContain('stratus_jobs{status="queued"} 1');
     expect(lines).toContain('stratus_job_lag_seconds 30');

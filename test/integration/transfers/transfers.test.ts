@@ -127,7 +127,7 @@ describe('service transfers', () => {
     expect(before.disks.length).toBeGreaterThan(0);
     expect(before.backups.snapshot.current?.label).toBe('before');
 
-    const m = await t.ctx.services.maintenance.createMaintenance({
+    const m = await t.ctx.areas.accountNotices.maintenance.createMaintenance({
       compute_id: a.id,
       type: 'reboot',
       when: '2030-01-01T00:00:00',
@@ -191,7 +191,7 @@ describe('service transfers', () => {
 
     expect((await t.get('/v4/account/maintenance')).body.data).toEqual([]);
     expect((await t.get('/v4/account/maintenance', as)).body.data).toHaveLength(1);
-    const moved = await t.ctx.services.maintenance.listMaintenance();
+    const moved = await t.ctx.areas.accountNotices.maintenance.listMaintenance();
     expect(moved.data.find((x) => x.id === m.id)?.euuid).not.toBe(t.admin.euuid);
     const view = await t.get(`/v4/account/service-transfers/${tr.body.token}`, as);
     expect(view.body.status).toBe('completed');

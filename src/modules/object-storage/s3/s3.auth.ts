@@ -1,7 +1,7 @@
 import { createHmac } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import type { Database } from '../../../db/database.js';
-import type { Sealer } from '../objects.crypto.js';
+import type { Sealer } from '../../../platform/sealer.js';
 import type { KeyPermission } from '../objects.table.js';
 import { s3errors } from './s3.errors.js';
 import {

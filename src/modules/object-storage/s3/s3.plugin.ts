@@ -1,5 +1,7 @@
 import type { FastifyPluginAsync } from 'fastify';
-import type { AppContext } from '../../../context.js';
+import type { RouteContext } from '../../../platform/area.js';
+import type { ObjectData } from '../objects.data.js';
+import type { S3Service } from './s3.service.js';
 import { S3_PREFIX } from '../objects.clusters.js';
 import { S3_WEBSITE_PREFIX } from './s3.website.js';
 
@@ -10,8 +12,10 @@ const METHODS = ['GET', 'HEAD', 'PUT', 'POST', 'DELETE', 'OPTIONS'];
  * whose routes take over the raw request in onRequest (before any body parsing, so bodies
  * stream), and answer with S3's XML, not the API's JSON envelope.
  */
-export function s3Plugin(ctx: AppContext): FastifyPluginAsync {
-  const s3 = ctx.services.objectStorage.s3;
+export function s3Plugin(
+  ctx: RouteContext<{ s3: S3Service; data: ObjectData }>,
+): FastifyPluginAsync {
+  const { s3, data } = ctx.services;
   return async (app) => {
     app.addHook('onRequest', (req, reply, done) => {
       reply.hijack();
@@ -34,7 +38,7 @@ export function s3Plugin(ctx: AppContext): FastifyPluginAsync {
     });
     // Transfer counts still in memory are written before the database closes.
     app.addHook('onClose', async () => {
-      await ctx.services.objectStorage.data.meter.flush();
+      await data.meter.flush();
     });
     const noop = async () => {};
     for (const url of [S3_PREFIX, `${S3_PREFIX}/*`, S3_WEBSITE_PREFIX, `${S3_WEBSITE_PREFIX}/*`]) {

@@ -3,7 +3,7 @@ import type { Database } from '../../../db/database.js';
 import type { Clock } from '../../../lib/clock.js';
 import type { BucketsService } from '../buckets.service.js';
 import { bucketOfHost, S3_PREFIX } from '../objects.clusters.js';
-import type { Sealer } from '../objects.crypto.js';
+import type { Sealer } from '../../../platform/sealer.js';
 import type { ObjectData } from '../objects.data.js';
 import { findBucket } from '../objects.repository.js';
 import { ANONYMOUS, header, S3Authenticator } from './s3.auth.js';

@@ -1,6 +1,6 @@
 import { createCipheriv, createDecipheriv, hash, randomBytes } from 'node:crypto';
-import type { Database } from '../../db/database.js';
-import type { StateHook } from '../controls/state.service.js';
+import type { Database } from '../db/database.js';
+import type { StateHook } from './state-hook.js';
 
 const KEY_NAME = 'seal-v1';
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { Database } from '../../db/database.js';
-import { Sealer } from './objects.crypto.js';
+import type { Database } from '../db/database.js';
+import { Sealer } from './sealer.js';
 
 const noDb = {} as Database;
 

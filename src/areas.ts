@@ -1,0 +1,49 @@
+import { accountModule } from './modules/account/account.module.js';
+import { accountNoticesModule } from './modules/account-notices/notices.module.js';
+import { billingModule } from './modules/billing/billing.module.js';
+import { catalogueModule } from './modules/catalogue/catalogue.module.js';
+import { computeModule } from './modules/compute/compute.module.js';
+import { controlsModule } from './modules/controls/controls.module.js';
+import { eventsModule } from './modules/events/events.module.js';
+import { identityModule } from './modules/identity/identity.module.js';
+import { imagesModule } from './modules/images/images.module.js';
+import { networkingModule } from './modules/networking/networking.module.js';
+import { nodebalancersModule } from './modules/nodebalancers/nodebalancers.module.js';
+import { oauthModule } from './modules/oauth/oauth.module.js';
+import { objectStorageModule } from './modules/object-storage/objects.module.js';
+import { profileModule } from './modules/profile/profile.module.js';
+import { stackscriptsModule } from './modules/stackscripts/stackscripts.module.js';
+import { tagsModule } from './modules/tags/tags.module.js';
+import { transfersModule } from './modules/transfers/transfers.module.js';
+import { volumesModule } from './modules/volumes/volumes.module.js';
+import { vpcsModule } from './modules/vpcs/vpcs.module.js';
+import type { AreasOf } from './platform/area.js';
+
+/**
+ * Every area of the server, in the order their services are built (an area comes after the
+ * areas it needs) and their routes registered. Adding an area adds its folder and a line here.
+ */
+export const areaModules = [
+  catalogueModule,
+  eventsModule,
+  identityModule,
+  billingModule,
+  accountModule,
+  profileModule,
+  networkingModule,
+  computeModule,
+  volumesModule,
+  vpcsModule,
+  tagsModule,
+  nodebalancersModule,
+  imagesModule,
+  stackscriptsModule,
+  oauthModule,
+  objectStorageModule,
+  transfersModule,
+  accountNoticesModule,
+  controlsModule,
+] as const;
+
+/** The services of every area, by area name: `ctx.areas.compute.instances`. */
+export type Areas = AreasOf<typeof areaModules>;

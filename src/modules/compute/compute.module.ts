@@ -1,0 +1,75 @@
+import { defineArea } from '../../platform/area.js';
+import { catalogueModule } from '../catalogue/catalogue.module.js';
+import { networkingModule } from '../networking/networking.module.js';
+import { backupJobs } from './backups.jobs.js';
+import { computeBackupsRoutes } from './backups.routes.js';
+import { BackupsService } from './backups.service.js';
+import { CloneService } from './clone.service.js';
+import { computeEntities } from './compute.entities.js';
+import { computeJobs } from './compute.jobs.js';
+import { configsRoutes } from './configs.routes.js';
+import { ConfigsService } from './configs.service.js';
+import { diskJobs } from './disks.jobs.js';
+import { disksRoutes } from './disks.routes.js';
+import { DisksService } from './disks.service.js';
+import { instancesRoutes } from './instances.routes.js';
+import { InstancesService } from './instances.service.js';
+import { interfacesRoutes } from './interfaces.routes.js';
+import { InterfacesService } from './interfaces.service.js';
+import { computeIpsRoutes } from './ips.routes.js';
+import { MigrateService } from './migrate.service.js';
+import { opJobs } from './ops.jobs.js';
+import { computeOpsRoutes } from './ops.routes.js';
+import { OpsService } from './ops.service.js';
+import { PowerService } from './power.service.js';
+import { RebuildService } from './rebuild.service.js';
+import { computeStatsRoutes } from './stats.routes.js';
+import { StatsService } from './stats.service.js';
+
+/**
+ * Compute instances: create, power, disks, configs and interfaces, IPs (served by the networking
+ * area's services), stats, and the long operations (resize, mutate, migrate, rebuild, rescue,
+ * clone, backups), each a durable job.
+ */
+export const computeModule = defineArea({
+  name: 'compute',
+  needs: [catalogueModule, networkingModule],
+  tables: [
+    'instances',
+    'disks',
+    'configs',
+    'config_interfaces',
+    'instance_runs',
+    'instance_clones',
+    'backups',
+  ],
+  entities: computeEntities,
+  jobs: [...computeJobs, ...diskJobs, ...opJobs, ...backupJobs],
+  services: ({ db, clock, events, queue }, { catalogue: { catalogue }, networking }) => {
+    const { firewalls, ipAllocator: ips } = networking;
+    const instances = new InstancesService({ db, clock, events, queue, catalogue, ips, firewalls });
+    return {
+      instances,
+      power: new PowerService({ db, clock, events, queue }, instances),
+      disks: new DisksService({ db, clock, events, queue, catalogue }, instances),
+      configs: new ConfigsService({ db, clock, events, catalogue }, instances),
+      interfaces: new InterfacesService({ db, clock, events }, instances),
+      stats: new StatsService({ db, clock, catalogue, firewalls }, instances),
+      ops: new OpsService({ db, clock, events, queue, catalogue, ips }, instances),
+      migrate: new MigrateService({ db, clock, events, queue, catalogue, ips }, instances),
+      rebuild: new RebuildService({ db, clock, events, queue, catalogue }, instances),
+      clone: new CloneService({ db, clock, events, queue, catalogue, ips }, instances),
+      backups: new BackupsService({ db, clock, events, queue, catalogue }, instances),
+    };
+  },
+  api: (ctx) => [
+    instancesRoutes(ctx),
+    disksRoutes(ctx),
+    configsRoutes(ctx),
+    interfacesRoutes(ctx),
+    computeIpsRoutes(ctx),
+    computeStatsRoutes(ctx),
+    computeOpsRoutes(ctx),
+    computeBackupsRoutes(ctx),
+  ],
+});
