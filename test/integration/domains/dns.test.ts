@@ -102,7 +102,7 @@ describe('the authoritative DNS server', () => {
     expect(nodata.answers).toEqual([]);
     expect(nodata.authorities?.map((a) => a.type)).toEqual(['SOA']);
     // Negative answers are cached for the SOA's minimum at most (RFC 2308).
-    expect(nodata.authorities?.[0]?.ttl).toBe(86400);
+    expect((nodata.authorities?.[0] as { ttl?: number } | undefined)?.ttl).toBe(86400);
     const elsewhere = await ask(dns.port, 'example.com', 'A');
     expect(elsewhere.rcode).toBe('REFUSED');
     expect(elsewhere.flag_aa).toBe(false);
