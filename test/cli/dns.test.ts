@@ -77,8 +77,8 @@ describe('stratus dns', () => {
   it('stratus dns: refuses to start without STRATUS_DNS_PORT', async () => {
     const store = await freshStore();
     drops.push(store.drop);
-    await expect(start(['dns'], store.env, /answering/, 20_000)).rejects.toThrow(
+    await expect(start(['dns'], store.env, /answering/, 90_000)).rejects.toThrow(
       /STRATUS_DNS_PORT/,
     );
-  }, 60_000);
+  }, 120_000);
 });
