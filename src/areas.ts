@@ -8,6 +8,7 @@ import { domainsModule } from './modules/domains/domains.module.js';
 import { eventsModule } from './modules/events/events.module.js';
 import { identityModule } from './modules/identity/identity.module.js';
 import { imagesModule } from './modules/images/images.module.js';
+import { locksModule } from './modules/locks/locks.module.js';
 import { networkingModule } from './modules/networking/networking.module.js';
 import { nodebalancersModule } from './modules/nodebalancers/nodebalancers.module.js';
 import { oauthModule } from './modules/oauth/oauth.module.js';
@@ -32,6 +33,7 @@ export const areaModules = [
   accountModule,
   profileModule,
   networkingModule,
+  locksModule,
   computeModule,
   volumesModule,
   vpcsModule,

@@ -20,6 +20,9 @@ import * as m0017 from './migrations/0017-billing.js';
 import * as m0018 from './migrations/0018-account-actions.js';
 import * as m0019 from './migrations/0019-storage.js';
 import * as m0020 from './migrations/0020-oauth-security.js';
+import * as m0025 from './migrations/0025-placement-groups.js';
+import * as m0026 from './migrations/0026-reserved-ips.js';
+import * as m0027 from './migrations/0027-locks.js';
 import * as m0035 from './migrations/0035-domains.js';
 import type { MigrationContext } from './migrations/helpers.js';
 
@@ -50,6 +53,9 @@ const MIGRATIONS: Record<string, MigrationModule> = {
   '0018-account-actions': m0018,
   '0019-storage': m0019,
   '0020-oauth-security': m0020,
+  '0025-placement-groups': m0025,
+  '0026-reserved-ips': m0026,
+  '0027-locks': m0027,
   '0035-domains': m0035,
 };
 

@@ -17,6 +17,8 @@ import type { VpcTables } from '../modules/vpcs/vpcs.table.js';
 import type { TransferTables } from '../modules/transfers/transfers.table.js';
 import type { NoticeTables } from '../modules/account-notices/notices.table.js';
 import type { DomainTables } from '../modules/domains/domains.table.js';
+import type { LockTables } from '../modules/locks/locks.table.js';
+import type { PlacementTables } from '../modules/placement/placement.table.js';
 
 /** Every table of the database: the intersection of each area's tables. */
 export type DatabaseSchema = IdentityTables &
@@ -37,4 +39,6 @@ export type DatabaseSchema = IdentityTables &
   TransferTables &
   NoticeTables &
   DomainTables &
+  PlacementTables &
+  LockTables &
   ControlsTables;

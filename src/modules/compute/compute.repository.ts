@@ -14,6 +14,8 @@ import type { IpKind } from '../networking/networking.table.js';
 import { tagsFilter, tagsOf } from '../tags/tags.repository.js';
 import type { ComputeTables, InstancesTable } from './compute.table.js';
 import type { NormalizedInterface } from './interfaces.rules.js';
+import { locksOf } from '../locks/locks.repository.js';
+import { placementOfInstances } from '../placement/placement.repository.js';
 
 export type InstanceRow = Omit<InstancesTable, 'id'> & { id: number };
 type Row<T extends keyof ComputeTables> = Omit<ComputeTables[T], 'id'> & { id: number };
@@ -98,10 +100,12 @@ export async function toApiInstances(
   rows: readonly InstanceRow[],
 ) {
   const ids = rows.map((r) => r.id);
-  const [tags, ips, maintenance] = await Promise.all([
+  const [tags, ips, maintenance, placement, locks] = await Promise.all([
     tagsOf(db, 'compute', ids),
     ipv4Of(db, ids),
     underMaintenance(db, ids),
+    placementOfInstances(db, rows),
+    locksOf(db, 'compute', ids),
   ]);
   return rows.map((r) => {
     const t = catalogue.type(r.type);
@@ -143,6 +147,8 @@ export async function toApiInstances(
       watchdog_enabled: toBool(r.watchdog_enabled),
       host_uuid: r.host_uuid,
       has_user_data: toBool(r.has_user_data),
+      placement_group: placement.get(r.id) ?? null,
+      locks: locks.get(r.id) ?? [],
     };
   });
 }

@@ -84,6 +84,19 @@ export const ComputeSchema = Type.Object({
   watchdog_enabled: Type.Boolean(),
   host_uuid: Type.String(),
   has_user_data: Type.Boolean(),
+  /** The instance's placement group (placement area); null outside any group. */
+  placement_group: Nullable(
+    Type.Object({
+      id: Type.Integer(),
+      label: Type.String(),
+      placement_group_type: Type.String(),
+      placement_group_policy: Type.String(),
+      /** The group a migration under way moves the instance to; null otherwise. */
+      migrating_to: Nullable(Type.Integer()),
+    }),
+  ),
+  /** The lock types on the instance (`/locks`). */
+  locks: Type.Array(Type.String()),
 });
 
 /** An interface as sent in a request (instance create, config create/update, interface add). */

@@ -1,4 +1,5 @@
 import { billInstance } from '../billing/billables.js';
+import { lockedReason } from '../locks/locks.repository.js';
 import type { TransferCascade, Transferable } from '../../entities/entities.js';
 import type { Database } from '../../db/database.js';
 import { isoSeconds } from '../../lib/time.js';
@@ -62,6 +63,9 @@ async function busy(db: Database, ids: readonly number[]): Promise<boolean> {
 export const computeTransferCascade: TransferCascade = {
   async refuse(db, _accountId, ids, receiverId) {
     if (await busy(db, ids)) return 'Compute busy.';
+    // A lock protects an instance from a transfer as from its deletion (locks area).
+    const locked = await lockedReason(db, 'compute', ids, 'transfer');
+    if (locked) return locked;
     if (receiverId !== undefined) {
       // Labels are unique among an account's instances: the receiver renames its own first.
       const clash = await db.db

@@ -35,6 +35,7 @@ import {
   checkInterfaces,
   type NormalizedInterface,
 } from './interfaces.rules.js';
+import { refuseIfSubresourcesLocked } from '../locks/locks.repository.js';
 
 type CreateBody = Static<typeof CreateConfigBody>;
 type UpdateBody = Static<typeof UpdateConfigBody>;
@@ -304,6 +305,7 @@ export class ConfigsService {
       const inst = await this.instances.load(tx, p, computeId, 'read_write', true);
       const row = await findConfig(tx, inst.id, configId, true);
       if (!row) throw errors.notFound();
+      await refuseIfSubresourcesLocked(tx, 'compute', inst.id, 'the configuration profiles');
       await this.instances.assertIdle(tx, inst);
       if (configInUse(inst, row.id)) {
         throw errors.reason(

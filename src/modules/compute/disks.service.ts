@@ -29,6 +29,7 @@ import { type DiskJobPayload, diskJob } from './disks.jobs.js';
 import type { CreateDiskBody } from './disks.schemas.js';
 import type { InstancesService } from './instances.service.js';
 import { checkDeployCredentials } from './ssh.js';
+import { refuseIfSubresourcesLocked } from '../locks/locks.repository.js';
 
 type CreateBody = Static<typeof CreateDiskBody>;
 type XFilter = string | string[] | undefined;
@@ -217,6 +218,7 @@ export class DisksService {
     await this.d.db.transaction(async (tx) => {
       const inst = await this.instances.load(tx, p, computeId, 'read_write', true);
       const disk = await this.loadDisk(tx, inst, diskId, true);
+      await refuseIfSubresourcesLocked(tx, 'compute', inst.id, 'the disks');
       await this.instances.assertIdle(tx, inst);
       await this.assertDiskIdle(tx, disk);
       if (await diskInUse(tx, inst, disk.id)) {

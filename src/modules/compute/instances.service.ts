@@ -46,6 +46,7 @@ import type { CreateComputeBody, UpdateComputeBody } from './compute.schemas.js'
 import { checkInterfaces } from './interfaces.rules.js';
 import { listField, vpcInterfaceChecker } from '../vpcs/vpc-interfaces.js';
 import { checkDeployCredentials } from './ssh.js';
+import { refuseIfLocked } from '../locks/locks.repository.js';
 
 type CreateBody = Static<typeof CreateComputeBody>;
 type UpdateBody = Static<typeof UpdateComputeBody>;
@@ -450,6 +451,7 @@ export class InstancesService {
         throw errors.reason(`Compute cannot be deleted while ${row.status}.`, 'busy');
       }
       if (row.status === 'deleting') throw errors.busy('Compute');
+      await refuseIfLocked(tx, 'compute', id, 'delete');
       // Work under way on the instance (a boot, say) sees `deleting` and stops at its next step.
       await tx.db
         .updateTable('instances')

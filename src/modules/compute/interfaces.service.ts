@@ -23,6 +23,7 @@ import type { AddInterfaceBody, UpdateInterfaceBody } from './configs.schemas.js
 import type { InstancesService } from './instances.service.js';
 import { bodyField, vpcInterfaceChecker } from '../vpcs/vpc-interfaces.js';
 import { checkAddition, checkInterface } from './interfaces.rules.js';
+import { refuseIfSubresourcesLocked } from '../locks/locks.repository.js';
 
 type AddBody = Static<typeof AddInterfaceBody>;
 type UpdateBody = Static<typeof UpdateInterfaceBody>;
@@ -228,6 +229,7 @@ export class InterfacesService {
       const { inst, config, rows } = await this.context(tx, p, computeId, configId, 'read_write');
       const row = rows.find((r) => r.id === interfaceId);
       if (!row) throw errors.notFound();
+      await refuseIfSubresourcesLocked(tx, 'compute', inst.id, 'the interfaces');
       if (activeIn(inst, config.id)) {
         throw errors.reason(
           'An active interface cannot be deleted; shut the instance down or reboot it into another profile first.',

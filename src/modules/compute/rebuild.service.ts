@@ -25,6 +25,7 @@ import { OUTSTANDING_BALANCE, PENDING_MIGRATION } from './ops.service.js';
 import { volumesProblem } from './ops.effects.js';
 import { type OpDeps, outstandingBalance, startOp, typeAvailableIn } from './ops.start.js';
 import { checkDeployCredentials } from './ssh.js';
+import { refuseIfLocked } from '../locks/locks.repository.js';
 
 type Body = Static<typeof RebuildBody>;
 
@@ -49,6 +50,7 @@ export class RebuildService {
     const stackscript = await checkStackScript(this.d.db, fe, p, b, image ? b.image : null);
     return this.d.db.transaction(async (tx) => {
       const inst = await this.instances.load(tx, p, id, 'read_write', true);
+      await refuseIfLocked(tx, 'compute', inst.id, 'rebuild');
       await checkDeployCredentials(tx, fe, p, {
         imageId: b.image,
         imageFound: image !== undefined,

@@ -1,11 +1,11 @@
-import { type RawBuilder, type SqlBool, sql } from 'kysely';
+import { type RawBuilder, type Selectable, type SqlBool, sql } from 'kysely';
 import type { Dialect } from '../../config/config.js';
 import type { Database } from '../../db/database.js';
 import type { FilterSpec } from '../../lib/filter.js';
 import type { InstanceRow } from '../compute/compute.repository.js';
 import type { IpAddressesTable } from './networking.table.js';
 
-export type IpRow = Omit<IpAddressesTable, 'id'> & { id: number };
+export type IpRow = Selectable<IpAddressesTable>;
 
 /** Filterable fields of the account's address list (reference `x-compute-filterable`). */
 export const IP_FILTERS: FilterSpec = {

@@ -35,6 +35,7 @@ import {
   sharedWith,
 } from './ips.repository.js';
 import { rangesOf } from './ipv6.repository.js';
+import { refuseIfSubresourcesLocked } from '../locks/locks.repository.js';
 
 /**
  * Public IPv4 addresses an instance may hold through `POST …/ips` (the one it is created with
@@ -337,6 +338,7 @@ export class IpsService {
       const inst = await loadInstance(tx, p, computeId, 'read_write', true);
       const t = await this.onInstance(tx, inst, address);
       if (t.kind !== 'ipv4') throw errors.reason('Only IPv4 addresses can be deleted.');
+      await refuseIfSubresourcesLocked(tx, 'compute', inst.id, 'the IP addresses');
       if (!ADDRESS_CHANGE_STATUSES.has(inst.status)) throw errors.busy('Compute');
       const rows = await ipv4Rows(tx, inst.id);
       if (t.row.kind === 'public' && rows.filter((r) => r.kind === 'public').length <= 1) {

@@ -18,6 +18,8 @@ export interface IpAddressesTable {
   subnet_mask: string;
   /** null = the default reverse DNS name. */
   rdns: string | null;
+  /** 1: a reserved address, kept by the account while no instance holds it (0026). */
+  reserved: Generated<number>;
   created: string;
 }
 

@@ -16,6 +16,7 @@ import {
   prepareNode,
   uniqueAs,
 } from './nodebalancers.writer.js';
+import { refuseIfSubresourcesLocked } from '../locks/locks.repository.js';
 
 /** The configs (ports) of a NodeBalancer: create, list, view, update, rebuild, delete. */
 export class NbConfigsService extends NbChildService {
@@ -111,6 +112,8 @@ export class NbConfigsService extends NbChildService {
     return this.d.db.transaction(async (tx) => {
       const nb = await this.nbs.load(tx, p, nbId, 'read_write', true);
       const row = await this.config(tx, nb, id);
+      // Rebuilding may delete nodes: refused under a cannot_delete_with_subresources lock.
+      await refuseIfSubresourcesLocked(tx, 'nodebalancer', nb.id, 'the configs and nodes');
       const fe = new FieldErrors();
       const cols = prepareConfig(fe, '', b, this.seal, row);
       duplicateAddresses(fe, 'nodes.', b.nodes);
@@ -155,6 +158,7 @@ export class NbConfigsService extends NbChildService {
     await this.d.db.transaction(async (tx) => {
       const nb = await this.nbs.load(tx, p, nbId, 'read_write', true);
       await this.config(tx, nb, id);
+      await refuseIfSubresourcesLocked(tx, 'nodebalancer', nb.id, 'the configs');
       await tx.db.deleteFrom('nodebalancer_nodes').where('config_id', '=', id).execute();
       await tx.db.deleteFrom('nodebalancer_configs').where('id', '=', id).execute();
       await this.event(tx, p, nb, 'nodebalancer_config_delete');

@@ -11,6 +11,7 @@ import type {
   NodeBalancerNodesTable,
   NodeBalancersTable,
 } from './nodebalancers.table.js';
+import { locksOf } from '../locks/locks.repository.js';
 
 type WithId<T> = Omit<T, 'id'> & { id: number };
 export type NbRow = WithId<NodeBalancersTable>;
@@ -73,11 +74,11 @@ export async function findNode(
 }
 
 export async function toApiNbs(db: Database, rows: readonly NbRow[]): Promise<ApiNodeBalancer[]> {
-  const tags = await tagsOf(
-    db,
-    'nodebalancer',
-    rows.map((r) => r.id),
-  );
+  const ids = rows.map((r) => r.id);
+  const [tags, locks] = await Promise.all([
+    tagsOf(db, 'nodebalancer', ids),
+    locksOf(db, 'nodebalancer', ids),
+  ]);
   return rows.map((r) => ({
     id: r.id,
     label: r.label,
@@ -91,6 +92,7 @@ export async function toApiNbs(db: Database, rows: readonly NbRow[]): Promise<Ap
     // Stratus carries no traffic: nothing is transferred.
     transfer: { total: 0, out: 0, in: 0 },
     tags: tags.get(r.id) ?? [],
+    locks: locks.get(r.id) ?? [],
   }));
 }
 

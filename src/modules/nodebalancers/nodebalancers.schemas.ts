@@ -42,6 +42,8 @@ export const NodeBalancerSchema = Type.Object({
     in: Nullable(Type.Number()),
   }),
   tags: Type.Array(Type.String()),
+  /** The lock types on the NodeBalancer (`/locks`). */
+  locks: Type.Array(Type.String()),
 });
 export type ApiNodeBalancer = Static<typeof NodeBalancerSchema>;
 export const NodeBalancerPage = PageOf(NodeBalancerSchema);

@@ -29,6 +29,7 @@ import {
   prepareNode,
   uniqueAs,
 } from './nodebalancers.writer.js';
+import { refuseIfLocked } from '../locks/locks.repository.js';
 
 type XFilter = string | string[] | undefined;
 
@@ -267,6 +268,7 @@ export class NodeBalancersService {
   async delete(p: Principal, id: number): Promise<void> {
     await this.d.db.transaction(async (tx) => {
       const row = await this.load(tx, p, id, 'read_write', true);
+      await refuseIfLocked(tx, 'nodebalancer', id, 'delete');
       for (const cascade of this.d.entities.cascadesOf('nodebalancer'))
         await cascade(tx, { id, label: row.label }, { ...this.d.cascade, db: tx });
       await tx.db.deleteFrom('nodebalancer_nodes').where('nodebalancer_id', '=', id).execute();

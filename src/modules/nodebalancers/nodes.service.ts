@@ -7,6 +7,7 @@ import { NbChildService } from './nb-child.service.js';
 import { findNode, type NbRow, type NodeRow, toApiNodes } from './nodebalancers.repository.js';
 import type { ApiNode, NodeInput, UpdateNodeInput } from './nodebalancers.schemas.js';
 import { insertNode, prepareNode, uniqueAs } from './nodebalancers.writer.js';
+import { refuseIfSubresourcesLocked } from '../locks/locks.repository.js';
 
 /** The nodes (backends) of a NodeBalancer config: create, list, view, update, delete. */
 export class NbNodesService extends NbChildService {
@@ -109,6 +110,7 @@ export class NbNodesService extends NbChildService {
       const nb = await this.nbs.load(tx, p, nbId, 'read_write', true);
       await this.config(tx, nb, configId);
       await this.node(tx, configId, id);
+      await refuseIfSubresourcesLocked(tx, 'nodebalancer', nb.id, 'the nodes');
       await tx.db.deleteFrom('nodebalancer_nodes').where('id', '=', id).execute();
       await this.event(tx, p, nb, 'nodebalancer_node_delete');
     });

@@ -11,6 +11,7 @@ import { tagsFilter, tagsOf } from '../tags/tags.repository.js';
 import type { ApiVolume } from './volumes.schemas.js';
 import { filesystemPath } from './volumes.rules.js';
 import type { VolumesTable } from './volumes.table.js';
+import { locksOf } from '../locks/locks.repository.js';
 
 export type VolumeRow = Omit<VolumesTable, 'id'> & { id: number };
 
@@ -51,8 +52,9 @@ export async function toApiVolumes(db: Database, rows: readonly VolumeRow[]): Pr
   const computeIds = [
     ...new Set(rows.flatMap((r) => (r.compute_id === null ? [] : [r.compute_id]))),
   ];
-  const [tags, labels] = await Promise.all([
+  const [tags, locks, labels] = await Promise.all([
     tagsOf(db, 'volume', ids),
+    locksOf(db, 'volume', ids),
     computeIds.length === 0
       ? Promise.resolve([] as { id: number; label: string }[])
       : db.db
@@ -75,6 +77,7 @@ export async function toApiVolumes(db: Database, rows: readonly VolumeRow[]): Pr
     tags: tags.get(r.id) ?? [],
     created: r.created,
     updated: r.updated,
+    locks: locks.get(r.id) ?? [],
   }));
 }
 

@@ -38,6 +38,8 @@ export const VolumeSchema = Type.Object({
   tags: Type.Array(Type.String()),
   created: DateTime(),
   updated: DateTime(),
+  /** The lock types on the volume (`/locks`). */
+  locks: Type.Array(Type.String()),
 });
 export type ApiVolume = Static<typeof VolumeSchema>;
 

@@ -33,6 +33,7 @@ import {
 } from './volumes.repository.js';
 import { attachLimitProblem, VOLUME_SIZE_DEFAULT } from './volumes.rules.js';
 import type { ApiVolume, AttachVolume, CreateVolume, UpdateVolume } from './volumes.schemas.js';
+import { refuseIfLocked } from '../locks/locks.repository.js';
 
 type XFilter = string | string[] | undefined;
 
@@ -338,6 +339,7 @@ export class VolumesService {
   async delete(p: Principal, id: number): Promise<void> {
     await this.d.db.transaction(async (tx) => {
       const row = await this.load(tx, p, id, 'read_write', true);
+      await refuseIfLocked(tx, 'volume', id, 'delete');
       let inst: InstanceRow | undefined;
       if (row.compute_id !== null) {
         inst = await findInstance(tx, p.accountId, row.compute_id, true);
