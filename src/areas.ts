@@ -12,6 +12,7 @@ import { locksModule } from './modules/locks/locks.module.js';
 import { networkingModule } from './modules/networking/networking.module.js';
 import { nodebalancersModule } from './modules/nodebalancers/nodebalancers.module.js';
 import { oauthModule } from './modules/oauth/oauth.module.js';
+import { placementModule } from './modules/placement/placement.module.js';
 import { objectStorageModule } from './modules/object-storage/objects.module.js';
 import { profileModule } from './modules/profile/profile.module.js';
 import { stackscriptsModule } from './modules/stackscripts/stackscripts.module.js';
@@ -34,6 +35,7 @@ export const areaModules = [
   profileModule,
   networkingModule,
   locksModule,
+  placementModule,
   computeModule,
   volumesModule,
   vpcsModule,

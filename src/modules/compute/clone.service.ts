@@ -26,6 +26,7 @@ import type { CloneBody } from './ops.schemas.js';
 import { setBackupsAddon } from './plan-changes.js';
 import { scheduleAutomaticBackups } from './backups.jobs.js';
 import { type OpDeps, startOp, typeAvailableIn } from './ops.start.js';
+import type { PlacementService } from '../placement/placement.service.js';
 
 type Body = Static<typeof CloneBody>;
 
@@ -37,7 +38,11 @@ export const TOO_MANY_CLONES = `At most ${MAX_CONCURRENT_CLONES} clones of one c
  */
 export class CloneService {
   constructor(
-    private readonly d: OpDeps & { catalogue: CatalogueService; ips: IpAllocator },
+    private readonly d: OpDeps & {
+      catalogue: CatalogueService;
+      ips: IpAllocator;
+      placement?: PlacementService;
+    },
     private readonly instances: InstancesService,
   ) {}
 
@@ -52,8 +57,13 @@ export class CloneService {
           if (b[f] !== undefined) fe.add(f, `${f} is only for a new instance`);
         if (b.metadata?.user_data !== undefined)
           fe.add('metadata.user_data', 'user_data cannot be given for an existing target');
+        if (b.placement_group !== undefined)
+          fe.add('placement_group', 'placement_group is only for a new instance');
       } else {
         this.checkNew(fe, src, b);
+        if (b.placement_group !== undefined && !this.d.placement)
+          fe.add('placement_group.id', 'Placement group not found.');
+        await this.d.placement?.check(tx, p, fe, b.placement_group, b.region);
       }
       const sel = await selectForClone(tx, src.id, b.configs, b.disks);
       if ('field' in sel) fe.add(sel.field, sel.reason);
@@ -243,6 +253,11 @@ export class CloneService {
         now,
       );
     }
+    if (b.placement_group !== undefined && this.d.placement)
+      await this.d.placement.joinAtCreate(tx, p, b.placement_group, {
+        id,
+        label: b.label ?? `compute${id}`,
+      });
     return (await findInstance(tx, p.accountId, id)) as InstanceRow;
   }
 }

@@ -1,6 +1,7 @@
 import { defineArea } from '../../platform/area.js';
 import { catalogueModule } from '../catalogue/catalogue.module.js';
 import { networkingModule } from '../networking/networking.module.js';
+import { placementModule } from '../placement/placement.module.js';
 import { backupJobs } from './backups.jobs.js';
 import { computeBackupsRoutes } from './backups.routes.js';
 import { BackupsService } from './backups.service.js';
@@ -33,7 +34,7 @@ import { StatsService } from './stats.service.js';
  */
 export const computeModule = defineArea({
   name: 'compute',
-  needs: [catalogueModule, networkingModule],
+  needs: [catalogueModule, networkingModule, placementModule],
   tables: [
     'instances',
     'disks',
@@ -45,9 +46,21 @@ export const computeModule = defineArea({
   ],
   entities: computeEntities,
   jobs: [...computeJobs, ...diskJobs, ...opJobs, ...backupJobs],
-  services: ({ db, clock, events, queue }, { catalogue: { catalogue }, networking }) => {
+  services: (
+    { db, clock, events, queue },
+    { catalogue: { catalogue }, networking, placement: { groups: placement } },
+  ) => {
     const { firewalls, ipAllocator: ips } = networking;
-    const instances = new InstancesService({ db, clock, events, queue, catalogue, ips, firewalls });
+    const instances = new InstancesService({
+      db,
+      clock,
+      events,
+      queue,
+      catalogue,
+      ips,
+      firewalls,
+      placement,
+    });
     return {
       instances,
       power: new PowerService({ db, clock, events, queue }, instances),
@@ -56,9 +69,12 @@ export const computeModule = defineArea({
       interfaces: new InterfacesService({ db, clock, events }, instances),
       stats: new StatsService({ db, clock, catalogue, firewalls }, instances),
       ops: new OpsService({ db, clock, events, queue, catalogue, ips }, instances),
-      migrate: new MigrateService({ db, clock, events, queue, catalogue, ips }, instances),
+      migrate: new MigrateService(
+        { db, clock, events, queue, catalogue, ips, placement },
+        instances,
+      ),
       rebuild: new RebuildService({ db, clock, events, queue, catalogue }, instances),
-      clone: new CloneService({ db, clock, events, queue, catalogue, ips }, instances),
+      clone: new CloneService({ db, clock, events, queue, catalogue, ips, placement }, instances),
       backups: new BackupsService({ db, clock, events, queue, catalogue }, instances),
     };
   },

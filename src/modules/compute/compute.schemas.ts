@@ -1,5 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { DateTime, Nullable, PageOf } from '../../http/schemas/common.js';
+import { PlacementAssignment } from '../placement/placement.schemas.js';
 
 export const SCHEDULE_DAYS = [
   'Scheduling',
@@ -152,6 +153,8 @@ export const CreateComputeBody = Type.Object({
   group: Type.Optional(Type.String({ maxLength: 50 })),
   tags: Type.Optional(Type.Array(Type.String({ minLength: 3, maxLength: 50 }))),
   interfaces: Type.Optional(Type.Array(InterfaceRequestSchema, { maxItems: 3 })),
+  /** The placement group the new instance joins (placement area). */
+  placement_group: Type.Optional(PlacementAssignment),
   metadata: Type.Optional(Type.Object({ user_data: Type.Optional(Type.String()) })),
 });
 

@@ -47,6 +47,7 @@ import { checkInterfaces } from './interfaces.rules.js';
 import { listField, vpcInterfaceChecker } from '../vpcs/vpc-interfaces.js';
 import { checkDeployCredentials } from './ssh.js';
 import { refuseIfLocked } from '../locks/locks.repository.js';
+import type { PlacementService } from '../placement/placement.service.js';
 
 type CreateBody = Static<typeof CreateComputeBody>;
 type UpdateBody = Static<typeof UpdateComputeBody>;
@@ -64,6 +65,8 @@ export interface InstanceDeps {
   ips: IpAllocator;
   /** Assigns `firewall_id` at create (the networking area). */
   firewalls?: FirewallsService;
+  /** Places a new instance in its `placement_group` (the placement area). */
+  placement?: PlacementService;
 }
 
 /** Compute instances: create, list, view, update and delete. */
@@ -181,6 +184,9 @@ export class InstancesService {
       }
     }
     const stackscript = await checkStackScript(this.d.db, fe, p, b, imageId);
+    if (b.placement_group !== undefined && !this.d.placement)
+      fe.add('placement_group.id', 'Placement group not found.');
+    await this.d.placement?.check(this.d.db, p, fe, b.placement_group, region?.id);
     if (b.firewall_id !== undefined && b.firewall_id !== null && !this.d.firewalls)
       fe.add('firewall_id', 'Firewall not found');
     const vpc = await vpcInterfaceChecker(this.d.db, p.accountId, b.interfaces, false);
@@ -263,6 +269,8 @@ export class InstancesService {
       }
       if (b.firewall_id !== undefined && this.d.firewalls)
         await this.d.firewalls.assignOnCreate(tx, p, b.firewall_id, id);
+      if (b.placement_group !== undefined && this.d.placement)
+        await this.d.placement.joinAtCreate(tx, p, b.placement_group, { id, label });
       if (stackscript) await recordDeployment(tx, stackscript, id, p.accountId, now);
       if (b.tags) await setTags(tx, p.accountId, 'compute', id, b.tags);
 

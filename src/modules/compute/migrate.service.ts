@@ -9,6 +9,7 @@ import type { PendingMigration } from './ops.effects.js';
 import type { MigrateBody } from './ops.schemas.js';
 import { type OpsDeps, PENDING_MIGRATION } from './ops.service.js';
 import { type OpDeps, startOp, typeAvailableIn } from './ops.start.js';
+import type { PlacementService } from '../placement/placement.service.js';
 
 /**
  * Why a migration cannot `upgrade` (spec: 400, and nothing migrates): the type has no free
@@ -27,7 +28,7 @@ export function upgradeRefusal(
 /** Host and data-center migrations. */
 export class MigrateService {
   constructor(
-    private readonly d: OpsDeps,
+    private readonly d: OpsDeps & { placement?: PlacementService },
     private readonly instances: InstancesService,
   ) {}
 
@@ -64,10 +65,22 @@ export class MigrateService {
       if (target && current && !typeAvailableIn(target, current) && !upgradeTo)
         throw errors.invalidField('region', 'The instance\u2019s type is not available there');
       if (target) await this.assertCanChangeDatacenter(tx, inst, target.id);
+      if (b.placement_group !== undefined) {
+        if (!this.d.placement)
+          throw errors.invalidField('placement_group.id', 'Placement group not found.');
+        await this.d.placement.checkMigration(
+          tx,
+          p,
+          b.placement_group,
+          inst,
+          target?.id ?? inst.region,
+        );
+      }
       await this.instances.assertIdle(tx, inst);
       await this.instances.assertDisksIdle(tx, inst);
 
       const pending: PendingMigration = { kind: target ? 'datacenter' : 'host' };
+      if (b.placement_group !== undefined) pending.placementGroupId = b.placement_group.id;
       if (upgradeTo) pending.type = upgradeTo;
       if (target) {
         pending.region = target.id;

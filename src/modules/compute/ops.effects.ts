@@ -18,6 +18,8 @@ export interface PendingMigration {
   ipv6?: string | null;
   /** `upgrade`: the type migrated to. */
   type?: string;
+  /** The placement group the instance moves into (placement area: `migrating_to`). */
+  placementGroupId?: number;
 }
 
 export async function readPendingMigration(

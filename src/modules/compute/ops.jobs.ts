@@ -5,7 +5,7 @@ import type { WorkKind } from '../../jobs/timing.js';
 import { isoSeconds } from '../../lib/time.js';
 import { entityRefs } from '../events/events.types.js';
 import { lifecycleJob, STEPS } from './compute.jobs.js';
-import { instanceById, newHostUuid } from './compute.repository.js';
+import { instanceById } from './compute.repository.js';
 import type { InstanceStatus } from './compute.table.js';
 import { finishClone } from './clone.effects.js';
 import {
@@ -14,6 +14,7 @@ import {
   finishDatacenterMove,
   readPendingMigration,
 } from './ops.effects.js';
+import { finishMigration } from '../placement/placement.compliance.js';
 
 /** The long operations of an instance beyond power: each a sequence of statuses and events. */
 export type OpKind =
@@ -95,9 +96,16 @@ async function applyEffects(ctx: JobContext, p: OpPayload): Promise<void> {
       if (p.op === 'migrate_datacenter' && pending?.region)
         await finishDatacenterMove(ctx.db, p.instanceId, pending, now);
       if (p.type) await applyTypeChange(ctx.db, p.instanceId, p.type, false, now);
+      // The new host keeps the instance's placement group compliant (placement area); a move
+      // into a group (`placement_group` of the request) makes it a member there.
+      const host = await finishMigration(
+        ctx,
+        { id: p.instanceId, pending_migration: pending ? JSON.stringify(pending) : null },
+        p.op === 'migrate_datacenter',
+      );
       await ctx.db.db
         .updateTable('instances')
-        .set({ host_uuid: newHostUuid(), pending_migration: null })
+        .set({ host_uuid: host, pending_migration: null })
         .where('id', '=', p.instanceId)
         .execute();
       break;

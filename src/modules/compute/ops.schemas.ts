@@ -1,5 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { Nullable } from '../../http/schemas/common.js';
+import { PlacementAssignment } from '../placement/placement.schemas.js';
 
 export const ResizeBody = Type.Object({
   type: Type.String(),
@@ -15,6 +16,8 @@ export const MigrateBody = Type.Object({
   region: Type.Optional(Type.String()),
   upgrade: Type.Optional(Type.Boolean({ default: false })),
   type: Type.Optional(Type.String({ enum: ['warm', 'cold'], default: 'cold' })),
+  /** The placement group the instance moves into (in the target region). */
+  placement_group: Type.Optional(PlacementAssignment),
 });
 
 export const PasswordBody = Type.Object({ root_pass: Type.String() });
@@ -65,4 +68,6 @@ export const CloneBody = Type.Object({
   configs: Type.Optional(Type.Array(Type.Integer())),
   private_ip: Type.Optional(Type.Boolean()),
   metadata: Type.Optional(Type.Object({ user_data: Type.Optional(Type.String()) })),
+  /** The placement group a new target joins. */
+  placement_group: Type.Optional(PlacementAssignment),
 });

@@ -28,9 +28,16 @@ export const EVENT_ENTITY_TYPES = [
 ] as const;
 /**
  * Entity types outside the reference revision's enum that the real service writes and Stratus
- * follows (docs/fidelity.md): VPC events name `vpc`, subnet events `subnet`.
+ * follows (docs/fidelity.md): VPC events name `vpc`, subnet events `subnet`, placement group
+ * events `placement_group`. `reserved_ipv4_address` is the type a reserved address has among
+ * tagged objects (`GET /tags/{label}`); events about addresses name `ipaddress`.
  */
-export const EXTRA_EVENT_ENTITY_TYPES = ['vpc', 'subnet'] as const;
+export const EXTRA_EVENT_ENTITY_TYPES = [
+  'vpc',
+  'subnet',
+  'placement_group',
+  'reserved_ipv4_address',
+] as const;
 export type EventEntityType =
   | (typeof EVENT_ENTITY_TYPES)[number]
   | (typeof EXTRA_EVENT_ENTITY_TYPES)[number];
