@@ -32,6 +32,8 @@ export interface Config {
   readonly feedCacheMb: number;
   /** The DNS server reverse DNS updates check forward records against (none: not checked). */
   readonly rdnsResolver: string | undefined;
+  /** STRATUS_RESERVED_IPV4_LIMIT: reserved IPv4 addresses an account may hold. */
+  readonly reservedIpv4Limit: number;
   readonly logLevel: LogLevel;
   /** STRATUS_ENCRYPTION_KEY: seals secrets that must be read back (object storage). */
   readonly encryptionKey: string | undefined;
@@ -164,6 +166,13 @@ export function envToConfig(env: RawEnv): Config {
         : undefined,
     feedCacheMb: integer('STRATUS_FEED_CACHE_MB', env.STRATUS_FEED_CACHE_MB, 16, 0, 4096),
     rdnsResolver: resolverOf(env.STRATUS_RDNS_RESOLVER),
+    reservedIpv4Limit: integer(
+      'STRATUS_RESERVED_IPV4_LIMIT',
+      env.STRATUS_RESERVED_IPV4_LIMIT,
+      10,
+      0,
+      100_000,
+    ),
     logLevel: oneOf('LOG_LEVEL', env.LOG_LEVEL, LOG_LEVELS, 'info'),
     encryptionKey:
       env.STRATUS_ENCRYPTION_KEY && env.STRATUS_ENCRYPTION_KEY !== ''

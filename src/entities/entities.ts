@@ -96,6 +96,11 @@ export interface TransferCascade {
 export interface Taggable {
   /** The body field of `POST /tags` listing ids of this type (e.g. `computes`, `volumes`). */
   field: string;
+  /**
+   * Present when the body field lists other keys than ids (reserved addresses are named by their
+   * address): the ids of the account's entities with those keys, keyed by key.
+   */
+  resolve?(db: Database, accountId: number, keys: readonly string[]): Promise<Map<string, number>>;
   /** The schema of the API object (`data` of a tagged object in `GET /tags/{label}`). */
   schema: TSchema;
   /**

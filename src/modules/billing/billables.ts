@@ -6,7 +6,9 @@ import {
   instanceTypePrices,
   NODEBALANCER_PRICES,
   OBJECT_STORAGE_PRICES,
+  type PriceRecord,
   priceIn,
+  RESERVED_IPV4_PRICES,
   VOLUME_PRICES,
 } from './prices.js';
 
@@ -51,11 +53,13 @@ export async function billInstance(db: Database, instanceId: number, nowIso: str
         price: prices.backups,
       });
   }
+  // A reserved address is billed as such (billReservedIp), held by an instance or not.
   const ips = await db.db
     .selectFrom('ip_addresses')
     .select(['address'])
     .where('instance_id', '=', instanceId)
     .where('kind', '=', 'public')
+    .where('reserved', '=', 0)
     .orderBy('id')
     .execute();
   for (const ip of ips.slice(1))
@@ -68,6 +72,26 @@ export async function billInstance(db: Database, instanceId: number, nowIso: str
       price: priceIn(EXTRA_IPV4_PRICE, inst.region),
     });
   await syncFacts(db, { accountId: inst.account_id, ...owner }, lines, at(nowIso));
+}
+
+/** A reserved IPv4 address: hourly while it is reserved, whether an instance holds it or not. */
+export async function billReservedIp(db: Database, ipId: number, nowIso: string) {
+  const ip = await db.db
+    .selectFrom('ip_addresses')
+    .select(['id', 'account_id', 'address', 'region', 'reserved'])
+    .where('id', '=', ipId)
+    .executeTakeFirst();
+  const owner = { entityType: 'reserved_ipv4_address', entityId: ipId };
+  if (!ip || ip.reserved !== 1) return closeFacts(db, owner, at(nowIso));
+  const line: BillableLine = {
+    kind: 'reserved_ipv4',
+    ref: ip.address,
+    label: `Reserved IPv4 ${ip.address}`,
+    region: ip.region,
+    quantity: 1,
+    price: priceIn(RESERVED_IPV4_PRICES[0] as PriceRecord, ip.region),
+  };
+  await syncFacts(db, { accountId: ip.account_id, ...owner }, [line], at(nowIso));
 }
 
 /** A volume: its size in GB at the GB price. */

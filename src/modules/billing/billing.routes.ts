@@ -22,6 +22,7 @@ import {
   NODEBALANCER_PRICES,
   OBJECT_STORAGE_PRICES,
   type PriceRecord,
+  RESERVED_IPV4_PRICES,
   VOLUME_PRICES,
 } from './prices.js';
 
@@ -154,6 +155,13 @@ export function priceRoutes(): FastifyPluginAsyncTypebox {
       'Networking',
       'Network Transfer Prices List',
       NETWORK_TRANSFER_PRICES,
+    ],
+    [
+      '/networking/reserved/ips/types',
+      'getReservedIpTypes',
+      'Networking',
+      'Reserved IP Types List',
+      RESERVED_IPV4_PRICES,
     ],
   ];
   return async (app) => {

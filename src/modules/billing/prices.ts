@@ -56,6 +56,19 @@ export const NETWORK_TRANSFER_PRICES = [
   }),
   record('network_transfer', 'Network Transfer', { hourly: 0.005, monthly: null }),
 ];
+/**
+ * `GET /networking/reserved/ips/types`: a reserved IPv4 address, hourly only, the same in every
+ * region (the recorded catalogue: $0.0068 an hour, no monthly cap, no region prices).
+ */
+export const RESERVED_IPV4_PRICES: PriceRecord[] = [
+  {
+    id: 'reserved-ipv4',
+    label: 'Reserved IPv4',
+    price: { hourly: 0.0068, monthly: null },
+    region_prices: [],
+    transfer: 0,
+  },
+];
 /** An instance's public IPv4 address beyond its first: $2 a month. */
 export const EXTRA_IPV4_PRICE = record('ipv4', 'IPv4 Address', { hourly: 0.003, monthly: 2 });
 

@@ -155,6 +155,8 @@ export const CreateComputeBody = Type.Object({
   interfaces: Type.Optional(Type.Array(InterfaceRequestSchema, { maxItems: 3 })),
   /** The placement group the new instance joins (placement area). */
   placement_group: Type.Optional(PlacementAssignment),
+  /** One reserved address of the account: the instance's public IPv4 instead of a new one. */
+  ipv4: Type.Optional(Type.Array(Type.String())),
   metadata: Type.Optional(Type.Object({ user_data: Type.Optional(Type.String()) })),
 });
 

@@ -48,6 +48,8 @@ import { listField, vpcInterfaceChecker } from '../vpcs/vpc-interfaces.js';
 import { checkDeployCredentials } from './ssh.js';
 import { refuseIfLocked } from '../locks/locks.repository.js';
 import type { PlacementService } from '../placement/placement.service.js';
+import { ipRef, reservedForCreate } from '../networking/reserved.repository.js';
+import { billInstance } from '../billing/billables.js';
 
 type CreateBody = Static<typeof CreateComputeBody>;
 type UpdateBody = Static<typeof UpdateComputeBody>;
@@ -187,6 +189,12 @@ export class InstancesService {
     if (b.placement_group !== undefined && !this.d.placement)
       fe.add('placement_group.id', 'Placement group not found.');
     await this.d.placement?.check(this.d.db, p, fe, b.placement_group, region?.id);
+    // `ipv4`: a reserved address becomes the instance's public IPv4 (networking area).
+    const wantsReserved = b.ipv4 !== undefined && b.ipv4.length > 0;
+    if (wantsReserved) {
+      const r = await reservedForCreate(this.d.db, p, b.ipv4 ?? [], region?.id);
+      if ('reason' in r) fe.add('ipv4', r.reason);
+    }
     if (b.firewall_id !== undefined && b.firewall_id !== null && !this.d.firewalls)
       fe.add('firewall_id', 'Firewall not found');
     const vpc = await vpcInterfaceChecker(this.d.db, p.accountId, b.interfaces, false);
@@ -274,12 +282,31 @@ export class InstancesService {
       if (stackscript) await recordDeployment(tx, stackscript, id, p.accountId, now);
       if (b.tags) await setTags(tx, p.accountId, 'compute', id, b.tags);
 
-      const pub = await this.d.ips.next(tx, region.id, 'public');
-      await insertIp(
-        tx,
-        { accountId: p.accountId, instanceId: id, region: region.id, kind: 'public', ip: pub },
-        now,
-      );
+      if (wantsReserved) {
+        const r = await reservedForCreate(tx, p, b.ipv4 ?? [], region.id, true);
+        if ('reason' in r) throw errors.invalidField('ipv4', r.reason);
+        await tx.db
+          .updateTable('ip_addresses')
+          .set({ instance_id: id, rdns: null })
+          .where('id', '=', r.row.id)
+          .execute();
+        await billInstance(tx, id, now);
+        await this.d.events.record(tx, {
+          accountId: p.accountId,
+          action: 'reserved_ip_assign',
+          entity: ipRef(r.row.address, r.row.id),
+          secondaryEntity: entityRefs.compute(id, label),
+          status: 'notification',
+          username: p.username,
+        });
+      } else {
+        const pub = await this.d.ips.next(tx, region.id, 'public');
+        await insertIp(
+          tx,
+          { accountId: p.accountId, instanceId: id, region: region.id, kind: 'public', ip: pub },
+          now,
+        );
+      }
       if (b.private_ip) {
         const priv = await this.d.ips.next(tx, region.id, 'private');
         await insertIp(

@@ -42,7 +42,7 @@ export function computeIpsRoutes(ctx: Ctx): FastifyPluginAsyncTypebox {
         },
         config: { operationId: 'addComputeIP', ...write },
       },
-      (req) => svc.addToInstance(principal(req), req.params.computeId, req.body.public),
+      (req) => svc.addToInstance(principal(req), req.params.computeId, req.body),
     );
     app.get(
       '/compute/instances/:computeId/ips/:address',

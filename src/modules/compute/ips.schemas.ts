@@ -47,8 +47,10 @@ export const InstanceIpsSchema = Type.Object({
 });
 
 export const AddIpBody = Type.Object({
-  type: Type.String({ enum: ['ipv4'] }),
+  type: Type.String({ description: 'ipv4 (the only type added)' }),
   public: Type.Boolean(),
+  /** A reserved, unassigned address of the account in the instance's region. */
+  address: Type.Optional(Type.String()),
 });
 
 export const ComputeIpParams = Type.Object({ computeId: Type.Integer(), address: Type.String() });

@@ -109,6 +109,13 @@ export async function finishDatacenterMove(
   nowIso: string,
 ): Promise<void> {
   if (!m.region) return;
+  // A reserved address is the account's: it stays reserved, unassigned, in its own region.
+  await db.db
+    .updateTable('ip_addresses')
+    .set({ instance_id: null, rdns: null })
+    .where('instance_id', '=', instanceId)
+    .where('reserved', '=', 1)
+    .execute();
   await db.db.deleteFrom('ip_addresses').where('instance_id', '=', instanceId).execute();
   if (m.ipIds && m.ipIds.length > 0) {
     await db.db

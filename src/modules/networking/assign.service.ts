@@ -75,7 +75,8 @@ export class AssignService {
         .selectAll()
         .where('account_id', '=', p.accountId)
         .where('address', '=', numToIpv4(n))
-        .where('instance_id', 'is not', null)
+        // An instance's address, or a reserved one no instance holds (assigning takes it).
+        .where((eb) => eb.or([eb('instance_id', 'is not', null), eb('reserved', '=', 1)]))
         .orderBy('id')
         .executeTakeFirst();
       if (!row) throw errors.invalidField(field, `${text} is not one of your addresses`);

@@ -14,6 +14,7 @@ export const IP_FILTERS: FilterSpec = {
   type: { kind: 'string', column: 'ips.type' },
   rdns: { kind: 'string', column: 'ips.rdns' },
   region: { kind: 'string', column: 'ips.region' },
+  reserved: { kind: 'bool', column: 'ips.reserved' },
 };
 
 /** An instance's IPv4 addresses: public first, then private, each by address. */
@@ -141,15 +142,20 @@ export interface ListedIp {
   type: string;
   public: number;
   rdns: string | null;
-  compute_id: number;
+  compute_id: number | null;
   region: string;
   ord: number;
+  /** 0/1. */
+  reserved: number;
+  /** The holding instance's label (null: a reserved address no instance holds). */
+  label: string | null;
 }
 
 /**
- * The account's addresses as one relation `ips` for paging and X-Filter: public IPv4 rows,
- * each instance's SLAAC and link-local address (private IPv4 excluded, as the reference says).
- * `ord` orders IPv4 by address, then IPv6 by instance; rdns is the value the API shows.
+ * The account's addresses as one relation `ips` for paging and X-Filter: public IPv4 rows (of
+ * instances, and reserved ones no instance holds), each instance's SLAAC and link-local address
+ * (private IPv4 excluded, as the reference says). `ord` orders IPv4 by address, then IPv6 by
+ * instance; rdns is the value the API shows.
  */
 export function listedIps(
   db: Database,
@@ -165,19 +171,23 @@ export function listedIps(
   const union = sql<ListedIp>`(
     select ip.address as address, ip.gateway as gateway, ip.subnet_mask as subnet_mask,
       ip.prefix as prefix, 'ipv4' as type, 1 as public,
-      coalesce(ip.rdns, replace(ip.address, '.', '-') || '.ip.computeusercontent.com') as rdns,
-      ip.instance_id as compute_id, ip.region as region, ip.address_num as ord
-    from ip_addresses ip
-    where ip.account_id = ${accountId} and ip.kind = 'public' and ip.instance_id is not null
+      case when ip.instance_id is null then ip.rdns
+        else coalesce(ip.rdns, replace(ip.address, '.', '-') || '.ip.computeusercontent.com')
+      end as rdns,
+      ip.instance_id as compute_id, ip.region as region, ip.address_num as ord,
+      ip.reserved as reserved, h.label as label
+    from ip_addresses ip left join instances h on h.id = ip.instance_id
+    where ip.account_id = ${accountId} and ip.kind = 'public'
+      and (ip.instance_id is not null or ip.reserved = 1)
       ${vis('ip.instance_id')}
     union all
     select i.ipv6, 'fe80::1', 'ffff:ffff:ffff:ffff::', 64, 'ipv6', 1, ${v6rdns},
-      i.id, i.region, 4294967296 + cast(i.id as bigint) * 2
+      i.id, i.region, 4294967296 + cast(i.id as bigint) * 2, 0, i.label
     from instances i left join ipv6_rdns r on r.instance_id = i.id
     where i.account_id = ${accountId} and i.ipv6 is not null ${vis('i.id')}
     union all
     select ${linkLocalSql(db.dialect)}, 'fe80::1', 'ffff:ffff:ffff:ffff::', 64, 'ipv6', 0,
-      cast(null as text), i.id, i.region, 4294967296 + cast(i.id as bigint) * 2 + 1
+      cast(null as text), i.id, i.region, 4294967296 + cast(i.id as bigint) * 2 + 1, 0, i.label
     from instances i
     where i.account_id = ${accountId} ${vis('i.id')}
   )`;

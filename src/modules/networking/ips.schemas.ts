@@ -8,7 +8,28 @@ const VpcNat = Nullable(
   Type.Object({ vpc_id: Type.Integer(), subnet_id: Type.Integer(), address: Type.String() }),
 );
 
-/** `IPAddress`: a public IPv4 address, or any address viewed on its own. */
+/** The instance that holds an address (null while a reserved address is unassigned). */
+const AssignedEntity = Nullable(
+  Type.Object({
+    id: Type.Integer(),
+    label: Type.String(),
+    type: Type.String(),
+    url: Type.String(),
+  }),
+);
+
+/** Fields of the newer wire shared by every IPv4 view: reservations and the holder. */
+const reservationFields = {
+  /** The new-generation interface holding the address: null for addresses of configs. */
+  interface_id: Nullable(Type.Integer()),
+  reserved: Type.Boolean(),
+  assigned_entity: AssignedEntity,
+};
+
+/**
+ * `IPAddress`: a public IPv4 address, or any address viewed on its own. `compute_id` is null
+ * for a reserved address no instance holds.
+ */
 export const IpAddressSchema = Type.Object({
   address: Type.String(),
   gateway: Nullable(Type.String()),
@@ -17,10 +38,20 @@ export const IpAddressSchema = Type.Object({
   type: Type.String({ enum: ADDRESS_TYPES }),
   public: Type.Boolean(),
   rdns: Nullable(Type.String()),
-  compute_id: Type.Integer(),
+  compute_id: Nullable(Type.Integer()),
   region: Type.String(),
   vpc_nat_1_1: VpcNat,
+  ...reservationFields,
+  /** A reserved address's tags (answers about reserved addresses only). */
+  tags: Type.Optional(Type.Array(Type.String())),
 });
+
+/** A reserved IPv4 address (`/networking/reserved/ips`), with its tags. */
+export const ReservedIpSchema = Type.Object({
+  ...IpAddressSchema.properties,
+  tags: Type.Array(Type.String()),
+});
+export const ReservedIpPage = PageOf(ReservedIpSchema);
 
 /** `IPAddressPrivate`: gateway and rdns are null (the reference shows null in its example). */
 export const IpAddressPrivateSchema = Type.Object({
@@ -31,8 +62,9 @@ export const IpAddressPrivateSchema = Type.Object({
   type: Type.String(),
   public: Type.Boolean(),
   rdns: Nullable(Type.String()),
-  compute_id: Type.Integer(),
+  compute_id: Nullable(Type.Integer()),
   region: Type.String(),
+  ...reservationFields,
 });
 
 /** `IPAddressV6Slaac` and `IPAddressV6LinkLocal`: rdns null unless set (SLAAC only). */
@@ -67,10 +99,37 @@ export const RdnsBody = Type.Object({
   ),
 });
 
+/**
+ * `POST /networking/ips`: an address for an instance, or (with `reserved`) a reserved address in
+ * a region or for an instance.
+ */
 export const AllocateIpBody = Type.Object({
-  type: Type.String({ enum: ['ipv4'] }),
+  type: Type.String({ description: 'ipv4 (the only type allocated)' }),
   public: Type.Boolean(),
-  compute_id: Type.Integer(),
+  compute_id: Type.Optional(Type.Integer()),
+  reserved: Type.Optional(Type.Boolean({ default: false })),
+  region: Type.Optional(Type.String()),
+});
+
+/** `PUT /networking/ips/{address}`: reverse DNS and whether the address is reserved. */
+export const UpdateIpBody = Type.Object({
+  rdns: Type.Optional(
+    Nullable(
+      Type.String({
+        description: 'A hostname; null resets a public IPv4 address to its default name.',
+      }),
+    ),
+  ),
+  reserved: Type.Optional(Type.Boolean()),
+});
+
+export const ReserveIpBody = Type.Object({
+  region: Type.String(),
+  tags: Type.Optional(Type.Array(Type.String())),
+});
+
+export const UpdateReservedIpBody = Type.Object({
+  tags: Type.Optional(Type.Array(Type.String())),
 });
 
 export const AssignBody = Type.Object({

@@ -2,7 +2,7 @@ import { authz } from '../../auth/authz.js';
 import type { Principal } from '../../auth/principal.js';
 import type { Database } from '../../db/database.js';
 import { billInstance } from '../billing/billables.js';
-import { errors } from '../../errors/errors.js';
+import { errors, FieldErrors } from '../../errors/errors.js';
 import type { Clock } from '../../lib/clock.js';
 import { compileFilter } from '../../lib/filter.js';
 import { canonicalIpv6, ipv4ToNum, numToIpv4 } from '../../lib/ip.js';
@@ -14,13 +14,13 @@ import {
   insertIp,
   loadInstance,
 } from '../compute/compute.repository.js';
-import { type EntityRef, entityRefs } from '../events/events.types.js';
+import { entityRefs } from '../events/events.types.js';
 import type { EventWriter } from '../events/events.writer.js';
 import type { ApiVpcIp } from '../vpcs/vpcs.schemas.js';
 import { natsOfInstances } from '../vpcs/vpcs.repository.js';
 import { instanceVpcIps } from '../vpcs/vpcs.service.js';
 import type { ForwardDns } from './forward-dns.js';
-import { defaultRdns, type IpAllocator } from './ip-allocator.js';
+import type { IpAllocator } from './ip-allocator.js';
 import {
   accountIpv4Rows,
   IP_FILTERS,
@@ -35,6 +35,15 @@ import {
   sharedWith,
 } from './ips.repository.js';
 import { rangesOf } from './ipv6.repository.js';
+import {
+  type ApiIp,
+  findReserved,
+  IPV4_ONLY,
+  ipRef,
+  ipv4Api,
+  toApiReserved,
+} from './reserved.repository.js';
+import type { ReservedIpsService } from './reserved.service.js';
 import { refuseIfSubresourcesLocked } from '../locks/locks.repository.js';
 
 /**
@@ -54,21 +63,10 @@ const ADDRESS_CHANGE_STATUSES = new Set([
   'provisioning',
 ]);
 
-export interface ApiIp {
-  address: string;
-  gateway: string | null;
-  subnet_mask: string;
-  prefix: number;
-  type: string;
-  public: boolean;
-  rdns: string | null;
-  compute_id: number;
-  region: string;
-  vpc_nat_1_1: { vpc_id: number; subnet_id: number; address: string } | null;
-}
+export type { ApiIp };
 
 /** SLAAC and link-local addresses always have a gateway. */
-export type ApiIpV6 = ApiIp & { gateway: string };
+export type ApiIpV6 = ApiIp & { gateway: string; compute_id: number };
 
 export interface InstanceIps {
   ipv4: { public: ApiIp[]; private: ApiIp[]; shared: ApiIp[]; reserved: ApiIp[]; vpc: ApiVpcIp[] };
@@ -79,10 +77,11 @@ export interface InstanceIps {
   };
 }
 
-/** One address of an instance, as found from the text of a path. */
+/** One address of an instance (or an unassigned reserved one), as found from the text of a path. */
 type Target =
   | { kind: 'ipv4'; row: IpRow; inst: InstanceRow }
-  | { kind: 'slaac' | 'link_local'; inst: InstanceRow; address: string };
+  | { kind: 'slaac' | 'link_local'; inst: InstanceRow; address: string }
+  | { kind: 'unassigned'; row: IpRow };
 
 export interface IpsDeps {
   db: Database;
@@ -91,6 +90,8 @@ export interface IpsDeps {
   ips: IpAllocator;
   /** Forward-DNS check of reverse DNS names (none configured: any valid hostname). */
   forwardDns?: ForwardDns;
+  /** Reservations made and ended through these operations (`reserved`). */
+  reserved?: ReservedIpsService;
 }
 
 /** A hostname for reverse DNS: 1..253 characters, dot-separated labels, a non-numeric TLD. */
@@ -107,16 +108,11 @@ export function rdnsProblem(rdns: string): string | undefined {
 }
 
 /**
- * An address in an event. The reference declares an integer `entity.id`: an IPv4 address gives its
- * own id; an instance's SLAAC address, which has no row of its own, gives its instance's id
- * (docs/fidelity.md).
+ * An address in an event (`ipRef`). The reference declares an integer `entity.id`: an IPv4
+ * address gives its own id; an instance's SLAAC address, which has no row of its own, gives its
+ * instance's id (docs/fidelity.md).
  */
-const ipEntity = (address: string, id: number): EntityRef => ({
-  type: 'ipaddress',
-  id,
-  label: address,
-  url: `/v4/networking/ips/${address}`,
-});
+const ipEntity = ipRef;
 
 /** IP addresses of instances: the instance's view, allocation, reverse DNS, removal and the account list. */
 export class IpsService {
@@ -128,23 +124,8 @@ export class IpsService {
 
   // ---- shapes ----
 
-  private v4(row: IpRow, nat: VpcNat | undefined): ApiIp {
-    const isPublic = row.kind === 'public';
-    return {
-      address: row.address,
-      gateway: row.gateway,
-      subnet_mask: row.subnet_mask,
-      prefix: row.prefix,
-      type: 'ipv4',
-      public: isPublic,
-      // A public address without a custom name shows its default one.
-      rdns: isPublic ? (row.rdns ?? defaultRdns(row.address)) : row.rdns,
-      compute_id: row.instance_id as number,
-      region: row.region,
-      vpc_nat_1_1: nat
-        ? { vpc_id: nat.vpc_id, subnet_id: nat.subnet_id, address: nat.address }
-        : null,
-    };
+  private v4(row: IpRow, nat: VpcNat | undefined, label: string | undefined): ApiIp {
+    return ipv4Api(row, nat, label);
   }
 
   private v6(inst: InstanceRow, kind: 'slaac' | 'link_local', rdns: string | null): ApiIpV6 {
@@ -157,8 +138,16 @@ export class IpsService {
       public: kind === 'slaac',
       rdns: kind === 'slaac' ? rdns : null,
       compute_id: inst.id,
+      interface_id: null,
       region: inst.region,
       vpc_nat_1_1: null,
+      reserved: false,
+      assigned_entity: {
+        id: inst.id,
+        label: inst.label,
+        type: 'compute',
+        url: `/v4/compute/instances/${inst.id}`,
+      },
     };
   }
 
@@ -170,9 +159,10 @@ export class IpsService {
   }
 
   private async shape(db: Database, t: Target): Promise<ApiIp> {
+    if (t.kind === 'unassigned') return this.v4(t.row, undefined, undefined);
     if (t.kind === 'ipv4') {
       const nats = await natsOf(db, t.inst, await ipv4Rows(db, t.inst.id));
-      return this.v4(t.row, nats.get(t.row.address));
+      return this.v4(t.row, nats.get(t.row.address), t.inst.label);
     }
     return this.v6(t.inst, t.kind, t.kind === 'slaac' ? await ipv6RdnsOf(db, t.inst.id) : null);
   }
@@ -213,6 +203,10 @@ export class IpsService {
         await authz.requireEntity(db, p, 'compute', inst.id, level);
         return { kind: 'ipv4', row, inst };
       }
+      // An unassigned reserved address: the account's, for its unrestricted users.
+      const held = await findReserved(db, p.accountId, text, level === 'read_write');
+      if (held && held.instance_id === null && !p.restricted)
+        return { kind: 'unassigned', row: held };
       throw errors.notFound();
     }
     const v6 = canonicalIpv6(text);
@@ -233,15 +227,19 @@ export class IpsService {
     const inst = await loadInstance(db, p, computeId, 'read_only');
     const rows = await ipv4Rows(db, inst.id);
     const nats = await natsOf(db, inst, rows);
-    const shape = (r: IpRow) => this.v4(r, nats.get(r.address));
+    const shape = (r: IpRow) => this.v4(r, nats.get(r.address), inst.label);
     const shared = await sharedWith(db, inst.id);
+    const owners = new Map(
+      (await toApiReserved(db, shared)).map((a) => [a.address, a.assigned_entity?.label]),
+    );
     const ranges = await rangesOf(db, [inst.id]);
     return {
       ipv4: {
         public: rows.filter((r) => r.kind === 'public').map(shape),
         private: rows.filter((r) => r.kind === 'private').map(shape),
-        // Reservations and VPC interfaces come with their own areas.
-        shared: shared.map((r) => this.v4(r, undefined)),
+        shared: shared.map((r) => this.v4(r, undefined, owners.get(r.address))),
+        // The real service lists an instance's reserved addresses among `public` (with
+        // `reserved: true`); this list stays empty, as every recorded answer has it.
         reserved: [],
         vpc: await instanceVpcIps(db, inst),
       },
@@ -264,23 +262,131 @@ export class IpsService {
     return this.shape(db, await this.onInstance(db, inst, address));
   }
 
-  /** `POST /compute/instances/{id}/ips`. */
-  async addToInstance(p: Principal, computeId: number, isPublic: boolean): Promise<ApiIp> {
+  /**
+   * `POST /compute/instances/{id}/ips`: a new address, or (`address`) a reserved address of the
+   * account that no instance holds, in the instance's region (the recorded refusals).
+   */
+  async addToInstance(
+    p: Principal,
+    computeId: number,
+    b: { type: string; public: boolean; address?: string },
+  ): Promise<ApiIp> {
     return this.d.db.transaction(async (tx) => {
       const inst = await loadInstance(tx, p, computeId, 'read_write', true);
-      return this.add(tx, p, inst, isPublic);
+      if (b.address !== undefined)
+        return this.assignReserved(tx, p, inst, b.type, b.public, b.address);
+      if (b.type !== 'ipv4') throw errors.reason(IPV4_ONLY);
+      return this.add(tx, p, inst, b.public);
     });
   }
 
-  /** `POST /networking/ips`: the same allocation, the instance named in the body. */
-  async allocate(p: Principal, computeId: number, isPublic: boolean): Promise<ApiIp> {
-    return this.d.db.transaction(async (tx) => {
-      const inst = await findInstance(tx, p.accountId, computeId, true);
-      const perm = inst ? await authz.permissionOn(tx, p, 'compute', inst.id) : null;
-      if (!inst || perm === null) throw errors.invalidField('compute_id', 'Compute not found');
-      if (perm !== 'read_write') throw errors.unauthorized();
-      return this.add(tx, p, inst, isPublic);
+  private async assignReserved(
+    tx: Database,
+    p: Principal,
+    inst: InstanceRow,
+    type: string,
+    isPublic: boolean,
+    address: string,
+  ): Promise<ApiIp> {
+    if (address === '' || Number.isNaN(ipv4ToNum(address)))
+      throw errors.invalidField('address', 'Must provide a valid reserved address');
+    if (!isPublic) throw errors.invalidField('address', 'Cannot reserve a private address.');
+    const fe = new FieldErrors();
+    if (type !== 'ipv4') fe.add(undefined, IPV4_ONLY);
+    const row = await findReserved(tx, p.accountId, address, true);
+    if (!row || row.instance_id !== null)
+      fe.add('address', 'Address must be reserved and must be currently unassigned.');
+    else if (row.region !== inst.region)
+      fe.add('address', 'Address must belong to same region as compute.');
+    fe.throwIfAny();
+    if (!row) throw errors.internal();
+    await this.assertRoomForPublic(tx, inst);
+    await tx.db
+      .updateTable('ip_addresses')
+      .set({ instance_id: inst.id, rdns: null })
+      .where('id', '=', row.id)
+      .execute();
+    await billInstance(tx, inst.id, isoSeconds(this.d.clock.nowMs()));
+    await this.d.events.record(tx, {
+      accountId: p.accountId,
+      action: 'reserved_ip_assign',
+      entity: ipEntity(row.address, row.id),
+      secondaryEntity: entityRefs.compute(inst.id, inst.label),
+      status: 'notification',
+      username: p.username,
     });
+    const [api] = await toApiReserved(tx, [{ ...row, instance_id: inst.id, rdns: null }]);
+    return api as ApiIp;
+  }
+
+  /** An instance may take another public address: not while busy, within the limit. */
+  private async assertRoomForPublic(tx: Database, inst: InstanceRow): Promise<void> {
+    if (!ADDRESS_CHANGE_STATUSES.has(inst.status)) throw errors.busy('Compute');
+    const rows = await ipv4Rows(tx, inst.id);
+    if (rows.filter((r) => r.kind === 'public').length >= MAX_PUBLIC_IPV4) {
+      // @NOTE the real service's wording: extra public addresses need a support ticket.
+      throw errors.reason('Additional IPv4 addresses require technical justification.');
+    }
+  }
+
+  /**
+   * `POST /networking/ips`: an address for the instance named in the body; with `reserved`, a
+   * reserved address, for that instance or unassigned in `region` (the recorded rules).
+   */
+  async allocate(
+    p: Principal,
+    b: { type: string; public: boolean; compute_id?: number; reserved?: boolean; region?: string },
+  ): Promise<ApiIp> {
+    if (b.type !== 'ipv4') throw errors.reason(IPV4_ONLY);
+    if (b.reserved) {
+      if (!b.public) throw errors.invalidField('public', 'Cannot reserve a private address.');
+      if (b.compute_id === undefined && b.region === undefined)
+        throw errors.reason(
+          'A datacenter or a Compute must be provided when reserving an address.',
+        );
+      authz.requireUnrestricted(p);
+    } else if (b.compute_id === undefined) {
+      throw errors.invalidField(
+        'compute_id',
+        'Compute is a required argument when not reserving an IP address.',
+      );
+    }
+    return this.d.db.transaction(async (tx) => {
+      if (b.compute_id === undefined) {
+        const region = b.region as string;
+        if (!this.d.ips.hasRegion(region))
+          throw errors.invalidField('region', 'region is not valid');
+        const row = await this.reservations().reserveNew(tx, p, region, null);
+        return this.v4(row, undefined, undefined);
+      }
+      const inst = await findInstance(tx, p.accountId, b.compute_id, true);
+      const perm = inst ? await authz.permissionOn(tx, p, 'compute', inst.id) : null;
+      if (!inst || perm === null || inst.status === 'deleting')
+        throw errors.invalidField(
+          'compute_id',
+          b.reserved ? 'Compute is not active' : 'Compute not found',
+        );
+      if (perm !== 'read_write') throw errors.unauthorized();
+      if (!b.reserved) return this.add(tx, p, inst, b.public);
+      if (b.region !== undefined && b.region !== inst.region)
+        throw errors.invalidField('region', "Region passed in must match Compute's region.");
+      await this.assertRoomForPublic(tx, inst);
+      const row = await this.reservations().reserveNew(tx, p, inst.region, inst);
+      await this.d.events.record(tx, {
+        accountId: p.accountId,
+        action: 'compute_addip',
+        entity: entityRefs.compute(inst.id, inst.label),
+        secondaryEntity: ipEntity(row.address, row.id),
+        status: 'finished',
+        username: p.username,
+      });
+      return this.v4(row, undefined, inst.label);
+    });
+  }
+
+  private reservations(): ReservedIpsService {
+    if (!this.d.reserved) throw errors.internal();
+    return this.d.reserved;
   }
 
   private async add(
@@ -294,10 +400,7 @@ export class IpsService {
     if (!isPublic && rows.some((r) => r.kind === 'private')) {
       throw errors.reason('Compute already has a private IPv4 address.');
     }
-    if (isPublic && rows.filter((r) => r.kind === 'public').length >= MAX_PUBLIC_IPV4) {
-      // @NOTE the real service's wording: extra public addresses need a support ticket.
-      throw errors.reason('Additional IPv4 addresses require technical justification.');
-    }
+    if (isPublic) await this.assertRoomForPublic(tx, inst);
     const kind = isPublic ? 'public' : 'private';
     const ip = await this.d.ips.next(tx, inst.region, kind);
     const { id } = await insertIp(
@@ -314,7 +417,7 @@ export class IpsService {
       username: p.username,
     });
     const row = (await ipv4Rows(tx, inst.id)).find((r) => r.id === id) as IpRow;
-    return this.v4(row, undefined);
+    return this.v4(row, undefined, inst.label);
   }
 
   /** `PUT /compute/instances/{id}/ips/{address}`. */
@@ -332,7 +435,10 @@ export class IpsService {
     });
   }
 
-  /** `DELETE /compute/instances/{id}/ips/{address}`: IPv4 only, never the last public one. */
+  /**
+   * `DELETE /compute/instances/{id}/ips/{address}`: IPv4 only, never the last public one. A
+   * reserved address is not deleted: it leaves the instance and stays reserved.
+   */
   async deleteFromInstance(p: Principal, computeId: number, address: string): Promise<void> {
     await this.d.db.transaction(async (tx) => {
       const inst = await loadInstance(tx, p, computeId, 'read_write', true);
@@ -348,14 +454,27 @@ export class IpsService {
       if (nat?.active) {
         throw errors.reason('Cannot delete an address with a 1:1 NAT to an active VPC interface.');
       }
-      await tx.db.deleteFrom('ip_addresses').where('id', '=', t.row.id).execute();
+      const reserved = t.row.reserved === 1;
+      if (reserved) {
+        await tx.db
+          .updateTable('ip_addresses')
+          .set({ instance_id: null, rdns: null })
+          .where('id', '=', t.row.id)
+          .execute();
+      } else {
+        await tx.db.deleteFrom('ip_addresses').where('id', '=', t.row.id).execute();
+      }
       await billInstance(tx, inst.id, isoSeconds(this.d.clock.nowMs()));
       await this.d.events.record(tx, {
         accountId: p.accountId,
-        action: 'compute_deleteip',
-        entity: entityRefs.compute(inst.id, inst.label),
-        secondaryEntity: ipEntity(t.row.address, t.row.id),
-        status: 'finished',
+        action: reserved ? 'reserved_ip_unassign' : 'compute_deleteip',
+        entity: reserved
+          ? ipEntity(t.row.address, t.row.id)
+          : entityRefs.compute(inst.id, inst.label),
+        secondaryEntity: reserved
+          ? entityRefs.compute(inst.id, inst.label)
+          : ipEntity(t.row.address, t.row.id),
+        status: reserved ? 'notification' : 'finished',
         username: p.username,
       });
     });
@@ -367,7 +486,8 @@ export class IpsService {
    */
   private async checkForward(t: Target, rdns: string | null): Promise<void> {
     if (rdns === null || !this.d.forwardDns?.enabled || rdnsProblem(rdns)) return;
-    if (t.kind === 'link_local' || (t.kind === 'ipv4' && t.row.kind === 'private')) return;
+    if (t.kind === 'unassigned' || t.kind === 'link_local') return;
+    if (t.kind === 'ipv4' && t.row.kind === 'private') return;
     const fwd = await this.d.forwardDns.problem(
       rdns,
       t.kind === 'ipv4' ? t.row.address : t.address,
@@ -382,10 +502,14 @@ export class IpsService {
     t: Target,
     rdns: string | null,
   ): Promise<ApiIp> {
-    if (t.inst.status === 'deleting') throw errors.busy('Compute');
     if (rdns !== null) {
       const problem = rdnsProblem(rdns);
       if (problem) throw errors.invalidField('rdns', problem);
+    }
+    if (t.kind === 'unassigned')
+      throw errors.invalidField('rdns', 'Reverse DNS cannot be set on an unassigned address');
+    if (t.inst.status === 'deleting') throw errors.busy('Compute');
+    if (rdns !== null) {
       if (t.kind === 'link_local')
         throw errors.invalidField('rdns', 'Reverse DNS cannot be set on a link-local address');
       if (t.kind === 'ipv4' && t.row.kind === 'private') {
@@ -412,7 +536,10 @@ export class IpsService {
 
   // ---- the account's addresses ----
 
-  /** `GET /networking/ips`: paged in SQL over the union of IPv4 rows and instances' IPv6. */
+  /**
+   * `GET /networking/ips`: paged in SQL over the union of IPv4 rows (those of instances and the
+   * reserved ones no instance holds) and instances' IPv6.
+   */
   async list(
     p: Principal,
     params: PageParams,
@@ -432,21 +559,39 @@ export class IpsService {
       compileFilter(xf, IP_FILTERS, db.dialect),
       params,
       { idColumn: 'ips.ord' },
-      (r: ListedIp): ApiIp => ({
-        address: r.address,
-        gateway: r.gateway,
-        subnet_mask: r.subnet_mask,
-        prefix: Number(r.prefix),
-        type: r.type,
-        public: Number(r.public) === 1,
-        rdns: r.rdns,
-        compute_id: Number(r.compute_id),
-        region: r.region,
-        vpc_nat_1_1: null,
-      }),
+      (r: ListedIp): ApiIp => {
+        const computeId = r.compute_id === null ? null : Number(r.compute_id);
+        return {
+          address: r.address,
+          gateway: r.gateway,
+          subnet_mask: r.subnet_mask,
+          prefix: Number(r.prefix),
+          type: r.type,
+          public: Number(r.public) === 1,
+          rdns: r.rdns,
+          compute_id: computeId,
+          interface_id: null,
+          region: r.region,
+          vpc_nat_1_1: null,
+          reserved: Number(r.reserved) === 1,
+          assigned_entity:
+            computeId === null
+              ? null
+              : {
+                  id: computeId,
+                  label: r.label ?? '',
+                  type: 'compute',
+                  url: `/v4/compute/instances/${computeId}`,
+                },
+        };
+      },
     );
     const nats = await natsOfInstances(db, [
-      ...new Set(page.data.filter((r) => r.type === 'ipv4').map((r) => r.compute_id)),
+      ...new Set(
+        page.data.flatMap((r) =>
+          r.type === 'ipv4' && r.compute_id !== null ? [r.compute_id] : [],
+        ),
+      ),
     ]);
     for (const r of page.data) if (r.type === 'ipv4') r.vpc_nat_1_1 = nats.get(r.address) ?? null;
     return page;
@@ -457,10 +602,35 @@ export class IpsService {
     return this.shape(db, await this.inAccount(db, p, address, 'read_only'));
   }
 
-  async update(p: Principal, address: string, rdns: string | null): Promise<ApiIp> {
-    await this.checkForward(await this.inAccount(this.d.db, p, address, 'read_write'), rdns);
-    return this.d.db.transaction(async (tx) =>
-      this.setRdns(tx, p, await this.inAccount(tx, p, address, 'read_write'), rdns),
-    );
+  /**
+   * `PUT /networking/ips/{address}`: reverse DNS, and `reserved` (true: the address is kept by
+   * the account; false: the reservation ends, and an address no instance holds is released).
+   */
+  async update(
+    p: Principal,
+    address: string,
+    b: { rdns?: string | null; reserved?: boolean },
+  ): Promise<ApiIp> {
+    if (b.rdns !== undefined)
+      await this.checkForward(await this.inAccount(this.d.db, p, address, 'read_write'), b.rdns);
+    return this.d.db.transaction(async (tx) => {
+      let t = await this.inAccount(tx, p, address, 'read_write');
+      if (b.rdns !== undefined) await this.setRdns(tx, p, t, b.rdns);
+      if (b.reserved !== undefined) {
+        const cur = t;
+        if (!('row' in cur)) throw errors.reason(IPV4_ONLY);
+        authz.requireUnrestricted(p);
+        const row = cur.row;
+        if (b.reserved) await this.reservations().reserveHeld(tx, p, row);
+        else if (row.reserved === 1) {
+          await this.reservations().unreserve(tx, p, row);
+          // Released: the answer is the address as it was, no longer reserved.
+          if (row.instance_id === null)
+            return this.v4({ ...row, reserved: 0 }, undefined, undefined);
+        }
+        t = await this.inAccount(tx, p, address, 'read_write');
+      }
+      return this.shape(tx, t);
+    });
   }
 }

@@ -10,11 +10,13 @@ import { IpsService } from './ips.service.js';
 import { Ipv6Service } from './ipv6.service.js';
 import { networkingEntities } from './networking.entities.js';
 import { networkingRoutes } from './networking.routes.js';
+import { reservedRoutes } from './reserved.routes.js';
+import { ReservedIpsService } from './reserved.service.js';
 import { VlansService } from './vlans.service.js';
 
 /**
- * IP addresses (the per-region pools they are drawn from, assign and share, IPv6 pools and
- * ranges, reverse DNS), VLANs and firewalls. The compute and NodeBalancer areas draw addresses
+ * IP addresses (the per-region pools they are drawn from, assign and share, reserved addresses,
+ * IPv6 pools and ranges, reverse DNS), VLANs and firewalls. The compute and NodeBalancer areas draw addresses
  * from its allocator and apply its firewalls.
  */
 export const networkingModule = defineArea({
@@ -30,22 +32,33 @@ export const networkingModule = defineArea({
     'firewall_devices',
   ],
   entities: networkingEntities,
-  services: ({ config, db, clock, events, entities }, { catalogue }) => {
-    const regions = catalogue.data.regions;
+  services: ({ config, db, clock, events, entities }, { catalogue: catalogueArea }) => {
+    const { catalogue } = catalogueArea;
+    const regions = catalogueArea.data.regions;
     const ipAllocator = new IpAllocator(
       loadPools(
         config.ipPoolsFile,
         regions.map((r) => r.id),
       ),
     );
+    const reserved = new ReservedIpsService({
+      db,
+      clock,
+      events,
+      ips: ipAllocator,
+      catalogue,
+      limit: config.reservedIpv4Limit,
+    });
     return {
       ipAllocator,
+      reserved,
       ips: new IpsService({
         db,
         clock,
         events,
         ips: ipAllocator,
         forwardDns: new ForwardDns(config.rdnsResolver),
+        reserved,
       }),
       firewalls: new FirewallsService({ db, clock, events, entities }),
       assign: new AssignService({ db, ips: ipAllocator, clock }),
@@ -56,6 +69,11 @@ export const networkingModule = defineArea({
       ),
     };
   },
-  api: (ctx) => [networkingRoutes(ctx), firewallsRoutes(ctx), addressesRoutes(ctx)],
+  api: (ctx) => [
+    networkingRoutes(ctx),
+    firewallsRoutes(ctx),
+    addressesRoutes(ctx),
+    reservedRoutes(ctx),
+  ],
   internal: (ctx) => [firewallInternalRoutes(ctx)],
 });

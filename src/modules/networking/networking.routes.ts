@@ -8,7 +8,7 @@ import {
   IpAddressPage,
   IpAddressSchema,
   IpListQuery,
-  RdnsBody,
+  UpdateIpBody,
 } from './ips.schemas.js';
 
 type Ctx = RouteContext<{ ips: IpsService }>;
@@ -43,7 +43,7 @@ export function networkingRoutes(ctx: Ctx): FastifyPluginAsyncTypebox {
         },
         config: { operationId: 'allocateIP', scopes: ['ips:read_write', 'computes:read_write'] },
       },
-      (req) => svc.allocate(principal(req), req.body.compute_id, req.body.public),
+      (req) => svc.allocate(principal(req), req.body),
     );
     app.get(
       '/networking/ips/:address',
@@ -65,12 +65,12 @@ export function networkingRoutes(ctx: Ctx): FastifyPluginAsyncTypebox {
           tags,
           summary: 'IP Address RDNS Update',
           params: AddressParams,
-          body: RdnsBody,
+          body: UpdateIpBody,
           response: { 200: IpAddressSchema },
         },
         config: { operationId: 'updateIP', scopes: ['ips:read_write'] },
       },
-      (req) => svc.update(principal(req), req.params.address, req.body.rdns),
+      (req) => svc.update(principal(req), req.params.address, req.body),
     );
   };
 }

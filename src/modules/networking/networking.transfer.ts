@@ -2,7 +2,8 @@ import type { TransferCascade } from '../../entities/entities.js';
 
 /**
  * The networking area's part of an instance's service transfer. Refused, as the reference says:
- * an instance in a firewall, with shared addresses (either way) or with IPv6 ranges. Its own
+ * an instance in a firewall, with shared addresses (either way) or with IPv6 ranges; and an
+ * instance holding a reserved address (the account's, not the instance's). Its own
  * IPv4 addresses and the reverse DNS of its SLAAC address move with it.
  */
 export const networkingTransferCascade: TransferCascade = {
@@ -29,6 +30,15 @@ export const networkingTransferCascade: TransferCascade = {
       .where('instance_id', 'in', ids)
       .executeTakeFirst();
     if (range) return 'Compute instances with IPv6 ranges cannot be transferred.';
+    // A reserved address is the sending account's: unassign it first (it stays reserved).
+    const reserved = await db.db
+      .selectFrom('ip_addresses')
+      .select('id')
+      .where('instance_id', 'in', ids)
+      .where('reserved', '=', 1)
+      .executeTakeFirst();
+    if (reserved)
+      return 'Compute instances with reserved IPv4 addresses cannot be transferred; unassign them first.';
     return undefined;
   },
   async move(db, m) {

@@ -11,7 +11,7 @@ export const TagParams = Type.Object({ tagLabel: Type.String() });
 
 export interface CreateTag {
   label: string;
-  [field: string]: string | number[] | undefined;
+  [field: string]: string | number[] | string[] | undefined;
 }
 
 /** Every id-list field: the reference's, and those of every declared taggable type. */
@@ -22,8 +22,18 @@ export function tagFields(entities: EntityRegistry): string[] {
 }
 
 export function createTagBody(entities: EntityRegistry) {
+  // Ids, or the keys a type names its entities by (reserved addresses: the address).
+  const byKey = new Set(
+    entities
+      .taggable()
+      .filter((d) => d.taggable.resolve)
+      .map((d) => d.taggable.field),
+  );
   const lists = Object.fromEntries(
-    tagFields(entities).map((f) => [f, Type.Optional(Type.Array(Type.Integer()))]),
+    tagFields(entities).map((f) => [
+      f,
+      Type.Optional(Type.Array(byKey.has(f) ? Type.String() : Type.Integer())),
+    ]),
   );
   return Type.Object({ label: Type.String({ minLength: 3, maxLength: 50 }), ...lists });
 }

@@ -78,9 +78,19 @@ export class TagsService {
       const fe = new FieldErrors();
       const plan: { type: string; ids: number[] }[] = [];
       for (const field of tagFields(this.d.entities)) {
-        const ids = [...new Set((b[field] as number[] | undefined) ?? [])];
-        if (ids.length === 0) continue;
         const decl = taggable.find((d) => d.taggable.field === field);
+        const given = [...new Set((b[field] as (number | string)[] | undefined) ?? [])];
+        if (given.length === 0) continue;
+        // A type named by other keys than ids (reserved addresses) resolves them first.
+        const keyed = decl?.taggable.resolve
+          ? await decl.taggable.resolve(tx, p.accountId, given.map(String))
+          : undefined;
+        const ids: number[] = [];
+        for (const key of given) {
+          const id = keyed ? keyed.get(String(key)) : (key as number);
+          if (id === undefined) fe.add(field, `Unable to find the entity with id ${key}.`);
+          else ids.push(id);
+        }
         const found = decl
           ? await decl.taggable.render(this.view(tx), p.accountId, ids)
           : new Map<number, unknown>();

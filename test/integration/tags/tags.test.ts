@@ -20,10 +20,16 @@ async function tagEvents(t: TestApp) {
 }
 
 /** An entity of each taggable type, made through the API (the walk fails for a type without one). */
-const MAKERS: Record<string, (t: TestApp) => Promise<number>> = {
+const MAKERS: Record<string, (t: TestApp) => Promise<number | { key: string; url: string }>> = {
   compute: async (t) => (await instance(t)).id,
   volume: async (t) => (await volume(t)).id,
   nodebalancer: async (t) => (await nodebalancer(t)).id,
+  // Named by its address in POST /tags, viewed at its address.
+  reserved_ipv4_address: async (t) => {
+    const r = await t.post('/v4beta/networking/reserved/ips', { region: 'us-east' });
+    expect(r.status, r.text).toBe(200);
+    return { key: r.body.address, url: `/v4beta/networking/reserved/ips/${r.body.address}` };
+  },
 };
 
 describe('tags', () => {
@@ -196,18 +202,19 @@ describe('tags', () => {
       const make = MAKERS[d.type];
       if (!make) throw new Error(`no maker for taggable type ${d.type}`);
       expect(Object.keys(body.properties), d.type).toContain(d.taggable.field);
-      const id = await make(t);
+      const made = await make(t);
       await t.settle();
+      const [key, url] = typeof made === 'number' ? [made, d.url(made)] : [made.key, made.url];
       const label = `walk-${d.type}`;
-      expect((await t.post('/v4/tags', { label, [d.taggable.field]: [id] })).status).toBe(200);
-      const view = await t.get(d.url(id));
+      expect((await t.post('/v4/tags', { label, [d.taggable.field]: [key] })).status).toBe(200);
+      const view = await t.get(url);
       expect(view.status, d.type).toBe(200);
       expect(view.body.tags, d.type).toContain(label);
       expect((await t.get(`/v4/tags/${label}`)).body.data, d.type).toEqual([
         { type: d.type, data: view.body },
       ]);
       expect((await t.del(`/v4/tags/${label}`)).status).toBe(200);
-      expect((await t.get(d.url(id))).body.tags, d.type).not.toContain(label);
+      expect((await t.get(url)).body.tags, d.type).not.toContain(label);
     }
   });
 });
