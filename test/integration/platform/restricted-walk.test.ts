@@ -175,6 +175,7 @@ const HINTS: Record<string, Hint> = {
     body: (k) => ({ label: 'walk-node', address: `${k.privateAddress?.[0]}:81` }),
   },
   createObjectStorageSSL: { body: () => ({ certificate: CERT, private_key: KEY }) },
+  createDomainRecord: { body: () => ({ type: 'A', name: 'walk', target: '192.0.2.10' }) },
   createServiceTransfer: { body: (k) => ({ entities: { computes: [id(k, 'computeId')] } }) },
   createEntityTransfer: { body: (k) => ({ entities: { computes: [id(k, 'computeId')] } }) },
 };
