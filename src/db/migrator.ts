@@ -24,6 +24,8 @@ import * as m0025 from './migrations/0025-placement-groups.js';
 import * as m0026 from './migrations/0026-reserved-ips.js';
 import * as m0027 from './migrations/0027-locks.js';
 import * as m0035 from './migrations/0035-domains.js';
+import * as m0043 from './migrations/0043-object-storage-key-owners.js';
+import * as m0044 from './migrations/0044-tfa-flag.js';
 import type { MigrationContext } from './migrations/helpers.js';
 
 interface MigrationModule {
@@ -57,6 +59,8 @@ const MIGRATIONS: Record<string, MigrationModule> = {
   '0026-reserved-ips': m0026,
   '0027-locks': m0027,
   '0035-domains': m0035,
+  '0043-object-storage-key-owners': m0043,
+  '0044-tfa-flag': m0044,
 };
 
 class StratusMigrationProvider implements MigrationProvider {

@@ -6,6 +6,7 @@ import { createTestUser } from '../../helpers/auth.js';
 import { buildTestApp, type TestApp } from '../../helpers/build-test-app.js';
 import { instance, volume } from '../volumes/fixtures.js';
 import { nodebalancer } from '../nodebalancers/fixtures.js';
+import { domain } from '../domains/fixtures.js';
 
 const fieldsOf = (r: { body: { errors: { field?: string }[] } }) =>
   r.body.errors.map((e) => e.field).sort();
@@ -30,6 +31,7 @@ const MAKERS: Record<string, (t: TestApp) => Promise<number | { key: string; url
     expect(r.status, r.text).toBe(200);
     return { key: r.body.address, url: `/v4beta/networking/reserved/ips/${r.body.address}` };
   },
+  domain: async (t) => (await domain(t, 'tagged.example')).id,
 };
 
 describe('tags', () => {
