@@ -1,4 +1,5 @@
 import type { Static } from '@sinclair/typebox';
+import { type SqlBool, sql } from 'kysely';
 import { authz } from '../../auth/authz.js';
 import type { Principal } from '../../auth/principal.js';
 import type { Database } from '../../db/database.js';
@@ -159,6 +160,16 @@ export class PlacementService {
     return g as ApiPlacementGroup;
   }
 
+  /**
+   * The groups a user may see: every group of the account for unrestricted users and holders of
+   * `add_computes` (who create and assign them); otherwise the groups of the instances the user
+   * has a grant on (an instance's view names its group). Undefined: no condition.
+   */
+  private visible(p: Principal): ReturnType<typeof sql<SqlBool>> | undefined {
+    if (!p.restricted || p.globalGrants.add_computes) return undefined;
+    return sql<SqlBool>`placement_groups.id in (select m.placement_group_id from placement_group_members m where m.instance_id in (select entity_id from entity_grants where user_id = ${p.userId} and entity_type = 'compute'))`;
+  }
+
   private async load(db: Database, p: Principal, id: number, lock = false): Promise<GroupRow> {
     const row = lock
       ? await lockGroup(db, p.accountId, id)
@@ -169,13 +180,28 @@ export class PlacementService {
           .where('account_id', '=', p.accountId)
           .executeTakeFirst();
     if (!row) throw errors.notFound();
+    const vis = this.visible(p);
+    if (vis) {
+      const seen = await db.db
+        .selectFrom('placement_groups')
+        .select('id')
+        .where('id', '=', id)
+        .where(vis)
+        .executeTakeFirst();
+      if (!seen) throw errors.notFound();
+    }
     return row;
   }
 
   async list(p: Principal, params: PageParams, xf: XFilter): Promise<Page<ApiPlacementGroup>> {
     const { db } = this.d;
+    let base = db.db
+      .selectFrom('placement_groups')
+      .where('placement_groups.account_id', '=', p.accountId);
+    const vis = this.visible(p);
+    if (vis) base = base.where(vis);
     const page = await paginate(
-      db.db.selectFrom('placement_groups').where('placement_groups.account_id', '=', p.accountId),
+      base,
       (qb) => qb.selectAll('placement_groups'),
       compileFilter(xf, GROUP_FILTERS, db.dialect),
       params,

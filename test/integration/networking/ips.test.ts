@@ -44,8 +44,16 @@ describe('networking IP addresses', () => {
       public: true,
       rdns: `${a.ipv4[0].replace(/\./g, '-')}.ip.computeusercontent.com`,
       compute_id: a.id,
+      interface_id: null,
       region: 'us-east',
       vpc_nat_1_1: null,
+      reserved: false,
+      assigned_entity: {
+        id: a.id,
+        label: a.label,
+        type: 'compute',
+        url: `/v4/compute/instances/${a.id}`,
+      },
     });
     const ll = r.body.data.find(
       (i: any) => i.address.startsWith('fe80::') && i.compute_id === b.id,
@@ -191,12 +199,18 @@ describe('networking IP addresses', () => {
     });
     expect(missing.status).toBe(400);
     expect(missing.body.errors[0].field).toBe('compute_id');
+    // compute_id is optional in the schema (a reservation names a region instead).
     const noBody = await t.post('/v4/networking/ips', {});
-    expect(noBody.body.errors.map((e: any) => e.field).sort()).toEqual([
-      'compute_id',
-      'public',
-      'type',
-    ]);
+    expect(noBody.body.errors.map((e: any) => e.field).sort()).toEqual(['public', 'type']);
+    const noCompute = await t.post('/v4/networking/ips', { type: 'ipv4', public: true });
+    expect(noCompute.body).toEqual({
+      errors: [
+        {
+          field: 'compute_id',
+          reason: 'Compute is a required argument when not reserving an IP address.',
+        },
+      ],
+    });
   });
 
   it('allocateIP: needs ips:read_write and computes:read_write', async () => {

@@ -348,4 +348,22 @@ describe('placement groups', () => {
     );
     expect(a.status).toBe(403);
   });
+
+  it('getPlacementGroups: a restricted user without add_computes sees only the groups of the instances it has a grant on', async () => {
+    const inst = await instance(t, 'g6-nanode-1', { empty: true });
+    const seen = await group(t, { label: 'pg-seen' });
+    const hidden = await group(t, { label: 'pg-hidden' });
+    expect((await t.post(`${G}/${seen.id}/assign`, { computes: [inst.id] })).status).toBe(200);
+    const u = await createTestUser(t, {
+      grants: [{ type: 'compute', id: inst.id, permissions: 'read_only' }],
+    });
+    const list = await t.get(G, { token: u.token });
+    expect(list.body.data.map((g: { id: number }) => g.id)).toEqual([seen.id]);
+    expect((await t.get(`${G}/${seen.id}`, { token: u.token })).status).toBe(200);
+    expect((await t.get(`${G}/${hidden.id}`, { token: u.token })).status).toBe(404);
+    const none = await createTestUser(t);
+    expect((await t.get(G, { token: none.token })).body.results).toBe(0);
+    const creator = await createTestUser(t, { global: { add_computes: true } });
+    expect((await t.get(G, { token: creator.token })).body.results).toBe(2);
+  });
 });

@@ -564,6 +564,234 @@ const ALLOWED: AllowedDifference[] = [
     details: ['GET /network-transfer/prices: not in reference'],
     reason: 'the price catalogue of network transfer (later API revisions), public',
   },
+  // Placement groups, reserved IPv4 addresses and resource locks: newer than the reference revision.
+  {
+    ops: ['getPlacementGroups'],
+    details: ['GET /placement/groups: not in reference'],
+    reason: 'placement groups (later API revisions; shapes from the recorded traffic)',
+  },
+  {
+    ops: ['postPlacementGroup'],
+    details: ['POST /placement/groups: not in reference'],
+    reason: 'placement groups (later API revisions; shapes from the recorded traffic)',
+  },
+  {
+    ops: ['getPlacementGroup'],
+    details: ['GET /placement/groups/{groupId}: not in reference'],
+    reason: 'placement groups (later API revisions; shapes from the recorded traffic)',
+  },
+  {
+    ops: ['putPlacementGroup'],
+    details: ['PUT /placement/groups/{groupId}: not in reference'],
+    reason: 'placement groups (later API revisions; shapes from the recorded traffic)',
+  },
+  {
+    ops: ['deletePlacementGroup'],
+    details: ['DELETE /placement/groups/{groupId}: not in reference'],
+    reason: 'placement groups (later API revisions; shapes from the recorded traffic)',
+  },
+  {
+    ops: ['postGroupAddCompute'],
+    details: ['POST /placement/groups/{groupId}/assign: not in reference'],
+    reason: 'placement groups (later API revisions; shapes from the recorded traffic)',
+  },
+  {
+    ops: ['postGroupUnassign'],
+    details: ['POST /placement/groups/{groupId}/unassign: not in reference'],
+    reason: 'placement groups (later API revisions; shapes from the recorded traffic)',
+  },
+  {
+    ops: ['getReservedIps'],
+    details: ['GET /networking/reserved/ips: not in reference'],
+    reason: 'reserved IPv4 addresses (later API revisions; shapes from the recorded traffic)',
+  },
+  {
+    ops: ['postReserveIp'],
+    details: ['POST /networking/reserved/ips: not in reference'],
+    reason: 'reserved IPv4 addresses (later API revisions; shapes from the recorded traffic)',
+  },
+  {
+    ops: ['getReservedIpTypes'],
+    details: ['GET /networking/reserved/ips/types: not in reference'],
+    reason: 'reserved IPv4 addresses (later API revisions; shapes from the recorded traffic)',
+  },
+  {
+    ops: ['getReservedIp'],
+    details: ['GET /networking/reserved/ips/{address}: not in reference'],
+    reason: 'reserved IPv4 addresses (later API revisions; shapes from the recorded traffic)',
+  },
+  {
+    ops: ['putReservedIp'],
+    details: ['PUT /networking/reserved/ips/{address}: not in reference'],
+    reason: 'reserved IPv4 addresses (later API revisions; shapes from the recorded traffic)',
+  },
+  {
+    ops: ['deleteReservedIp'],
+    details: ['DELETE /networking/reserved/ips/{address}: not in reference'],
+    reason: 'reserved IPv4 addresses (later API revisions; shapes from the recorded traffic)',
+  },
+  {
+    ops: ['getResourceLocks'],
+    details: ['GET /locks: not in reference'],
+    reason: 'resource locks (later API revisions; shapes from the recorded traffic)',
+  },
+  {
+    ops: ['postResourceLock'],
+    details: ['POST /locks: not in reference'],
+    reason: 'resource locks (later API revisions; shapes from the recorded traffic)',
+  },
+  {
+    ops: ['getResourceLock'],
+    details: ['GET /locks/{lockId}: not in reference'],
+    reason: 'resource locks (later API revisions; shapes from the recorded traffic)',
+  },
+  {
+    ops: ['deleteResourceLock'],
+    details: ['DELETE /locks/{lockId}: not in reference'],
+    reason: 'resource locks (later API revisions; shapes from the recorded traffic)',
+  },
+  {
+    ops: [
+      'addComputeIP',
+      'allocateIP',
+      'getComputeIP',
+      'getIP',
+      'updateComputeIP',
+      'updateIP',
+      'getComputeIPs',
+    ],
+    details: [
+      'response IPAddress.compute_id: nullable in Stratus only',
+      'response IPAddress: field assigned_entity only in Stratus',
+      'response IPAddress: field interface_id only in Stratus',
+      'response IPAddress: field reserved only in Stratus',
+      'response IPAddress: field tags only in Stratus',
+    ],
+    reason:
+      'the recorded IPv4 shape: reserved, assigned_entity (null and compute_id null for an unassigned reserved address), interface_id (null: addresses of configs); tags on reserved addresses only',
+  },
+  {
+    ops: ['getComputeIPs'],
+    details: [
+      'response IPAddressPrivate.compute_id: nullable in Stratus only',
+      'response IPAddressPrivate: field assigned_entity only in Stratus',
+      'response IPAddressPrivate: field interface_id only in Stratus',
+      'response IPAddressPrivate: field reserved only in Stratus',
+    ],
+    reason: 'private addresses carry the same newer fields as public ones',
+  },
+  {
+    ops: ['getIPs'],
+    details: [
+      'response IPAddressesListResponse.data[].compute_id: nullable in Stratus only',
+      'response IPAddressesListResponse.data[]: field assigned_entity only in Stratus',
+      'response IPAddressesListResponse.data[]: field interface_id only in Stratus',
+      'response IPAddressesListResponse.data[]: field reserved only in Stratus',
+      'response IPAddressesListResponse.data[]: field tags only in Stratus',
+    ],
+    reason:
+      'the account list shows unassigned reserved addresses (compute_id null) and the newer fields',
+  },
+  {
+    ops: ['addComputeIP'],
+    details: ['request (body): field address only in Stratus'],
+    reason:
+      'a reserved address of the account is assigned by naming it (the client libraries send address)',
+  },
+  {
+    ops: ['allocateIP'],
+    details: [
+      'request (body): field region only in Stratus',
+      'request (body): field reserved only in Stratus',
+      'request (body): required [public, type] in Stratus, [compute_id, public, type] in reference',
+    ],
+    reason:
+      'reserved: true reserves the address; a reservation names a region or a Compute, so compute_id is required only when not reserving (the recorded refusal)',
+  },
+  {
+    ops: ['updateIP'],
+    details: [
+      'request (body): field reserved only in Stratus',
+      'request (body): required [] in Stratus, [rdns] in reference',
+    ],
+    reason:
+      'reserved true or false reserves an address or ends its reservation; a body may change either field alone',
+  },
+  {
+    ops: ['createComputeInstance'],
+    details: ['request (body): field ipv4 only in Stratus'],
+    reason: "ipv4 names one reserved address of the account as the new instance's public IPv4",
+  },
+  {
+    ops: ['createComputeInstance', 'cloneComputeInstance', 'migrateComputeInstance'],
+    details: ['request (body): field placement_group only in Stratus'],
+    reason: 'the placement group a new, cloned or migrated instance joins',
+  },
+  {
+    ops: [
+      'cloneComputeInstance',
+      'createComputeInstance',
+      'getComputeInstance',
+      'getComputeInstances',
+      'rebuildComputeInstance',
+      'updateComputeInstance',
+    ],
+    details: [
+      'response Compute: field locks only in Stratus',
+      'response Compute: field placement_group only in Stratus',
+    ],
+    reason:
+      'an instance shows its lock types and its placement group (null outside one), as the recorded traffic does',
+  },
+  {
+    ops: [
+      'attachVolume',
+      'cloneVolume',
+      'createVolume',
+      'getComputeVolumes',
+      'getVolume',
+      'getVolumes',
+      'resizeVolume',
+      'updateVolume',
+    ],
+    details: ['response Volume: field locks only in Stratus'],
+    reason: 'a volume shows its lock types, as the recorded traffic does',
+  },
+  {
+    ops: [
+      'createNodeBalancer',
+      'getComputeNodeBalancers',
+      'getNodeBalancer',
+      'getNodeBalancers',
+      'updateNodeBalancer',
+    ],
+    details: ['response NodeBalancer: field locks only in Stratus'],
+    reason: 'a NodeBalancer shows its lock types',
+  },
+  {
+    ops: ['createTag'],
+    details: ['request (body): field reserved_ipv4_addresses only in Stratus'],
+    reason: 'reserved addresses are tagged by their address',
+  },
+  {
+    ops: ['getTaggedObjects'],
+    details: [
+      'response data[].data: field address only in Stratus',
+      'response data[].data: field assigned_entity only in Stratus',
+      'response data[].data: field gateway only in Stratus',
+      'response data[].data: field interface_id only in Stratus',
+      'response data[].data: field locks only in Stratus',
+      'response data[].data: field placement_group only in Stratus',
+      'response data[].data: field prefix only in Stratus',
+      'response data[].data: field public only in Stratus',
+      'response data[].data: field rdns only in Stratus',
+      'response data[].data: field reserved only in Stratus',
+      'response data[].data: field subnet_mask only in Stratus',
+      'response data[].data: field vpc_nat_1_1 only in Stratus',
+    ],
+    reason:
+      'tagged objects include reserved addresses (type reserved_ipv4_address) and instances, volumes and NodeBalancers with their newer fields',
+  },
 ];
 
 const reference = JSON.parse(

@@ -333,6 +333,15 @@ async function moreFixtures(app: TestApp, known: Known): Promise<void> {
   await app.settle();
   const backups = await ok('GET', `/v4/compute/instances/${computeId}/backups`);
   const interfaces = await ok('GET', `${configUrl}/interfaces`);
+  // After the transfer: the instance's public address reserved (what /networking/reserved/ips
+  // names), and a placement group.
+  await ok('PUT', `/v4/networking/ips/${known.address?.[0]}`, { reserved: true });
+  const group = await ok('POST', '/v4/placement/groups', {
+    label: 'walk-pg',
+    region: 'us-east',
+    placement_group_type: 'anti_affinity:local',
+    placement_group_policy: 'flexible',
+  });
   Object.assign(known, {
     backupId: [String(backups.snapshot.current?.id ?? backups.automatic[0]?.id)],
     interfaceIds: interfaces.map((i: { id: number }) => String(i.id)),
@@ -346,6 +355,7 @@ async function moreFixtures(app: TestApp, known: Known): Promise<void> {
     interfaceId: [String(iface.id)],
     nodeId: [String(node.id)],
     privateAddress: [privateAddress],
+    groupId: [String(group.id)],
   });
 }
 
