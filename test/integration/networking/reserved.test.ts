@@ -312,6 +312,24 @@ describe('reserved IPv4 addresses', () => {
     expect((await t.post('/v4/compute/instances', createBody([a]))).status).toBe(200);
   });
 
+  it('migrateComputeInstance: a data-center move leaves the reserved address reserved and unassigned in its region; the instance gets a new one', async () => {
+    const a = await reserved(t);
+    const r = await t.post('/v4/compute/instances', createBody([a]));
+    await t.settle();
+    const m = await t.post(`/v4/compute/instances/${r.body.id}/migrate`, { region: 'us-central' });
+    expect(m.status, m.text).toBe(200);
+    await t.settle();
+    const after = (await t.get(`/v4/compute/instances/${r.body.id}`)).body;
+    expect(after.region).toBe('us-central');
+    expect(after.ipv4).toHaveLength(1);
+    expect(after.ipv4[0]).not.toBe(a);
+    expect((await t.get(`${RESERVED}/${a}`)).body).toMatchObject({
+      region: 'us-east',
+      compute_id: null,
+      reserved: true,
+    });
+  });
+
   it('deleteComputeIP: removing a reserved address from its instance unassigns it; it stays reserved', async () => {
     const inst = await instance(t);
     const a = await reserved(t);
