@@ -156,7 +156,7 @@ export const CreateComputeBody = Type.Object({
   /** The placement group the new instance joins (placement area). */
   placement_group: Type.Optional(PlacementAssignment),
   /** One reserved address of the account: the instance's public IPv4 instead of a new one. */
-  ipv4: Type.Optional(Type.Array(Type.String())),
+  ipv4: Type.Optional(Nullable(Type.Array(Type.String()))),
   metadata: Type.Optional(Type.Object({ user_data: Type.Optional(Type.String()) })),
 });
 

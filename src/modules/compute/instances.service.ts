@@ -190,7 +190,7 @@ export class InstancesService {
       fe.add('placement_group.id', 'Placement group not found.');
     await this.d.placement?.check(this.d.db, p, fe, b.placement_group, region?.id);
     // `ipv4`: a reserved address becomes the instance's public IPv4 (networking area).
-    const wantsReserved = b.ipv4 !== undefined && b.ipv4.length > 0;
+    const wantsReserved = b.ipv4 !== undefined && b.ipv4 !== null && b.ipv4.length > 0;
     if (wantsReserved) {
       const r = await reservedForCreate(this.d.db, p, b.ipv4 ?? [], region?.id);
       if ('reason' in r) fe.add('ipv4', r.reason);

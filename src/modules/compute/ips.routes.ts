@@ -42,7 +42,11 @@ export function computeIpsRoutes(ctx: Ctx): FastifyPluginAsyncTypebox {
         },
         config: { operationId: 'addComputeIP', ...write },
       },
-      (req) => svc.addToInstance(principal(req), req.params.computeId, req.body),
+      (req) =>
+        svc.addToInstance(principal(req), req.params.computeId, {
+          ...req.body,
+          address: req.body.address ?? undefined,
+        }),
     );
     app.get(
       '/compute/instances/:computeId/ips/:address',

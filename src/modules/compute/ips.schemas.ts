@@ -50,7 +50,7 @@ export const AddIpBody = Type.Object({
   type: Type.String({ description: 'ipv4 (the only type added)' }),
   public: Type.Boolean(),
   /** A reserved, unassigned address of the account in the instance's region. */
-  address: Type.Optional(Type.String()),
+  address: Type.Optional(Nullable(Type.String())),
 });
 
 export const ComputeIpParams = Type.Object({ computeId: Type.Integer(), address: Type.String() });

@@ -106,9 +106,9 @@ export const RdnsBody = Type.Object({
 export const AllocateIpBody = Type.Object({
   type: Type.String({ description: 'ipv4 (the only type allocated)' }),
   public: Type.Boolean(),
-  compute_id: Type.Optional(Type.Integer()),
-  reserved: Type.Optional(Type.Boolean({ default: false })),
-  region: Type.Optional(Type.String()),
+  compute_id: Type.Optional(Nullable(Type.Integer())),
+  reserved: Type.Optional(Nullable(Type.Boolean({ default: false }))),
+  region: Type.Optional(Nullable(Type.String())),
 });
 
 /** `PUT /networking/ips/{address}`: reverse DNS and whether the address is reserved. */
@@ -120,16 +120,17 @@ export const UpdateIpBody = Type.Object({
       }),
     ),
   ),
-  reserved: Type.Optional(Type.Boolean()),
+  reserved: Type.Optional(Nullable(Type.Boolean())),
 });
 
+/** Optional fields take null for "not given", as clients send them. */
 export const ReserveIpBody = Type.Object({
   region: Type.String(),
-  tags: Type.Optional(Type.Array(Type.String())),
+  tags: Type.Optional(Nullable(Type.Array(Type.String()))),
 });
 
 export const UpdateReservedIpBody = Type.Object({
-  tags: Type.Optional(Type.Array(Type.String())),
+  tags: Type.Optional(Nullable(Type.Array(Type.String()))),
 });
 
 export const AssignBody = Type.Object({

@@ -43,7 +43,14 @@ export function networkingRoutes(ctx: Ctx): FastifyPluginAsyncTypebox {
         },
         config: { operationId: 'allocateIP', scopes: ['ips:read_write', 'computes:read_write'] },
       },
-      (req) => svc.allocate(principal(req), req.body),
+      (req) =>
+        svc.allocate(principal(req), {
+          type: req.body.type,
+          public: req.body.public,
+          compute_id: req.body.compute_id ?? undefined,
+          reserved: req.body.reserved ?? undefined,
+          region: req.body.region ?? undefined,
+        }),
     );
     app.get(
       '/networking/ips/:address',
@@ -70,7 +77,11 @@ export function networkingRoutes(ctx: Ctx): FastifyPluginAsyncTypebox {
         },
         config: { operationId: 'updateIP', scopes: ['ips:read_write'] },
       },
-      (req) => svc.update(principal(req), req.params.address, req.body),
+      (req) =>
+        svc.update(principal(req), req.params.address, {
+          ...req.body,
+          reserved: req.body.reserved ?? undefined,
+        }),
     );
   };
 }

@@ -46,7 +46,8 @@ export function reservedRoutes(ctx: Ctx): FastifyPluginAsyncTypebox {
         },
         config: { operationId: 'postReserveIp', scopes: ['ips:read_write'] },
       },
-      (req) => svc.reserve(principal(req), req.body),
+      (req) =>
+        svc.reserve(principal(req), { region: req.body.region, tags: req.body.tags ?? undefined }),
     );
     app.get(
       '/networking/reserved/ips/:address',
@@ -73,7 +74,7 @@ export function reservedRoutes(ctx: Ctx): FastifyPluginAsyncTypebox {
         },
         config: { operationId: 'putReservedIp', scopes: ['ips:read_write'] },
       },
-      (req) => svc.update(principal(req), req.params.address, req.body),
+      (req) => svc.update(principal(req), req.params.address, { tags: req.body.tags ?? undefined }),
     );
     app.delete(
       '/networking/reserved/ips/:address',

@@ -466,6 +466,35 @@ describe('reserved IPv4 addresses', () => {
     expect((await t.get(RESERVED)).body.results).toBe(2);
   });
 
+  it('null optional fields mean not given (reserve, update, create, add, allocate, updateIP)', async () => {
+    const r = await reserve(t, { tags: null });
+    expect(r.status, r.text).toBe(200);
+    expect(r.body.tags).toEqual([]);
+    expect((await t.put(`${RESERVED}/${r.body.address}`, { tags: null })).status).toBe(200);
+    const inst = await t.post('/v4/compute/instances', createBody(null));
+    expect(inst.status, inst.text).toBe(200);
+    await t.settle();
+    const add = await t.post(`/v4/compute/instances/${inst.body.id}/ips`, {
+      type: 'ipv4',
+      public: true,
+      address: null,
+    });
+    expect(add.status, add.text).toBe(200);
+    expect(add.body.reserved).toBe(false);
+    const alloc = await t.post('/v4/networking/ips', {
+      type: 'ipv4',
+      public: false,
+      compute_id: inst.body.id,
+      reserved: null,
+      region: null,
+    });
+    expect(alloc.status, alloc.text).toBe(200);
+    expect(alloc.body).toMatchObject({ public: false, reserved: false });
+    const up = await t.put(`/v4/networking/ips/${inst.body.ipv4[0]}`, { reserved: null });
+    expect(up.status, up.text).toBe(200);
+    expect((await t.get(RESERVED)).body.results).toBe(1);
+  });
+
   it('envToConfig: STRATUS_RESERVED_IPV4_LIMIT is a count (10 by default)', () => {
     const base = { DATABASE_URL: 'sqlite::memory:' };
     expect(envToConfig(base).reservedIpv4Limit).toBe(10);
