@@ -82,7 +82,7 @@ export async function billReservedIp(db: Database, ipId: number, nowIso: string)
     .where('id', '=', ipId)
     .executeTakeFirst();
   const owner = { entityType: 'reserved_ipv4_address', entityId: ipId };
-  if (!ip || ip.reserved !== 1) return closeFacts(db, owner, at(nowIso));
+  if (ip?.reserved !== 1) return closeFacts(db, owner, at(nowIso));
   const line: BillableLine = {
     kind: 'reserved_ipv4',
     ref: ip.address,
