@@ -57,13 +57,13 @@ export class CloneService {
           if (b[f] !== undefined) fe.add(f, `${f} is only for a new instance`);
         if (b.metadata?.user_data !== undefined)
           fe.add('metadata.user_data', 'user_data cannot be given for an existing target');
-        if (b.placement_group !== undefined)
+        if (b.placement_group != null)
           fe.add('placement_group', 'placement_group is only for a new instance');
       } else {
         this.checkNew(fe, src, b);
-        if (b.placement_group !== undefined && !this.d.placement)
+        if (b.placement_group != null && !this.d.placement)
           fe.add('placement_group.id', 'Placement group not found.');
-        await this.d.placement?.check(tx, p, fe, b.placement_group, b.region);
+        await this.d.placement?.check(tx, p, fe, b.placement_group ?? undefined, b.region);
       }
       const sel = await selectForClone(tx, src.id, b.configs, b.disks);
       if ('field' in sel) fe.add(sel.field, sel.reason);
@@ -253,7 +253,7 @@ export class CloneService {
         now,
       );
     }
-    if (b.placement_group !== undefined && this.d.placement)
+    if (b.placement_group != null && this.d.placement)
       await this.d.placement.joinAtCreate(tx, p, b.placement_group, {
         id,
         label: b.label ?? `compute${id}`,

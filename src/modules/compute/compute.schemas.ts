@@ -154,7 +154,7 @@ export const CreateComputeBody = Type.Object({
   tags: Type.Optional(Type.Array(Type.String({ minLength: 3, maxLength: 50 }))),
   interfaces: Type.Optional(Type.Array(InterfaceRequestSchema, { maxItems: 3 })),
   /** The placement group the new instance joins (placement area). */
-  placement_group: Type.Optional(PlacementAssignment),
+  placement_group: Type.Optional(Nullable(PlacementAssignment)),
   /** One reserved address of the account: the instance's public IPv4 instead of a new one. */
   ipv4: Type.Optional(Nullable(Type.Array(Type.String()))),
   metadata: Type.Optional(Type.Object({ user_data: Type.Optional(Type.String()) })),

@@ -186,9 +186,9 @@ export class InstancesService {
       }
     }
     const stackscript = await checkStackScript(this.d.db, fe, p, b, imageId);
-    if (b.placement_group !== undefined && !this.d.placement)
+    if (b.placement_group != null && !this.d.placement)
       fe.add('placement_group.id', 'Placement group not found.');
-    await this.d.placement?.check(this.d.db, p, fe, b.placement_group, region?.id);
+    await this.d.placement?.check(this.d.db, p, fe, b.placement_group ?? undefined, region?.id);
     // `ipv4`: a reserved address becomes the instance's public IPv4 (networking area).
     const wantsReserved = b.ipv4 !== undefined && b.ipv4 !== null && b.ipv4.length > 0;
     if (wantsReserved) {
@@ -277,7 +277,7 @@ export class InstancesService {
       }
       if (b.firewall_id !== undefined && this.d.firewalls)
         await this.d.firewalls.assignOnCreate(tx, p, b.firewall_id, id);
-      if (b.placement_group !== undefined && this.d.placement)
+      if (b.placement_group != null && this.d.placement)
         await this.d.placement.joinAtCreate(tx, p, b.placement_group, { id, label });
       if (stackscript) await recordDeployment(tx, stackscript, id, p.accountId, now);
       if (b.tags) await setTags(tx, p.accountId, 'compute', id, b.tags);

@@ -65,7 +65,7 @@ export class MigrateService {
       if (target && current && !typeAvailableIn(target, current) && !upgradeTo)
         throw errors.invalidField('region', 'The instance\u2019s type is not available there');
       if (target) await this.assertCanChangeDatacenter(tx, inst, target.id);
-      if (b.placement_group !== undefined) {
+      if (b.placement_group != null) {
         if (!this.d.placement)
           throw errors.invalidField('placement_group.id', 'Placement group not found.');
         await this.d.placement.checkMigration(
@@ -80,7 +80,7 @@ export class MigrateService {
       await this.instances.assertDisksIdle(tx, inst);
 
       const pending: PendingMigration = { kind: target ? 'datacenter' : 'host' };
-      if (b.placement_group !== undefined) pending.placementGroupId = b.placement_group.id;
+      if (b.placement_group != null) pending.placementGroupId = b.placement_group.id;
       if (upgradeTo) pending.type = upgradeTo;
       if (target) {
         pending.region = target.id;

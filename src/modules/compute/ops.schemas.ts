@@ -17,7 +17,7 @@ export const MigrateBody = Type.Object({
   upgrade: Type.Optional(Type.Boolean({ default: false })),
   type: Type.Optional(Type.String({ enum: ['warm', 'cold'], default: 'cold' })),
   /** The placement group the instance moves into (in the target region). */
-  placement_group: Type.Optional(PlacementAssignment),
+  placement_group: Type.Optional(Nullable(PlacementAssignment)),
 });
 
 export const PasswordBody = Type.Object({ root_pass: Type.String() });
@@ -69,5 +69,5 @@ export const CloneBody = Type.Object({
   private_ip: Type.Optional(Type.Boolean()),
   metadata: Type.Optional(Type.Object({ user_data: Type.Optional(Type.String()) })),
   /** The placement group a new target joins. */
-  placement_group: Type.Optional(PlacementAssignment),
+  placement_group: Type.Optional(Nullable(PlacementAssignment)),
 });

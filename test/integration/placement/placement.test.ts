@@ -366,4 +366,24 @@ describe('placement groups', () => {
     const creator = await createTestUser(t, { global: { add_computes: true } });
     expect((await t.get(G, { token: creator.token })).body.results).toBe(2);
   });
+
+  it('createCompute, cloneCompute, migrateCompute: placement_group null means no group', async () => {
+    const r = await t.post('/v4/compute/instances', {
+      region: 'us-east',
+      type: 'g6-nanode-1',
+      placement_group: null,
+    });
+    expect(r.status, r.text).toBe(200);
+    expect(r.body.placement_group).toBeNull();
+    await t.settle();
+    const c = await t.post(`/v4/compute/instances/${r.body.id}/clone`, {
+      region: 'us-east',
+      type: 'g6-nanode-1',
+      placement_group: null,
+    });
+    expect(c.status, c.text).toBe(200);
+    await t.settle();
+    const m = await t.post(`/v4/compute/instances/${r.body.id}/migrate`, { placement_group: null });
+    expect(m.status, m.text).toBe(200);
+  });
 });
