@@ -41,8 +41,10 @@ import {
   IPV4_ONLY,
   ipRef,
   ipv4Api,
+  RESERVED_TYPE,
   toApiReserved,
 } from './reserved.repository.js';
+import { tagsOf } from '../tags/tags.repository.js';
 import type { ReservedIpsService } from './reserved.service.js';
 import { refuseIfSubresourcesLocked } from '../locks/locks.repository.js';
 
@@ -594,6 +596,24 @@ export class IpsService {
       ),
     ]);
     for (const r of page.data) if (r.type === 'ipv4') r.vpc_nat_1_1 = nats.get(r.address) ?? null;
+    // Reserved addresses show their tags, as the recorded list does.
+    const reserved = page.data.filter((r) => r.reserved).map((r) => r.address);
+    if (reserved.length > 0) {
+      const rows = await db.db
+        .selectFrom('ip_addresses')
+        .select(['id', 'address'])
+        .where('account_id', '=', p.accountId)
+        .where('reserved', '=', 1)
+        .where('address', 'in', reserved)
+        .execute();
+      const tags = await tagsOf(
+        db,
+        RESERVED_TYPE,
+        rows.map((r) => r.id),
+      );
+      const byAddress = new Map(rows.map((r) => [r.address, tags.get(r.id) ?? []]));
+      for (const r of page.data) if (r.reserved) r.tags = byAddress.get(r.address) ?? [];
+    }
     return page;
   }
 

@@ -179,12 +179,15 @@ describe('reserved IPv4 addresses', () => {
   it('getIPs: an unassigned reserved address is listed with compute_id null; X-Filter on reserved', async () => {
     const inst = await instance(t);
     const a = await reserved(t);
+    expect((await t.put(`${RESERVED}/${a}`, { tags: ['edge-lb'] })).status).toBe(200);
     const all = await t.get('/v4/networking/ips', { filter: { type: 'ipv4' } });
     expect(all.body.data.map((i: any) => i.address).sort()).toEqual([a, inst.ipv4[0]].sort());
+    expect(all.body.data.find((i: any) => i.address === inst.ipv4[0]).tags).toBeUndefined();
     const only = await t.get('/v4/networking/ips', { filter: { reserved: true } });
     expect(only.body.data).toEqual([
       expect.objectContaining({
         address: a,
+        tags: ['edge-lb'],
         compute_id: null,
         assigned_entity: null,
         reserved: true,
