@@ -43,6 +43,8 @@ export interface Config {
   readonly s3VirtualHosts: boolean;
   /** STRATUS_BLOB_*: where bytes are kept (local disk or an S3-compatible cluster). */
   readonly blob: BlobConfig;
+  /** STRATUS_CONSOLE_DIR: another build of the web console (default: the package's dist/console). */
+  readonly consoleDir: string | undefined;
 }
 
 const TIMINGS: readonly TimingProfile[] = ['instant', 'fast', 'realistic'];
@@ -169,6 +171,10 @@ export function envToConfig(env: RawEnv): Config {
     s3Endpoint: s3Endpoint(env.STRATUS_S3_ENDPOINT),
     s3VirtualHosts: onOff('STRATUS_S3_VIRTUAL_HOSTS', env.STRATUS_S3_VIRTUAL_HOSTS, false),
     blob: blobConfig(env),
+    consoleDir:
+      env.STRATUS_CONSOLE_DIR && env.STRATUS_CONSOLE_DIR !== ''
+        ? path.resolve(env.STRATUS_CONSOLE_DIR)
+        : undefined,
   });
 }
 

@@ -1,4 +1,4 @@
-import { getOperatorToken, getSession, setSession } from './session';
+import { getOperatorToken, getSession, type Session, setSession } from './session';
 import { refreshSession } from './oauth';
 
 /** One element of the API's error envelope. */
@@ -64,6 +64,19 @@ function urlOf(path: string, o: CallOptions): string {
   return `${base}${path}${qs ? `?${qs}` : ''}`;
 }
 
+let refreshing: Promise<boolean> | undefined;
+
+/**
+ * One refresh at a time: refresh tokens rotate, and the login service revokes the whole family
+ * when a used one comes back, so calls that fail together must share one refresh.
+ */
+function refreshOnce(s: Session): Promise<boolean> {
+  refreshing ??= refreshSession(s).finally(() => {
+    refreshing = undefined;
+  });
+  return refreshing;
+}
+
 /** Calls the API (`/v4`) or an operator endpoint; throws ApiError on a failure. */
 export async function api<T = unknown>(
   method: string,
@@ -74,9 +87,10 @@ export async function api<T = unknown>(
   const token = o.operator ? getOperatorToken() : getSession()?.token;
   let res = await send(method, url, o, token);
   if (res.status === 401 && !o.operator) {
-    // An OAuth access token lives 2 hours: one refresh, then the call again.
+    // An OAuth access token lives 2 hours: one refresh (shared), then the call again.
     const s = getSession();
-    if (s?.kind === 'oauth' && s.refresh && (await refreshSession(s)))
+    if (s && s.token !== token) res = await send(method, url, o, s.token);
+    else if (s?.kind === 'oauth' && s.refresh && (await refreshOnce(s)))
       res = await send(method, url, o, getSession()?.token);
     else if (s) setSession(undefined);
   }

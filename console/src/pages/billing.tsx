@@ -23,10 +23,12 @@ export function Billing() {
   const writable = can.account === 'read_write';
   const account = useQuery({ queryKey: ['/account'], queryFn: () => get<{ balance: number; balance_uninvoiced: number }>('/account') });
   const invoices = useQuery({ queryKey: ['/account/invoices', 'all'], queryFn: () => all<Invoice>('/account/invoices') });
+  // The server's clock (an operator may have moved it), for this month's bar.
+  const info = useQuery({ queryKey: ['info'], queryFn: async () => (await (await fetch('/_stratus/info')).json()) as { clock: { now: string } } });
   const refresh = () => client.invalidateQueries();
   // One bar per invoiced month (oldest first) and this month's accrual so far as the last one.
   const months = [...(invoices.data ?? [])].reverse();
-  const now = Date.now();
+  const now = info.data ? Date.parse(info.data.clock.now) : Date.now();
   const points = [...months.map((i) => [Date.parse(`${i.date}Z`), i.total]), ...(account.data ? [[now, account.data.balance_uninvoiced]] : [])];
   return (
     <>
@@ -52,7 +54,7 @@ export function Billing() {
         title="Invoices"
         rowKey={(i) => i.id}
         columns={[
-          { key: 'label', label: 'Invoice', render: (i) => <Link to={`/console/billing/invoices/${i.id}`}>{i.label}</Link> },
+          { key: 'label', label: 'Invoice', render: (i) => <Link to={`/console/billing/invoices/${i.id}`}>{`${i.label} ${i.id}`}</Link> },
           { key: 'date', label: 'Date' },
           { key: 'subtotal', label: 'Subtotal', render: (i) => usd(i.subtotal) },
           { key: 'tax', label: 'Tax', render: (i) => usd(i.tax) },

@@ -13,7 +13,11 @@ export const CONSOLE_DIST = fileURLToPath(new URL('../../../dist/console/', impo
 export class ConsoleFiles {
   private cached: { mtimeMs: number; html: string } | undefined;
 
-  constructor(readonly dir: string = CONSOLE_DIST) {}
+  readonly dir: string;
+
+  constructor(dir: string | undefined) {
+    this.dir = dir ?? CONSOLE_DIST;
+  }
 
   get assets(): string {
     return path.join(this.dir, 'assets');

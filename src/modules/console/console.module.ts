@@ -12,6 +12,6 @@ export const consoleModule = defineArea({
   name: 'console',
   needs: [],
   tables: [],
-  services: () => ({ files: new ConsoleFiles() }),
+  services: ({ config }) => ({ files: new ConsoleFiles(config.consoleDir) }),
   internal: (ctx) => [consoleRoutes(ctx)],
 });
