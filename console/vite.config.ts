@@ -17,7 +17,10 @@ async function compress(dir: string, files: string[]): Promise<void> {
     if (!/\.(js|css|svg)$/.test(f)) continue;
     const file = path.join(dir, f);
     const bytes = await readFile(file);
-    await writeFile(`${file}.br`, await br(bytes, { params: { [constants.BROTLI_PARAM_QUALITY]: 11 } }));
+    await writeFile(
+      `${file}.br`,
+      await br(bytes, { params: { [constants.BROTLI_PARAM_QUALITY]: 11 } }),
+    );
     await writeFile(`${file}.gz`, await gz(bytes, { level: 9 }));
   }
 }

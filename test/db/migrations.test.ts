@@ -118,7 +118,10 @@ describe('migrations', () => {
     const db = Database.connect(url, { poolSize: 1 });
     try {
       await migrateTo(db.db, db.dialect, '0020-oauth-security');
-      const owner = await bootstrapAccount(db, new FakeClock(), { email: 'o@example.com', username: 'o' });
+      const owner = await bootstrapAccount(db, new FakeClock(), {
+        email: 'o@example.com',
+        username: 'o',
+      });
       const client = await db.db
         .insertInto('oauth_clients')
         .values({
@@ -154,7 +157,11 @@ describe('migrations', () => {
         .orderBy('client_id')
         .execute();
       expect(clients).toEqual([
-        { client_id: 'c0ffee00c0ffee00c0ff', account_id: owner.accountId, redirect_uri: 'https://app.example.com/cb' },
+        {
+          client_id: 'c0ffee00c0ffee00c0ff',
+          account_id: owner.accountId,
+          redirect_uri: 'https://app.example.com/cb',
+        },
         { client_id: 'stratus-console', account_id: null, redirect_uri: '/console/callback' },
       ]);
       expect(await db.db.selectFrom('oauth_apps').select('client_pk').execute()).toEqual([

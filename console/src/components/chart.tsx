@@ -43,7 +43,10 @@ export function Chart({
     void import('uplot').then(({ default: UPlot }) => {
       if (cancelled) return;
       const xs = series[0]?.points.map((p) => (p[0] ?? 0) / 1000) ?? [];
-      const data = [xs, ...series.map((s) => s.points.map((p) => p[1] ?? null))] as uPlot.AlignedData;
+      const data = [
+        xs,
+        ...series.map((s) => s.points.map((p) => p[1] ?? null)),
+      ] as uPlot.AlignedData;
       plot = new UPlot(
         {
           width,
@@ -84,7 +87,12 @@ export function Chart({
           </span>
         ) : null}
       </figcaption>
-      <div ref={box} className="chart" role="img" aria-label={`${title}: chart of ${series.map((s) => s.label).join(', ')}`} />
+      <div
+        ref={box}
+        className="chart"
+        role="img"
+        aria-label={`${title}: chart of ${series.map((s) => s.label).join(', ')}`}
+      />
     </figure>
   );
 }

@@ -79,7 +79,11 @@ export function Form({
     Object.fromEntries(
       fields.map((f) => [
         f.name,
-        f.type === 'checkbox' ? f.initial === true : f.initial === undefined ? '' : String(f.initial),
+        f.type === 'checkbox'
+          ? f.initial === true
+          : f.initial === undefined
+            ? ''
+            : String(f.initial),
       ]),
     ),
   );
@@ -90,8 +94,17 @@ export function Form({
   const rest: string[] = [];
   if (error instanceof ApiError)
     for (const e of error.errors) {
-      const name = fields.find((f) => e.field === f.name || e.field?.startsWith(`${f.name}.`) || e.field?.startsWith(`${f.name}[`))?.name;
-      if (name) byField.set(name, `${byField.get(name) ? `${byField.get(name)} ` : ''}${e.field === name ? '' : `${e.field}: `}${e.reason}`);
+      const name = fields.find(
+        (f) =>
+          e.field === f.name ||
+          e.field?.startsWith(`${f.name}.`) ||
+          e.field?.startsWith(`${f.name}[`),
+      )?.name;
+      if (name)
+        byField.set(
+          name,
+          `${byField.get(name) ? `${byField.get(name)} ` : ''}${e.field === name ? '' : `${e.field}: `}${e.reason}`,
+        );
       else rest.push(e.field ? `${e.field}: ${e.reason}` : e.reason);
     }
   const submit = async (ev: FormEvent) => {
@@ -167,7 +180,11 @@ export function Form({
             );
           if (f.type === 'select')
             input = (
-              <select {...common} value={String(raw[f.name] ?? '')} onChange={(e) => set(e.target.value)}>
+              <select
+                {...common}
+                value={String(raw[f.name] ?? '')}
+                onChange={(e) => set(e.target.value)}
+              >
                 {f.required ? null : <option value="">—</option>}
                 {f.required && raw[f.name] === '' ? <option value="">Choose…</option> : null}
                 {(f.options ?? []).map((o) => (
@@ -187,7 +204,9 @@ export function Form({
               />
             );
           else if (f.type === 'file')
-            input = <input {...common} type="file" onChange={(e) => set(e.target.files?.[0] ?? null)} />;
+            input = (
+              <input {...common} type="file" onChange={(e) => set(e.target.files?.[0] ?? null)} />
+            );
           else
             input = (
               <input

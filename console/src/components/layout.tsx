@@ -1,5 +1,5 @@
 import { useQueryClient } from '@tanstack/react-query';
-import { useEffect, useState } from 'react';
+import { useState } from 'react';
 import { Navigate, NavLink, Outlet, useLocation } from 'react-router';
 import { useServes } from '../lib/openapi';
 import { useEventPoller } from '../lib/events';
@@ -54,7 +54,11 @@ const NAV: { title: string; items: NavItem[] }[] = [
     items: [
       { to: '/console/account', label: 'Account & users', show: (c) => c.account !== null },
       { to: '/console/billing', label: 'Billing', show: (c) => c.account !== null },
-      { to: '/console/transfers', label: 'Transfers & maintenance', show: (c) => c.account !== null },
+      {
+        to: '/console/transfers',
+        label: 'Transfers & maintenance',
+        show: (c) => c.account !== null,
+      },
       { to: '/console/events', label: 'Events', show: () => true },
       { to: '/console/profile', label: 'My profile', show: () => true },
     ],
@@ -69,11 +73,14 @@ export function Layout() {
   const grants = useGrants(profile.data);
   const serves = useServes();
   const client = useQueryClient();
-  const [menu, setMenu] = useState(false);
+  // The menu (narrow screens) is open for the page it was opened on: a new page closes it.
+  const [menuFor, setMenuFor] = useState<string>();
+  const menu = menuFor === location.pathname;
   useEventPoller(session !== undefined);
-  useEffect(() => setMenu(false), [location.pathname]);
   if (!session)
-    return <Navigate to={`/console/sign-in?next=${encodeURIComponent(location.pathname)}`} replace />;
+    return (
+      <Navigate to={`/console/sign-in?next=${encodeURIComponent(location.pathname)}`} replace />
+    );
   if (profile.error) return <ErrorBox error={profile.error} />;
   if (!profile.data || (profile.data.restricted && !grants.data && !grants.error))
     return <Loading what="Signing in" />;
@@ -92,7 +99,7 @@ export function Layout() {
           className="menu-toggle secondary"
           aria-expanded={menu}
           aria-controls="nav"
-          onClick={() => setMenu(!menu)}
+          onClick={() => setMenuFor(menu ? undefined : location.pathname)}
         >
           Menu
         </button>

@@ -11,11 +11,21 @@ export interface FilterSpec {
 }
 
 /** One page of a collection, refetched when the event feed says something changed. */
-export function usePage<T>(path: string, page: number, pageSize: number, filter?: unknown, o: CallOptions = {}) {
+export function usePage<T>(
+  path: string,
+  page: number,
+  pageSize: number,
+  filter?: unknown,
+  o: CallOptions = {},
+) {
   return useQuery({
     queryKey: [path, { page, pageSize, filter, operator: o.operator }],
     queryFn: () =>
-      get<Page<T>>(path, { ...o, query: { ...(o.query ?? {}), page, page_size: pageSize }, filter }),
+      get<Page<T>>(path, {
+        ...o,
+        query: { ...(o.query ?? {}), page, page_size: pageSize },
+        filter,
+      }),
     placeholderData: (prev) => prev,
   });
 }
@@ -54,7 +64,10 @@ export function ListView<T extends object>({
   const [draft, setDraft] = useState<Record<string, string>>({});
   const [filter, setFilter] = useState<Record<string, unknown> | undefined>();
   const effective = baseFilter || filter ? { ...baseFilter, ...filter } : undefined;
-  const q = usePage<T>(path, page, pageSize, effective, { ...(operator ? { operator } : {}), ...(query ? { query } : {}) });
+  const q = usePage<T>(path, page, pageSize, effective, {
+    ...(operator ? { operator } : {}),
+    ...(query ? { query } : {}),
+  });
   const apply = (e: FormEvent) => {
     e.preventDefault();
     const f: Record<string, unknown> = {};
@@ -139,9 +152,19 @@ export function ListView<T extends object>({
       <ErrorBox error={q.error} />
       {q.data ? (
         <>
-          <Table rows={q.data.data} columns={columns} caption={title} {...(rowKey ? { rowKey } : {})} />
+          <Table
+            rows={q.data.data}
+            columns={columns}
+            caption={title}
+            {...(rowKey ? { rowKey } : {})}
+          />
           <nav className="pager" aria-label={`${title} pages`}>
-            <button type="button" className="secondary" disabled={page <= 1} onClick={() => setPage(page - 1)}>
+            <button
+              type="button"
+              className="secondary"
+              disabled={page <= 1}
+              onClick={() => setPage(page - 1)}
+            >
               Previous
             </button>
             <span>

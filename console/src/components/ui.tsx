@@ -4,13 +4,14 @@ import { ApiError } from '../lib/api';
 /** A status as a labelled badge (colour is never the only signal: the word is written). */
 export function Status({ value }: { value: string | null | undefined }) {
   const v = value ?? 'unknown';
-  const tone = /^(running|active|enabled|finished|successful|completed|paid|ready|ok|accepted)$/.test(v)
-    ? 'ok'
-    : /(fail|error|declined|offline|deleted|canceled|cancelled|stale)/.test(v)
-      ? 'bad'
-      : /^(offline|stopped|disabled|notification|pending|unknown)$/.test(v)
-        ? 'idle'
-        : 'busy';
+  const tone =
+    /^(running|active|enabled|finished|successful|completed|paid|ready|ok|accepted)$/.test(v)
+      ? 'ok'
+      : /(fail|error|declined|offline|deleted|canceled|cancelled|stale)/.test(v)
+        ? 'bad'
+        : /^(offline|stopped|disabled|notification|pending|unknown)$/.test(v)
+          ? 'idle'
+          : 'busy';
   return <span className={`badge ${tone}`}>{v.replace(/_/g, ' ')}</span>;
 }
 
@@ -59,7 +60,8 @@ export function show(v: unknown): ReactNode {
   if (v === null || v === undefined || v === '') return <span className="muted">—</span>;
   if (typeof v === 'boolean') return v ? 'yes' : 'no';
   if (Array.isArray(v)) {
-    if (v.every((x) => typeof x !== 'object')) return v.join(', ') || <span className="muted">—</span>;
+    if (v.every((x) => typeof x !== 'object'))
+      return v.join(', ') || <span className="muted">—</span>;
     return <code className="json">{JSON.stringify(v)}</code>;
   }
   if (typeof v === 'object') return <code className="json">{JSON.stringify(v)}</code>;
@@ -86,7 +88,7 @@ export function Table<T extends object>({
 }) {
   return (
     // biome-ignore lint/a11y/noNoninteractiveTabindex: a scrolling region must be reachable by keyboard.
-    <div className="table-wrap" tabIndex={0} role="region" aria-label={caption}>
+    <section className="table-wrap" tabIndex={0} aria-label={caption}>
       <table>
         <caption className="sr-only">{caption}</caption>
         <thead>
@@ -118,7 +120,7 @@ export function Table<T extends object>({
           )}
         </tbody>
       </table>
-    </div>
+    </section>
   );
 }
 

@@ -17,8 +17,7 @@ function randomString(): string {
 async function sha256(text: string): Promise<Uint8Array> {
   const data = new TextEncoder().encode(text);
   // crypto.subtle exists in secure contexts only (https, localhost): elsewhere a kept library.
-  if (globalThis.crypto?.subtle)
-    return new Uint8Array(await crypto.subtle.digest('SHA-256', data));
+  if (globalThis.crypto?.subtle) return new Uint8Array(await crypto.subtle.digest('SHA-256', data));
   const { sha256: hash } = await import('@noble/hashes/sha2.js');
   return hash(data);
 }

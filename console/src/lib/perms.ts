@@ -63,7 +63,7 @@ const ADD: Record<GrantType, string> = {
 
 /** What the signed-in user may see and do, from its profile and grants. */
 export function permissions(profile: Profile | undefined, grants: Grants | undefined): Can {
-  if (!profile || !profile.restricted)
+  if (!profile?.restricted)
     return {
       unrestricted: true,
       see: () => true,

@@ -12,7 +12,11 @@ import type { Grants } from '../lib/perms';
 const eventColumns = [
   { key: 'created', label: 'When' },
   { key: 'action', label: 'Action' },
-  { key: 'entity', label: 'Entity', render: (e: ApiEvent) => (e.entity ? `${e.entity.type} ${e.entity.label}` : '—') },
+  {
+    key: 'entity',
+    label: 'Entity',
+    render: (e: ApiEvent) => (e.entity ? `${e.entity.type} ${e.entity.label}` : '—'),
+  },
   { key: 'status', label: 'Status', render: (e: ApiEvent) => <Status value={e.status} /> },
   { key: 'percent_complete', label: '%' },
   { key: 'username', label: 'By' },
@@ -23,11 +27,22 @@ export function Dashboard() {
   const can = useCan();
   const count = (path: string, enabled = true) =>
     // biome-ignore lint/correctness/useHookAtTopLevel: called the same number of times on every render.
-    useQuery({ queryKey: [path, 'count'], enabled, queryFn: () => get<Page<unknown>>(path, { query: { page_size: 25 } }) });
+    useQuery({
+      queryKey: [path, 'count'],
+      enabled,
+      queryFn: () => get<Page<unknown>>(path, { query: { page_size: 25 } }),
+    });
   const instances = count('/compute/instances', can.see('compute'));
   const volumes = count('/volumes', can.see('volume'));
   const firewalls = count('/networking/firewalls', can.see('firewall'));
-  const account = useQuery({ queryKey: ['/account'], enabled: can.account !== null, queryFn: () => get<{ balance: number; balance_uninvoiced: number; company: string; email: string }>('/account') });
+  const account = useQuery({
+    queryKey: ['/account'],
+    enabled: can.account !== null,
+    queryFn: () =>
+      get<{ balance: number; balance_uninvoiced: number; company: string; email: string }>(
+        '/account',
+      ),
+  });
   const stat = (label: string, q: { data?: Page<unknown> }, to: string) => (
     <Link className="stat" to={to}>
       <span className="n">{q.data?.results ?? '…'}</span> {label}
@@ -46,7 +61,12 @@ export function Dashboard() {
           </Link>
         ) : null}
       </div>
-      <ListView<ApiEvent> path="/account/events" title="Recent events" columns={eventColumns} rowKey={(e) => e.id} />
+      <ListView<ApiEvent>
+        path="/account/events"
+        title="Recent events"
+        columns={eventColumns}
+        rowKey={(e) => e.id}
+      />
     </>
   );
 }
@@ -84,8 +104,14 @@ interface User {
 export function AccountPage() {
   const can = useCan();
   const client = useQueryClient();
-  const account = useQuery({ queryKey: ['/account'], queryFn: () => get<Record<string, unknown>>('/account') });
-  const settings = useQuery({ queryKey: ['/account/settings'], queryFn: () => get<Record<string, unknown>>('/account/settings') });
+  const account = useQuery({
+    queryKey: ['/account'],
+    queryFn: () => get<Record<string, unknown>>('/account'),
+  });
+  const settings = useQuery({
+    queryKey: ['/account/settings'],
+    queryFn: () => get<Record<string, unknown>>('/account/settings'),
+  });
   const writable = can.account === 'read_write';
   return (
     <>
@@ -97,13 +123,27 @@ export function AccountPage() {
           {writable ? (
             <Disclosure label="Edit contact details">
               <Form
-                fields={['company', 'first_name', 'last_name', 'email', 'phone', 'address_1', 'city', 'state', 'zip', 'country'].map((k) => ({
+                fields={[
+                  'company',
+                  'first_name',
+                  'last_name',
+                  'email',
+                  'phone',
+                  'address_1',
+                  'city',
+                  'state',
+                  'zip',
+                  'country',
+                ].map((k) => ({
                   name: k,
                   label: k.replace(/_/g, ' '),
                   initial: String(account.data[k] ?? ''),
                 }))}
                 submitLabel="Save details"
-                onSubmit={async (v) => { await put('/account', v); await client.invalidateQueries(); }}
+                onSubmit={async (v) => {
+                  await put('/account', v);
+                  await client.invalidateQueries();
+                }}
               />
             </Disclosure>
           ) : null}
@@ -116,11 +156,24 @@ export function AccountPage() {
             <Disclosure label="Edit settings">
               <Form
                 fields={[
-                  { name: 'backups_enabled', label: 'Back up new instances', type: 'checkbox', initial: settings.data.backups_enabled === true },
-                  { name: 'network_helper', label: 'Network helper', type: 'checkbox', initial: settings.data.network_helper === true },
+                  {
+                    name: 'backups_enabled',
+                    label: 'Back up new instances',
+                    type: 'checkbox',
+                    initial: settings.data.backups_enabled === true,
+                  },
+                  {
+                    name: 'network_helper',
+                    label: 'Network helper',
+                    type: 'checkbox',
+                    initial: settings.data.network_helper === true,
+                  },
                 ]}
                 submitLabel="Save settings"
-                onSubmit={async (v) => { await put('/account/settings', v); await client.invalidateQueries(); }}
+                onSubmit={async (v) => {
+                  await put('/account/settings', v);
+                  await client.invalidateQueries();
+                }}
               />
             </Disclosure>
           ) : null}
@@ -132,9 +185,19 @@ export function AccountPage() {
             path="/account/users"
             title="Users"
             rowKey={(u) => u.username}
-            filters={[{ key: 'username', label: 'User name' }, { key: 'email', label: 'Email' }, { key: 'restricted', label: 'Restricted', type: 'boolean' }]}
+            filters={[
+              { key: 'username', label: 'User name' },
+              { key: 'email', label: 'Email' },
+              { key: 'restricted', label: 'Restricted', type: 'boolean' },
+            ]}
             columns={[
-              { key: 'username', label: 'User', render: (u) => <Link to={`/console/account/users/${u.username}`}>{u.username}</Link> },
+              {
+                key: 'username',
+                label: 'User',
+                render: (u) => (
+                  <Link to={`/console/account/users/${u.username}`}>{u.username}</Link>
+                ),
+              },
               { key: 'email', label: 'Email' },
               { key: 'restricted', label: 'Restricted' },
               { key: 'tfa_enabled', label: 'Two-factor' },
@@ -145,18 +208,44 @@ export function AccountPage() {
               fields={[
                 { name: 'username', label: 'User name', required: true },
                 { name: 'email', label: 'Email', type: 'email', required: true },
-                { name: 'restricted', label: 'Restricted (grants decide what it sees)', type: 'checkbox', initial: true },
+                {
+                  name: 'restricted',
+                  label: 'Restricted (grants decide what it sees)',
+                  type: 'checkbox',
+                  initial: true,
+                },
               ]}
               submitLabel="Add user"
-              onSubmit={async (v) => { await post('/account/users', v); await client.invalidateQueries(); }}
+              onSubmit={async (v) => {
+                await post('/account/users', v);
+                await client.invalidateQueries();
+              }}
             />
           </Disclosure>
-          <ListView<{ id: number; username: string; ip: string; datetime: string; status: string; restricted: boolean }>
+          <ListView<{
+            id: number;
+            username: string;
+            ip: string;
+            datetime: string;
+            status: string;
+            restricted: boolean;
+          }>
             path="/account/logins"
             title="Sign-ins"
-            columns={[{ key: 'datetime', label: 'When' }, { key: 'username', label: 'User' }, { key: 'ip', label: 'Address' }, { key: 'status', label: 'Result', render: (r) => <Status value={r.status} /> }]}
+            columns={[
+              { key: 'datetime', label: 'When' },
+              { key: 'username', label: 'User' },
+              { key: 'ip', label: 'Address' },
+              { key: 'status', label: 'Result', render: (r) => <Status value={r.status} /> },
+            ]}
           />
-          <ListView<{ id: string; label: string; redirect_uri: string; public: boolean; status: string }>
+          <ListView<{
+            id: string;
+            label: string;
+            redirect_uri: string;
+            public: boolean;
+            status: string;
+          }>
             path="/account/oauth-clients"
             title="OAuth clients"
             rowKey={(c) => c.id}
@@ -165,7 +254,21 @@ export function AccountPage() {
               { key: 'id', label: 'Client id' },
               { key: 'redirect_uri', label: 'Redirect URI' },
               { key: 'public', label: 'Public' },
-              { key: 'x', label: 'Delete', render: (c) => <ActionButton label="Delete" secondary confirm={`Delete ${c.label}?`} run={async () => { await del(`/account/oauth-clients/${c.id}`); await client.invalidateQueries(); }} /> },
+              {
+                key: 'x',
+                label: 'Delete',
+                render: (c) => (
+                  <ActionButton
+                    label="Delete"
+                    secondary
+                    confirm={`Delete ${c.label}?`}
+                    run={async () => {
+                      await del(`/account/oauth-clients/${c.id}`);
+                      await client.invalidateQueries();
+                    }}
+                  />
+                ),
+              },
             ]}
           />
         </>
@@ -175,8 +278,32 @@ export function AccountPage() {
 }
 
 type Perm = 'read_only' | 'read_write' | null;
-const GLOBAL_FLAGS = ['add_computes', 'add_volumes', 'add_firewalls', 'add_nodebalancers', 'add_vpcs', 'add_images', 'add_stackscripts', 'add_domains', 'add_databases', 'add_longview', 'cancel_account', 'longview_subscription'];
-const TYPES = ['compute', 'volume', 'firewall', 'nodebalancer', 'vpc', 'image', 'stackscript', 'domain', 'database', 'longview'];
+const GLOBAL_FLAGS = [
+  'add_computes',
+  'add_volumes',
+  'add_firewalls',
+  'add_nodebalancers',
+  'add_vpcs',
+  'add_images',
+  'add_stackscripts',
+  'add_domains',
+  'add_databases',
+  'add_longview',
+  'cancel_account',
+  'longview_subscription',
+];
+const TYPES = [
+  'compute',
+  'volume',
+  'firewall',
+  'nodebalancer',
+  'vpc',
+  'image',
+  'stackscript',
+  'domain',
+  'database',
+  'longview',
+];
 
 /** A user: details and, for a restricted user, its grants (global and per entity). */
 export function UserDetail() {
@@ -185,7 +312,11 @@ export function UserDetail() {
   const navigate = useNavigate();
   const path = `/account/users/${username}`;
   const user = useQuery({ queryKey: [path], queryFn: () => get<User>(path) });
-  const grants = useQuery({ queryKey: [`${path}/grants`], enabled: user.data?.restricted === true, queryFn: () => get<Grants>(`${path}/grants`) });
+  const grants = useQuery({
+    queryKey: [`${path}/grants`],
+    enabled: user.data?.restricted === true,
+    queryFn: () => get<Grants>(`${path}/grants`),
+  });
   const [draft, setDraft] = useState<Grants>();
   const [error, setError] = useState<unknown>();
   const [saved, setSaved] = useState(false);
@@ -194,17 +325,30 @@ export function UserDetail() {
   }, [grants.data]);
   if (user.error) return <ErrorBox error={user.error} />;
   if (!user.data) return <Loading />;
-  const entities = (t: string) => ((draft?.[t] as { id: number; label: string; permissions: Perm }[] | undefined) ?? []);
+  const entities = (t: string) =>
+    (draft?.[t] as { id: number; label: string; permissions: Perm }[] | undefined) ?? [];
   const setEntity = (t: string, id: number, p: Perm) => {
     if (!draft) return;
     setSaved(false);
-    setDraft({ ...draft, [t]: entities(t).map((e) => (e.id === id ? { ...e, permissions: p } : e)) });
+    setDraft({
+      ...draft,
+      [t]: entities(t).map((e) => (e.id === id ? { ...e, permissions: p } : e)),
+    });
   };
   return (
     <>
       <div className="page-head">
         <h1>{user.data.username}</h1>
-        <ActionButton label="Delete user" danger confirm={`Delete ${user.data.username}?`} run={async () => { await del(path); await client.invalidateQueries(); navigate('/console/account'); }} />
+        <ActionButton
+          label="Delete user"
+          danger
+          confirm={`Delete ${user.data.username}?`}
+          run={async () => {
+            await del(path);
+            await client.invalidateQueries();
+            navigate('/console/account');
+          }}
+        />
       </div>
       <Section title="User">
         <Details value={user.data as unknown as Record<string, unknown>} />
@@ -212,10 +356,18 @@ export function UserDetail() {
           <Form
             fields={[
               { name: 'email', label: 'Email', type: 'email', initial: user.data.email },
-              { name: 'restricted', label: 'Restricted', type: 'checkbox', initial: user.data.restricted },
+              {
+                name: 'restricted',
+                label: 'Restricted',
+                type: 'checkbox',
+                initial: user.data.restricted,
+              },
             ]}
             submitLabel="Save user"
-            onSubmit={async (v) => { await put(path, v); await client.invalidateQueries(); }}
+            onSubmit={async (v) => {
+              await put(path, v);
+              await client.invalidateQueries();
+            }}
           />
         </Disclosure>
       </Section>
@@ -226,7 +378,16 @@ export function UserDetail() {
             <>
               <h3>Global</h3>
               <label htmlFor="account-access">Account access</label>
-              <select id="account-access" value={draft.global.account_access ?? ''} onChange={(e) => setDraft({ ...draft, global: { ...draft.global, account_access: (e.target.value || null) as Perm } })}>
+              <select
+                id="account-access"
+                value={draft.global.account_access ?? ''}
+                onChange={(e) =>
+                  setDraft({
+                    ...draft,
+                    global: { ...draft.global, account_access: (e.target.value || null) as Perm },
+                  })
+                }
+              >
                 <option value="">none</option>
                 <option value="read_only">read only</option>
                 <option value="read_write">read and write</option>
@@ -234,7 +395,13 @@ export function UserDetail() {
               <div>
                 {GLOBAL_FLAGS.filter((f) => f in draft.global).map((f) => (
                   <label key={f} className="inline">
-                    <input type="checkbox" checked={draft.global[f] === true} onChange={(e) => setDraft({ ...draft, global: { ...draft.global, [f]: e.target.checked } })} />
+                    <input
+                      type="checkbox"
+                      checked={draft.global[f] === true}
+                      onChange={(e) =>
+                        setDraft({ ...draft, global: { ...draft.global, [f]: e.target.checked } })
+                      }
+                    />
                     {f.replace(/_/g, ' ')}
                   </label>
                 ))}
@@ -245,7 +412,11 @@ export function UserDetail() {
                   {entities(t).map((e) => (
                     <div key={e.id} className="filter">
                       <label htmlFor={`g-${t}-${e.id}`}>{e.label}</label>
-                      <select id={`g-${t}-${e.id}`} value={e.permissions ?? ''} onChange={(ev) => setEntity(t, e.id, (ev.target.value || null) as Perm)}>
+                      <select
+                        id={`g-${t}-${e.id}`}
+                        value={e.permissions ?? ''}
+                        onChange={(ev) => setEntity(t, e.id, (ev.target.value || null) as Perm)}
+                      >
                         <option value="">none</option>
                         <option value="read_only">read only</option>
                         <option value="read_write">read and write</option>
@@ -261,7 +432,12 @@ export function UserDetail() {
                     setError(undefined);
                     try {
                       const body: Record<string, unknown> = { global: draft.global };
-                      for (const t of TYPES) if (entities(t).length > 0) body[t] = entities(t).map((e) => ({ id: e.id, permissions: e.permissions }));
+                      for (const t of TYPES)
+                        if (entities(t).length > 0)
+                          body[t] = entities(t).map((e) => ({
+                            id: e.id,
+                            permissions: e.permissions,
+                          }));
                       await put(`${path}/grants`, body);
                       setSaved(true);
                       await client.invalidateQueries();
@@ -272,7 +448,11 @@ export function UserDetail() {
                 >
                   Save grants
                 </button>
-                {saved ? <span className="ok-text" role="status">Grants saved.</span> : null}
+                {saved ? (
+                  <span className="ok-text" role="status">
+                    Grants saved.
+                  </span>
+                ) : null}
               </div>
             </>
           ) : (

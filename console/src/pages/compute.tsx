@@ -24,7 +24,11 @@ export interface Instance {
   backups: { enabled: boolean };
 }
 
-const statusCol = { key: 'status', label: 'Status', render: (r: { status: string }) => <Status value={r.status} /> };
+const statusCol = {
+  key: 'status',
+  label: 'Status',
+  render: (r: { status: string }) => <Status value={r.status} />,
+};
 
 /** The instances list, with the API's filters. */
 export function Instances() {
@@ -52,7 +56,11 @@ export function Instances() {
         ]}
         orderBy={['label', 'created', 'region', 'type']}
         columns={[
-          { key: 'label', label: 'Label', render: (r) => <Link to={`/console/instances/${r.id}`}>{r.label}</Link> },
+          {
+            key: 'label',
+            label: 'Label',
+            render: (r) => <Link to={`/console/instances/${r.id}`}>{r.label}</Link>,
+          },
           statusCol,
           { key: 'region', label: 'Region' },
           { key: 'type', label: 'Plan' },
@@ -83,25 +91,61 @@ export function CreateInstance() {
   const vpcs = useQuery({
     queryKey: ['options', 'vpc-subnets'],
     queryFn: async () =>
-      (await get<Page<{ id: number; label: string; region: string; subnets: { id: number; label: string; ipv4: string }[] }>>('/vpcs', { query: { page_size: 500 } })).data,
+      (
+        await get<
+          Page<{
+            id: number;
+            label: string;
+            region: string;
+            subnets: { id: number; label: string; ipv4: string }[];
+          }>
+        >('/vpcs', { query: { page_size: 500 } })
+      ).data,
   });
-  const keys = useOptions<{ id: number; label: string; ssh_key: string }>('/profile/sshkeys', (k) => ({
-    value: k.ssh_key,
-    label: k.label,
-  }));
+  const keys = useOptions<{ id: number; label: string; ssh_key: string }>(
+    '/profile/sshkeys',
+    (k) => ({
+      value: k.ssh_key,
+      label: k.label,
+    }),
+  );
   const subnets = (vpcs.data ?? []).flatMap((v) =>
-    v.subnets.map((s) => ({ value: String(s.id), label: `${v.label} / ${s.label} (${s.ipv4}, ${v.region})` })),
+    v.subnets.map((s) => ({
+      value: String(s.id),
+      label: `${v.label} / ${s.label} (${s.ipv4}, ${v.region})`,
+    })),
   );
   const fields: FieldSpec[] = [
     { name: 'label', label: 'Label', help: '3 to 64 characters; a default is chosen when empty.' },
     { name: 'region', label: 'Region', type: 'select', options: regions, required: true },
     { name: 'type', label: 'Plan', type: 'select', options: types, required: true },
     { name: 'image', label: 'Image', type: 'select', options: images },
-    { name: 'stackscript_id', label: 'StackScript (instead of a plain image)', type: 'select', options: stackscripts },
-    { name: 'stackscript_data', label: 'StackScript answers (JSON)', type: 'json', placeholder: '{"name": "value"}' },
-    { name: 'root_pass', label: 'Root password', type: 'password', help: 'Required with an image; it must be strong.' },
+    {
+      name: 'stackscript_id',
+      label: 'StackScript (instead of a plain image)',
+      type: 'select',
+      options: stackscripts,
+    },
+    {
+      name: 'stackscript_data',
+      label: 'StackScript answers (JSON)',
+      type: 'json',
+      placeholder: '{"name": "value"}',
+    },
+    {
+      name: 'root_pass',
+      label: 'Root password',
+      type: 'password',
+      help: 'Required with an image; it must be strong.',
+    },
     { name: 'authorized_keys', label: 'SSH keys (one a line)', type: 'list' },
-    { name: 'subnet', label: 'VPC subnet', type: 'select', options: subnets, help: 'Adds a VPC interface beside the public one.' },
+    {
+      name: 'subnet',
+      label: 'VPC subnet',
+      type: 'select',
+      options: subnets,
+      help: 'Adds a VPC interface beside the public one.',
+    },
     { name: 'firewall_id', label: 'Firewall', type: 'select', options: firewalls },
     { name: 'tags', label: 'Tags (comma separated)', type: 'list' },
     { name: 'backups_enabled', label: 'Back up automatically', type: 'checkbox' },
@@ -112,7 +156,9 @@ export function CreateInstance() {
       <h1>Create an instance</h1>
       <div className="card">
         {keys.length > 0 ? (
-          <p className="help">Your SSH keys: {keys.map((k) => k.label).join(', ')} (paste the ones to add).</p>
+          <p className="help">
+            Your SSH keys: {keys.map((k) => k.label).join(', ')} (paste the ones to add).
+          </p>
         ) : null}
         <Form
           fields={fields}
@@ -137,7 +183,15 @@ export function CreateInstance() {
   );
 }
 
-const TABS = ['Summary', 'Analytics', 'Network', 'Storage', 'Configurations', 'Backups', 'Settings'] as const;
+const TABS = [
+  'Summary',
+  'Analytics',
+  'Network',
+  'Storage',
+  'Configurations',
+  'Backups',
+  'Settings',
+] as const;
 
 /** One instance: power, its parts, the long operations, live statistics. */
 export function InstanceDetail() {
@@ -184,7 +238,13 @@ export function InstanceDetail() {
       </div>
       <div className="tabs" role="tablist" aria-label="Instance">
         {TABS.map((t) => (
-          <button key={t} type="button" role="tab" aria-selected={tab === t} onClick={() => setTab(t)}>
+          <button
+            key={t}
+            type="button"
+            role="tab"
+            aria-selected={tab === t}
+            onClick={() => setTab(t)}
+          >
             {t}
           </button>
         ))}
@@ -203,8 +263,15 @@ export function InstanceDetail() {
 }
 
 function Summary({ i, path }: { i: Instance; path: string }) {
-  const volumes = useQuery({ queryKey: [`${path}/volumes`], queryFn: () => get<Page<{ id: number; label: string; size: number; status: string }>>(`${path}/volumes`) });
-  const firewalls = useQuery({ queryKey: [`${path}/firewalls`], queryFn: () => get<Page<{ id: number; label: string; status: string }>>(`${path}/firewalls`) });
+  const volumes = useQuery({
+    queryKey: [`${path}/volumes`],
+    queryFn: () =>
+      get<Page<{ id: number; label: string; size: number; status: string }>>(`${path}/volumes`),
+  });
+  const firewalls = useQuery({
+    queryKey: [`${path}/firewalls`],
+    queryFn: () => get<Page<{ id: number; label: string; status: string }>>(`${path}/firewalls`),
+  });
   return (
     <>
       <Section title="Summary">
@@ -215,7 +282,11 @@ function Summary({ i, path }: { i: Instance; path: string }) {
           caption="Attached volumes"
           rows={volumes.data?.data ?? []}
           columns={[
-            { key: 'label', label: 'Label', render: (r) => <Link to={`/console/volumes/${r.id}`}>{r.label}</Link> },
+            {
+              key: 'label',
+              label: 'Label',
+              render: (r) => <Link to={`/console/volumes/${r.id}`}>{r.label}</Link>,
+            },
             { key: 'size', label: 'Size (GB)' },
             { key: 'status', label: 'Status', render: (r) => <Status value={r.status} /> },
           ]}
@@ -226,7 +297,11 @@ function Summary({ i, path }: { i: Instance; path: string }) {
           caption="Firewalls"
           rows={firewalls.data?.data ?? []}
           columns={[
-            { key: 'label', label: 'Label', render: (r) => <Link to={`/console/firewalls/${r.id}`}>{r.label}</Link> },
+            {
+              key: 'label',
+              label: 'Label',
+              render: (r) => <Link to={`/console/firewalls/${r.id}`}>{r.label}</Link>,
+            },
             { key: 'status', label: 'Status', render: (r) => <Status value={r.status} /> },
           ]}
         />
@@ -244,7 +319,11 @@ interface Stats {
 }
 
 function Analytics({ path }: { path: string }) {
-  const q = useQuery({ queryKey: [`${path}/stats`], queryFn: () => get<Stats>(`${path}/stats`), refetchInterval: 60_000 });
+  const q = useQuery({
+    queryKey: [`${path}/stats`],
+    queryFn: () => get<Stats>(`${path}/stats`),
+    refetchInterval: 60_000,
+  });
   if (q.error) return <ErrorBox error={q.error} />;
   if (!q.data) return <Loading />;
   const d = q.data.data;
@@ -281,13 +360,21 @@ interface Ip {
 
 function Network({ path, writable }: { path: string; writable: boolean }) {
   const client = useQueryClient();
-  const q = useQuery({ queryKey: [`${path}/ips`], queryFn: () => get<{ ipv4: Record<string, Ip[] | Ip | null>; ipv6: Record<string, Ip | Ip[] | null> }>(`${path}/ips`) });
+  const q = useQuery({
+    queryKey: [`${path}/ips`],
+    queryFn: () =>
+      get<{ ipv4: Record<string, Ip[] | Ip | null>; ipv6: Record<string, Ip | Ip[] | null> }>(
+        `${path}/ips`,
+      ),
+  });
   if (q.error) return <ErrorBox error={q.error} />;
   if (!q.data) return <Loading />;
   const rows: (Ip & { kind: string })[] = [];
   for (const [fam, groups] of Object.entries(q.data))
     for (const [kind, v] of Object.entries(groups))
-      for (const ip of [v].flat()) if (ip && typeof ip === 'object' && 'address' in ip) rows.push({ ...ip, kind: `${fam} ${kind}` });
+      for (const ip of [v].flat())
+        if (ip && typeof ip === 'object' && 'address' in ip)
+          rows.push({ ...ip, kind: `${fam} ${kind}` });
   return (
     <>
       <Section title="IP addresses">
@@ -305,7 +392,8 @@ function Network({ path, writable }: { path: string; writable: boolean }) {
                     key: 'x',
                     label: 'Actions',
                     render: (r: Ip & { kind: string }) =>
-                      r.kind.startsWith('ipv4 public') && rows.filter((x) => x.kind.startsWith('ipv4 public')).length > 1 ? (
+                      r.kind.startsWith('ipv4 public') &&
+                      rows.filter((x) => x.kind.startsWith('ipv4 public')).length > 1 ? (
                         <ActionButton
                           label="Delete"
                           secondary
@@ -327,8 +415,20 @@ function Network({ path, writable }: { path: string; writable: boolean }) {
           <Disclosure label="Edit reverse DNS">
             <Form
               fields={[
-                { name: 'address', label: 'Address', type: 'select', required: true, options: rows.filter((r) => r.public).map((r) => ({ value: r.address, label: r.address })) },
-                { name: 'rdns', label: 'Reverse DNS name', help: 'Empty resets it to the default.' },
+                {
+                  name: 'address',
+                  label: 'Address',
+                  type: 'select',
+                  required: true,
+                  options: rows
+                    .filter((r) => r.public)
+                    .map((r) => ({ value: r.address, label: r.address })),
+                },
+                {
+                  name: 'rdns',
+                  label: 'Reverse DNS name',
+                  help: 'Empty resets it to the default.',
+                },
               ]}
               submitLabel="Save reverse DNS"
               onSubmit={async (v) => {
@@ -339,7 +439,14 @@ function Network({ path, writable }: { path: string; writable: boolean }) {
           </Disclosure>
           <Disclosure label="Add an IPv4 address">
             <Form
-              fields={[{ name: 'public', label: 'Public (otherwise private)', type: 'checkbox', initial: true }]}
+              fields={[
+                {
+                  name: 'public',
+                  label: 'Public (otherwise private)',
+                  type: 'checkbox',
+                  initial: true,
+                },
+              ]}
               submitLabel="Add address"
               onSubmit={async (v) => {
                 await post(`${path}/ips`, { type: 'ipv4', public: v.public });
@@ -395,7 +502,15 @@ function Storage({ i, path, writable }: { i: Instance; path: string; writable: b
               fields={[
                 { name: 'label', label: 'Label', required: true },
                 { name: 'size', label: 'Size (MB)', type: 'number', required: true },
-                { name: 'filesystem', label: 'Filesystem', type: 'select', options: ['ext4', 'ext3', 'raw', 'swap', 'initrd'].map((v) => ({ value: v, label: v })) },
+                {
+                  name: 'filesystem',
+                  label: 'Filesystem',
+                  type: 'select',
+                  options: ['ext4', 'ext3', 'raw', 'swap', 'initrd'].map((v) => ({
+                    value: v,
+                    label: v,
+                  })),
+                },
                 { name: 'image', label: 'Image', type: 'select', options: images },
                 { name: 'root_pass', label: 'Root password (with an image)', type: 'password' },
               ]}
@@ -422,7 +537,8 @@ function Storage({ i, path, writable }: { i: Instance; path: string; writable: b
         </>
       ) : null}
       <p className="help">
-        Volumes of {i.label}: attach one from its page in <Link to="/console/volumes">Volumes</Link>.
+        Volumes of {i.label}: attach one from its page in <Link to="/console/volumes">Volumes</Link>
+        .
       </p>
     </>
   );
@@ -434,19 +550,31 @@ interface Config {
   kernel: string;
   root_device: string;
   devices: Record<string, unknown>;
-  interfaces: { id: number; purpose: string; label: string | null; ipam_address: string | null; subnet_id: number | null; primary: boolean }[];
+  interfaces: {
+    id: number;
+    purpose: string;
+    label: string | null;
+    ipam_address: string | null;
+    subnet_id: number | null;
+    primary: boolean;
+  }[];
 }
 
 function Configs({ path, writable }: { path: string; writable: boolean }) {
   const client = useQueryClient();
-  const q = useQuery({ queryKey: [`${path}/configs`], queryFn: () => get<Page<Config>>(`${path}/configs`) });
+  const q = useQuery({
+    queryKey: [`${path}/configs`],
+    queryFn: () => get<Page<Config>>(`${path}/configs`),
+  });
   if (q.error) return <ErrorBox error={q.error} />;
   if (!q.data) return <Loading />;
   return (
     <>
       {q.data.data.map((c) => (
         <Section key={c.id} title={`Configuration: ${c.label}`}>
-          <Details value={{ id: c.id, kernel: c.kernel, root_device: c.root_device, devices: c.devices }} />
+          <Details
+            value={{ id: c.id, kernel: c.kernel, root_device: c.root_device, devices: c.devices }}
+          />
           <h3>Interfaces</h3>
           <Table
             caption={`Interfaces of ${c.label}`}
@@ -482,9 +610,19 @@ function Configs({ path, writable }: { path: string; writable: boolean }) {
             <Disclosure label="Add an interface">
               <Form
                 fields={[
-                  { name: 'purpose', label: 'Purpose', type: 'select', required: true, options: ['public', 'vlan', 'vpc'].map((v) => ({ value: v, label: v })) },
+                  {
+                    name: 'purpose',
+                    label: 'Purpose',
+                    type: 'select',
+                    required: true,
+                    options: ['public', 'vlan', 'vpc'].map((v) => ({ value: v, label: v })),
+                  },
                   { name: 'label', label: 'VLAN label (vlan)' },
-                  { name: 'ipam_address', label: 'IPAM address (vlan)', placeholder: '10.0.0.1/24' },
+                  {
+                    name: 'ipam_address',
+                    label: 'IPAM address (vlan)',
+                    placeholder: '10.0.0.1/24',
+                  },
                   { name: 'subnet_id', label: 'Subnet id (vpc)', type: 'number' },
                 ]}
                 submitLabel="Add interface"
@@ -503,7 +641,12 @@ function Configs({ path, writable }: { path: string; writable: boolean }) {
             fields={[
               { name: 'label', label: 'Label', required: true },
               { name: 'kernel', label: 'Kernel', initial: 'compute/grub2' },
-              { name: 'devices', label: 'Devices (JSON)', type: 'json', placeholder: '{"sda": {"disk_id": 1}}' },
+              {
+                name: 'devices',
+                label: 'Devices (JSON)',
+                type: 'json',
+                placeholder: '{"sda": {"disk_id": 1}}',
+              },
             ]}
             submitLabel="Add configuration"
             onSubmit={async (v) => {
@@ -530,7 +673,11 @@ function Backups({ i, path, writable }: { i: Instance; path: string; writable: b
   const client = useQueryClient();
   const q = useQuery({
     queryKey: [`${path}/backups`],
-    queryFn: () => get<{ automatic: Backup[]; snapshot: { current: Backup | null; in_progress: Backup | null } }>(`${path}/backups`),
+    queryFn: () =>
+      get<{
+        automatic: Backup[];
+        snapshot: { current: Backup | null; in_progress: Backup | null };
+      }>(`${path}/backups`),
   });
   const refresh = () => client.invalidateQueries();
   if (q.error) return <ErrorBox error={q.error} />;
@@ -546,9 +693,23 @@ function Backups({ i, path, writable }: { i: Instance; path: string; writable: b
       actions={
         writable ? (
           i.backups.enabled ? (
-            <ActionButton label="Cancel backups" secondary confirm="Cancel backups? Existing backups are removed." run={async () => { await post(`${path}/backups/cancel`); await refresh(); }} />
+            <ActionButton
+              label="Cancel backups"
+              secondary
+              confirm="Cancel backups? Existing backups are removed."
+              run={async () => {
+                await post(`${path}/backups/cancel`);
+                await refresh();
+              }}
+            />
           ) : (
-            <ActionButton label="Enable backups" run={async () => { await post(`${path}/backups/enable`); await refresh(); }} />
+            <ActionButton
+              label="Enable backups"
+              run={async () => {
+                await post(`${path}/backups/enable`);
+                await refresh();
+              }}
+            />
           )
         ) : null
       }
@@ -574,7 +735,10 @@ function Backups({ i, path, writable }: { i: Instance; path: string; writable: b
                       secondary
                       confirm="Restore this backup over the instance's disks?"
                       run={async () => {
-                        await post(`${path}/backups/${r.id}/restore`, { compute_id: i.id, overwrite: true });
+                        await post(`${path}/backups/${r.id}/restore`, {
+                          compute_id: i.id,
+                          overwrite: true,
+                        });
                         await refresh();
                       }}
                     />
@@ -614,7 +778,12 @@ function Operations({ i, path, writable }: { i: Instance; path: string; writable
         <Form
           fields={[
             { name: 'label', label: 'Label', initial: i.label },
-            { name: 'tags', label: 'Tags (comma separated)', type: 'list', initial: i.tags.join(', ') },
+            {
+              name: 'tags',
+              label: 'Tags (comma separated)',
+              type: 'list',
+              initial: i.tags.join(', '),
+            },
           ]}
           submitLabel="Save"
           onSubmit={async (v) => {
@@ -627,7 +796,12 @@ function Operations({ i, path, writable }: { i: Instance; path: string; writable
         <Form
           fields={[
             { name: 'type', label: 'New plan', type: 'select', options: types, required: true },
-            { name: 'allow_auto_disk_resize', label: 'Grow the disk with the plan', type: 'checkbox', initial: true },
+            {
+              name: 'allow_auto_disk_resize',
+              label: 'Grow the disk with the plan',
+              type: 'checkbox',
+              initial: true,
+            },
           ]}
           submitLabel="Resize"
           onSubmit={async (v) => {
@@ -653,7 +827,14 @@ function Operations({ i, path, writable }: { i: Instance; path: string; writable
       </Disclosure>
       <Disclosure label="Rescue">
         <Form
-          fields={[{ name: 'devices', label: 'Devices (JSON, optional)', type: 'json', placeholder: '{"sda": {"disk_id": 1}}' }]}
+          fields={[
+            {
+              name: 'devices',
+              label: 'Devices (JSON, optional)',
+              type: 'json',
+              placeholder: '{"sda": {"disk_id": 1}}',
+            },
+          ]}
           submitLabel="Reboot into rescue mode"
           onSubmit={async (v) => {
             await post(`${path}/rescue`, v);
@@ -679,8 +860,21 @@ function Operations({ i, path, writable }: { i: Instance; path: string; writable
       <Disclosure label="Migrate">
         <Form
           fields={[
-            { name: 'region', label: 'To region (empty: another host)', type: 'select', options: regions },
-            { name: 'type', label: 'Kind', type: 'select', options: [{ value: 'warm', label: 'warm' }, { value: 'cold', label: 'cold' }] },
+            {
+              name: 'region',
+              label: 'To region (empty: another host)',
+              type: 'select',
+              options: regions,
+            },
+            {
+              name: 'type',
+              label: 'Kind',
+              type: 'select',
+              options: [
+                { value: 'warm', label: 'warm' },
+                { value: 'cold', label: 'cold' },
+              ],
+            },
           ]}
           submitLabel="Migrate"
           onSubmit={async (v) => {
@@ -691,7 +885,9 @@ function Operations({ i, path, writable }: { i: Instance; path: string; writable
       </Disclosure>
       <Disclosure label="Reset root password">
         <Form
-          fields={[{ name: 'root_pass', label: 'New root password', type: 'password', required: true }]}
+          fields={[
+            { name: 'root_pass', label: 'New root password', type: 'password', required: true },
+          ]}
           submitLabel="Reset password"
           onSubmit={(v) => post(`${path}/password`, v)}
         />

@@ -79,7 +79,9 @@ export function Landing() {
                 <div>
                   <dt>workers</dt>
                   <dd>
-                    {i.workers.in_process ? 'jobs run in this process' : 'no worker in this process'}
+                    {i.workers.in_process
+                      ? 'jobs run in this process'
+                      : 'no worker in this process'}
                     {i.workers.busy.length > 0 ? `; ${i.workers.busy.length} busy now` : ''}
                   </dd>
                 </div>
@@ -116,8 +118,9 @@ export function Landing() {
                   <pre>curl -H "Authorization: Bearer $TOKEN" {i.urls.api}/profile</pre>
                 </li>
                 <li>
-                  Another account: <code>npm run stratus -- admin bootstrap --email E --username U</code>{' '}
-                  prints its token; <code>admin token --username U</code> issues more;{' '}
+                  Another account:{' '}
+                  <code>npm run stratus -- admin bootstrap --email E --username U</code> prints its
+                  token; <code>admin token --username U</code> issues more;{' '}
                   <code>admin password --username U</code> lets a user sign in here.
                 </li>
                 <li>

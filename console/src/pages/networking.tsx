@@ -28,10 +28,18 @@ export function Firewalls() {
         path="/networking/firewalls"
         title="Cloud firewalls"
         rowKey={(r) => r.id}
-        filters={[{ key: 'label', label: 'Label' }, { key: 'status', label: 'Status' }, { key: 'tags', label: 'Tag' }]}
+        filters={[
+          { key: 'label', label: 'Label' },
+          { key: 'status', label: 'Status' },
+          { key: 'tags', label: 'Tag' },
+        ]}
         orderBy={['label', 'created']}
         columns={[
-          { key: 'label', label: 'Label', render: (r) => <Link to={`/console/firewalls/${r.id}`}>{r.label}</Link> },
+          {
+            key: 'label',
+            label: 'Label',
+            render: (r) => <Link to={`/console/firewalls/${r.id}`}>{r.label}</Link>,
+          },
           { key: 'status', label: 'Status', render: (r) => <Status value={r.status} /> },
           { key: 'created', label: 'Created' },
         ]}
@@ -41,14 +49,31 @@ export function Firewalls() {
           <Form
             fields={[
               { name: 'label', label: 'Label', required: true },
-              { name: 'inbound_policy', label: 'Inbound policy', type: 'select', initial: 'DROP', options: POLICIES },
-              { name: 'outbound_policy', label: 'Outbound policy', type: 'select', initial: 'ACCEPT', options: POLICIES },
+              {
+                name: 'inbound_policy',
+                label: 'Inbound policy',
+                type: 'select',
+                initial: 'DROP',
+                options: POLICIES,
+              },
+              {
+                name: 'outbound_policy',
+                label: 'Outbound policy',
+                type: 'select',
+                initial: 'ACCEPT',
+                options: POLICIES,
+              },
             ]}
             submitLabel="Create firewall"
             onSubmit={async (v) => {
               await post('/networking/firewalls', {
                 label: v.label,
-                rules: { inbound_policy: v.inbound_policy ?? 'DROP', outbound_policy: v.outbound_policy ?? 'ACCEPT', inbound: [], outbound: [] },
+                rules: {
+                  inbound_policy: v.inbound_policy ?? 'DROP',
+                  outbound_policy: v.outbound_policy ?? 'ACCEPT',
+                  inbound: [],
+                  outbound: [],
+                },
               });
               await client.invalidateQueries();
             }}
@@ -111,7 +136,9 @@ function RulesEditor({ path, writable }: { path: string; writable: boolean }) {
             onChange={(e) => setDraft({ ...draft, [`${dir}_policy`]: e.target.value })}
           >
             {POLICIES.map((p) => (
-              <option key={p.value} value={p.value}>{p.label}</option>
+              <option key={p.value} value={p.value}>
+                {p.label}
+              </option>
             ))}
           </select>
           <div className="table-wrap">
@@ -134,23 +161,84 @@ function RulesEditor({ path, writable }: { path: string; writable: boolean }) {
                   return (
                     // biome-ignore lint/suspicious/noArrayIndexKey: rules have no id; the order is theirs.
                     <tr key={i}>
-                      <td><input aria-label={`${n} label`} disabled={!writable} value={r.label ?? ''} onChange={(e) => change(dir, i, { label: e.target.value })} /></td>
                       <td>
-                        <select aria-label={`${n} action`} disabled={!writable} value={r.action} onChange={(e) => change(dir, i, { action: e.target.value })}>
-                          {POLICIES.map((p) => <option key={p.value} value={p.value}>{p.label}</option>)}
+                        <input
+                          aria-label={`${n} label`}
+                          disabled={!writable}
+                          value={r.label ?? ''}
+                          onChange={(e) => change(dir, i, { label: e.target.value })}
+                        />
+                      </td>
+                      <td>
+                        <select
+                          aria-label={`${n} action`}
+                          disabled={!writable}
+                          value={r.action}
+                          onChange={(e) => change(dir, i, { action: e.target.value })}
+                        >
+                          {POLICIES.map((p) => (
+                            <option key={p.value} value={p.value}>
+                              {p.label}
+                            </option>
+                          ))}
                         </select>
                       </td>
                       <td>
-                        <select aria-label={`${n} protocol`} disabled={!writable} value={r.protocol} onChange={(e) => change(dir, i, { protocol: e.target.value })}>
-                          {PROTOCOLS.map((p) => <option key={p} value={p}>{p}</option>)}
+                        <select
+                          aria-label={`${n} protocol`}
+                          disabled={!writable}
+                          value={r.protocol}
+                          onChange={(e) => change(dir, i, { protocol: e.target.value })}
+                        >
+                          {PROTOCOLS.map((p) => (
+                            <option key={p} value={p}>
+                              {p}
+                            </option>
+                          ))}
                         </select>
                       </td>
-                      <td><input aria-label={`${n} ports`} disabled={!writable} value={r.ports ?? ''} onChange={(e) => change(dir, i, { ports: e.target.value })} /></td>
-                      <td><input aria-label={`${n} IPv4 addresses`} disabled={!writable} value={(r.addresses.ipv4 ?? []).join(', ')} onChange={(e) => change(dir, i, { addresses: { ...r.addresses, ipv4: list(e.target.value) } })} /></td>
-                      <td><input aria-label={`${n} IPv6 addresses`} disabled={!writable} value={(r.addresses.ipv6 ?? []).join(', ')} onChange={(e) => change(dir, i, { addresses: { ...r.addresses, ipv6: list(e.target.value) } })} /></td>
+                      <td>
+                        <input
+                          aria-label={`${n} ports`}
+                          disabled={!writable}
+                          value={r.ports ?? ''}
+                          onChange={(e) => change(dir, i, { ports: e.target.value })}
+                        />
+                      </td>
+                      <td>
+                        <input
+                          aria-label={`${n} IPv4 addresses`}
+                          disabled={!writable}
+                          value={(r.addresses.ipv4 ?? []).join(', ')}
+                          onChange={(e) =>
+                            change(dir, i, {
+                              addresses: { ...r.addresses, ipv4: list(e.target.value) },
+                            })
+                          }
+                        />
+                      </td>
+                      <td>
+                        <input
+                          aria-label={`${n} IPv6 addresses`}
+                          disabled={!writable}
+                          value={(r.addresses.ipv6 ?? []).join(', ')}
+                          onChange={(e) =>
+                            change(dir, i, {
+                              addresses: { ...r.addresses, ipv6: list(e.target.value) },
+                            })
+                          }
+                        />
+                      </td>
                       {writable ? (
                         <td>
-                          <button type="button" className="secondary" aria-label={`Remove ${n}`} onClick={() => setDraft({ ...draft, [dir]: draft[dir].filter((_, j) => j !== i) })}>
+                          <button
+                            type="button"
+                            className="secondary"
+                            aria-label={`Remove ${n}`}
+                            onClick={() =>
+                              setDraft({ ...draft, [dir]: draft[dir].filter((_, j) => j !== i) })
+                            }
+                          >
                             Remove
                           </button>
                         </td>
@@ -169,7 +257,16 @@ function RulesEditor({ path, writable }: { path: string; writable: boolean }) {
                 onClick={() =>
                   setDraft({
                     ...draft,
-                    [dir]: [...draft[dir], { action: 'ACCEPT', protocol: 'TCP', ports: '', label: '', addresses: { ipv4: ['0.0.0.0/0'], ipv6: ['::/0'] } }],
+                    [dir]: [
+                      ...draft[dir],
+                      {
+                        action: 'ACCEPT',
+                        protocol: 'TCP',
+                        ports: '',
+                        label: '',
+                        addresses: { ipv4: ['0.0.0.0/0'], ipv6: ['::/0'] },
+                      },
+                    ],
                   })
                 }
               >
@@ -210,7 +307,11 @@ function RulesEditor({ path, writable }: { path: string; writable: boolean }) {
           >
             Save rules
           </button>
-          {saved ? <span className="ok-text" role="status">Rules saved.</span> : null}
+          {saved ? (
+            <span className="ok-text" role="status">
+              Rules saved.
+            </span>
+          ) : null}
         </div>
       ) : null}
     </Section>
@@ -224,7 +325,10 @@ export function FirewallDetail() {
   const can = useCan();
   const path = `/networking/firewalls/${id}`;
   const q = useQuery({ queryKey: [path], queryFn: () => get<Firewall>(path) });
-  const instances = useOptions<{ id: number; label: string }>('/compute/instances', (i) => ({ value: String(i.id), label: i.label }));
+  const instances = useOptions<{ id: number; label: string }>('/compute/instances', (i) => ({
+    value: String(i.id),
+    label: i.label,
+  }));
   if (q.error) return <ErrorBox error={q.error} />;
   if (!q.data) return <Loading />;
   const f = q.data;
@@ -237,8 +341,24 @@ export function FirewallDetail() {
         <Status value={f.status} />
         {writable ? (
           <div className="head-actions">
-            <ActionButton label={f.status === 'enabled' ? 'Disable' : 'Enable'} secondary run={async () => { await put(path, { status: f.status === 'enabled' ? 'disabled' : 'enabled' }); await refresh(); }} />
-            <ActionButton label="Delete" danger confirm={`Delete ${f.label}?`} run={async () => { await del(path); await refresh(); navigate('/console/firewalls'); }} />
+            <ActionButton
+              label={f.status === 'enabled' ? 'Disable' : 'Enable'}
+              secondary
+              run={async () => {
+                await put(path, { status: f.status === 'enabled' ? 'disabled' : 'enabled' });
+                await refresh();
+              }}
+            />
+            <ActionButton
+              label="Delete"
+              danger
+              confirm={`Delete ${f.label}?`}
+              run={async () => {
+                await del(path);
+                await refresh();
+                navigate('/console/firewalls');
+              }}
+            />
           </div>
         ) : null}
       </div>
@@ -250,12 +370,38 @@ export function FirewallDetail() {
         columns={[
           { key: 'type', label: 'Type', render: (r) => r.entity.type },
           { key: 'label', label: 'Label', render: (r) => r.entity.label },
-          ...(writable ? [{ key: 'x', label: 'Remove', render: (r: { id: number }) => <ActionButton label="Remove" secondary run={async () => { await del(`${path}/devices/${r.id}`); await refresh(); }} /> }] : []),
+          ...(writable
+            ? [
+                {
+                  key: 'x',
+                  label: 'Remove',
+                  render: (r: { id: number }) => (
+                    <ActionButton
+                      label="Remove"
+                      secondary
+                      run={async () => {
+                        await del(`${path}/devices/${r.id}`);
+                        await refresh();
+                      }}
+                    />
+                  ),
+                },
+              ]
+            : []),
         ]}
       />
       {writable ? (
         <Disclosure label="Add an instance">
-          <Form fields={[{ name: 'id', label: 'Instance', type: 'select', options: instances, required: true }]} submitLabel="Add device" onSubmit={async (v) => { await post(`${path}/devices`, { type: 'compute', id: Number(v.id) }); await refresh(); }} />
+          <Form
+            fields={[
+              { name: 'id', label: 'Instance', type: 'select', options: instances, required: true },
+            ]}
+            submitLabel="Add device"
+            onSubmit={async (v) => {
+              await post(`${path}/devices`, { type: 'compute', id: Number(v.id) });
+              await refresh();
+            }}
+          />
         </Disclosure>
       ) : null}
     </>
@@ -282,9 +428,16 @@ export function Vpcs() {
         path="/vpcs"
         title="Virtual private clouds"
         rowKey={(r) => r.id}
-        filters={[{ key: 'label', label: 'Label' }, { key: 'region', label: 'Region' }]}
+        filters={[
+          { key: 'label', label: 'Label' },
+          { key: 'region', label: 'Region' },
+        ]}
         columns={[
-          { key: 'label', label: 'Label', render: (r) => <Link to={`/console/vpcs/${r.id}`}>{r.label}</Link> },
+          {
+            key: 'label',
+            label: 'Label',
+            render: (r) => <Link to={`/console/vpcs/${r.id}`}>{r.label}</Link>,
+          },
           { key: 'region', label: 'Region' },
           { key: 'subnets', label: 'Subnets', render: (r) => r.subnets.length },
           { key: 'created', label: 'Created' },
@@ -295,7 +448,13 @@ export function Vpcs() {
           <Form
             fields={[
               { name: 'label', label: 'Label', required: true },
-              { name: 'region', label: 'Region (with the VPCs capability)', type: 'select', options: regions, required: true },
+              {
+                name: 'region',
+                label: 'Region (with the VPCs capability)',
+                type: 'select',
+                options: regions,
+                required: true,
+              },
               { name: 'description', label: 'Description' },
               { name: 'subnet_label', label: 'First subnet label' },
               { name: 'subnet_ipv4', label: 'First subnet range', placeholder: '10.0.0.0/24' },
@@ -303,7 +462,10 @@ export function Vpcs() {
             submitLabel="Create VPC"
             onSubmit={async (v) => {
               const { subnet_label, subnet_ipv4, ...body } = v;
-              await post('/vpcs', { ...body, ...(subnet_label ? { subnets: [{ label: subnet_label, ipv4: subnet_ipv4 }] } : {}) });
+              await post('/vpcs', {
+                ...body,
+                ...(subnet_label ? { subnets: [{ label: subnet_label, ipv4: subnet_ipv4 }] } : {}),
+              });
               await client.invalidateQueries();
             }}
           />
@@ -329,9 +491,22 @@ export function VpcDetail() {
     <>
       <div className="page-head">
         <h1>{v.label}</h1>
-        {writable ? <ActionButton label="Delete" danger confirm={`Delete ${v.label} and its subnets?`} run={async () => { await del(path); await refresh(); navigate('/console/vpcs'); }} /> : null}
+        {writable ? (
+          <ActionButton
+            label="Delete"
+            danger
+            confirm={`Delete ${v.label} and its subnets?`}
+            run={async () => {
+              await del(path);
+              await refresh();
+              navigate('/console/vpcs');
+            }}
+          />
+        ) : null}
       </div>
-      <Section title="VPC"><Details value={v as unknown as Record<string, unknown>} omit={['subnets', 'label']} /></Section>
+      <Section title="VPC">
+        <Details value={v as unknown as Record<string, unknown>} omit={['subnets', 'label']} />
+      </Section>
       <Section title="Subnets">
         <Table
           caption="Subnets"
@@ -340,17 +515,57 @@ export function VpcDetail() {
           columns={[
             { key: 'label', label: 'Label' },
             { key: 'ipv4', label: 'IPv4 range' },
-            { key: 'computes', label: 'Instances', render: (r) => r.computes.map((c) => c.id).join(', ') || '—' },
-            ...(writable ? [{ key: 'x', label: 'Delete', render: (r: { id: number }) => <ActionButton label="Delete" secondary run={async () => { await del(`${path}/subnets/${r.id}`); await refresh(); }} /> }] : []),
+            {
+              key: 'computes',
+              label: 'Instances',
+              render: (r) => r.computes.map((c) => c.id).join(', ') || '—',
+            },
+            ...(writable
+              ? [
+                  {
+                    key: 'x',
+                    label: 'Delete',
+                    render: (r: { id: number }) => (
+                      <ActionButton
+                        label="Delete"
+                        secondary
+                        run={async () => {
+                          await del(`${path}/subnets/${r.id}`);
+                          await refresh();
+                        }}
+                      />
+                    ),
+                  },
+                ]
+              : []),
           ]}
         />
         {writable ? (
           <Disclosure label="Add a subnet">
-            <Form fields={[{ name: 'label', label: 'Label', required: true }, { name: 'ipv4', label: 'IPv4 range', required: true, placeholder: '10.0.1.0/24' }]} submitLabel="Add subnet" onSubmit={async (b) => { await post(`${path}/subnets`, b); await refresh(); }} />
+            <Form
+              fields={[
+                { name: 'label', label: 'Label', required: true },
+                { name: 'ipv4', label: 'IPv4 range', required: true, placeholder: '10.0.1.0/24' },
+              ]}
+              submitLabel="Add subnet"
+              onSubmit={async (b) => {
+                await post(`${path}/subnets`, b);
+                await refresh();
+              }}
+            />
           </Disclosure>
         ) : null}
       </Section>
-      <ListView<{ address: string; compute_id: number; subnet_id: number; active: boolean }> path={`${path}/ips`} title="Addresses in the VPC" columns={[{ key: 'address', label: 'Address' }, { key: 'compute_id', label: 'Instance' }, { key: 'subnet_id', label: 'Subnet' }, { key: 'active', label: 'Active' }]} />
+      <ListView<{ address: string; compute_id: number; subnet_id: number; active: boolean }>
+        path={`${path}/ips`}
+        title="Addresses in the VPC"
+        columns={[
+          { key: 'address', label: 'Address' },
+          { key: 'compute_id', label: 'Instance' },
+          { key: 'subnet_id', label: 'Subnet' },
+          { key: 'active', label: 'Active' },
+        ]}
+      />
     </>
   );
 }
@@ -376,9 +591,16 @@ export function NodeBalancers() {
         path="/nodebalancers"
         title="NodeBalancers"
         rowKey={(r) => r.id}
-        filters={[{ key: 'label', label: 'Label' }, { key: 'region', label: 'Region' }]}
+        filters={[
+          { key: 'label', label: 'Label' },
+          { key: 'region', label: 'Region' },
+        ]}
         columns={[
-          { key: 'label', label: 'Label', render: (r) => <Link to={`/console/nodebalancers/${r.id}`}>{r.label}</Link> },
+          {
+            key: 'label',
+            label: 'Label',
+            render: (r) => <Link to={`/console/nodebalancers/${r.id}`}>{r.label}</Link>,
+          },
           { key: 'region', label: 'Region' },
           { key: 'ipv4', label: 'IPv4' },
           { key: 'hostname', label: 'Host name' },
@@ -386,7 +608,17 @@ export function NodeBalancers() {
       />
       {can.add('nodebalancer') ? (
         <Disclosure label="Create a NodeBalancer">
-          <Form fields={[{ name: 'label', label: 'Label' }, { name: 'region', label: 'Region', type: 'select', options: regions, required: true }]} submitLabel="Create NodeBalancer" onSubmit={async (v) => { await post('/nodebalancers', v); await client.invalidateQueries(); }} />
+          <Form
+            fields={[
+              { name: 'label', label: 'Label' },
+              { name: 'region', label: 'Region', type: 'select', options: regions, required: true },
+            ]}
+            submitLabel="Create NodeBalancer"
+            onSubmit={async (v) => {
+              await post('/nodebalancers', v);
+              await client.invalidateQueries();
+            }}
+          />
         </Disclosure>
       ) : null}
     </>
@@ -406,7 +638,14 @@ function NbNodes({ path, writable }: { path: string; writable: boolean }) {
   const client = useQueryClient();
   return (
     <>
-      <ListView<{ id: number; label: string; address: string; status: string; weight: number; mode: string }>
+      <ListView<{
+        id: number;
+        label: string;
+        address: string;
+        status: string;
+        weight: number;
+        mode: string;
+      }>
         path={`${path}/nodes`}
         title="Nodes"
         rowKey={(r) => r.id}
@@ -416,7 +655,24 @@ function NbNodes({ path, writable }: { path: string; writable: boolean }) {
           { key: 'status', label: 'Status', render: (r) => <Status value={r.status} /> },
           { key: 'weight', label: 'Weight' },
           { key: 'mode', label: 'Mode' },
-          ...(writable ? [{ key: 'x', label: 'Remove', render: (r: { id: number }) => <ActionButton label="Remove" secondary run={async () => { await del(`${path}/nodes/${r.id}`); await client.invalidateQueries(); }} /> }] : []),
+          ...(writable
+            ? [
+                {
+                  key: 'x',
+                  label: 'Remove',
+                  render: (r: { id: number }) => (
+                    <ActionButton
+                      label="Remove"
+                      secondary
+                      run={async () => {
+                        await del(`${path}/nodes/${r.id}`);
+                        await client.invalidateQueries();
+                      }}
+                    />
+                  ),
+                },
+              ]
+            : []),
         ]}
       />
       {writable ? (
@@ -424,12 +680,28 @@ function NbNodes({ path, writable }: { path: string; writable: boolean }) {
           <Form
             fields={[
               { name: 'label', label: 'Label', required: true },
-              { name: 'address', label: 'Private address and port', required: true, placeholder: '192.168.128.5:80' },
+              {
+                name: 'address',
+                label: 'Private address and port',
+                required: true,
+                placeholder: '192.168.128.5:80',
+              },
               { name: 'weight', label: 'Weight', type: 'number', initial: 100 },
-              { name: 'mode', label: 'Mode', type: 'select', options: ['accept', 'reject', 'drain', 'backup'].map((m) => ({ value: m, label: m })) },
+              {
+                name: 'mode',
+                label: 'Mode',
+                type: 'select',
+                options: ['accept', 'reject', 'drain', 'backup'].map((m) => ({
+                  value: m,
+                  label: m,
+                })),
+              },
             ]}
             submitLabel="Add node"
-            onSubmit={async (v) => { await post(`${path}/nodes`, v); await client.invalidateQueries(); }}
+            onSubmit={async (v) => {
+              await post(`${path}/nodes`, v);
+              await client.invalidateQueries();
+            }}
           />
         </Disclosure>
       ) : null}
@@ -444,7 +716,10 @@ export function NodeBalancerDetail() {
   const can = useCan();
   const path = `/nodebalancers/${id}`;
   const q = useQuery({ queryKey: [path], queryFn: () => get<NodeBalancer>(path) });
-  const configs = useQuery({ queryKey: [`${path}/configs`], queryFn: () => get<Page<NbConfig>>(`${path}/configs`) });
+  const configs = useQuery({
+    queryKey: [`${path}/configs`],
+    queryFn: () => get<Page<NbConfig>>(`${path}/configs`),
+  });
   if (q.error) return <ErrorBox error={q.error} />;
   if (!q.data) return <Loading />;
   const nb = q.data;
@@ -454,12 +729,41 @@ export function NodeBalancerDetail() {
     <>
       <div className="page-head">
         <h1>{nb.label}</h1>
-        {writable ? <ActionButton label="Delete" danger confirm={`Delete ${nb.label}?`} run={async () => { await del(path); await refresh(); navigate('/console/nodebalancers'); }} /> : null}
+        {writable ? (
+          <ActionButton
+            label="Delete"
+            danger
+            confirm={`Delete ${nb.label}?`}
+            run={async () => {
+              await del(path);
+              await refresh();
+              navigate('/console/nodebalancers');
+            }}
+          />
+        ) : null}
       </div>
-      <Section title="NodeBalancer"><Details value={nb as unknown as Record<string, unknown>} omit={['label']} /></Section>
+      <Section title="NodeBalancer">
+        <Details value={nb as unknown as Record<string, unknown>} omit={['label']} />
+      </Section>
       <ErrorBox error={configs.error} />
       {(configs.data?.data ?? []).map((c) => (
-        <Section key={c.id} title={`Port ${c.port} (${c.protocol})`} actions={writable ? <ActionButton label="Delete configuration" secondary confirm={`Delete the configuration of port ${c.port}?`} run={async () => { await del(`${path}/configs/${c.id}`); await refresh(); }} /> : null}>
+        <Section
+          key={c.id}
+          title={`Port ${c.port} (${c.protocol})`}
+          actions={
+            writable ? (
+              <ActionButton
+                label="Delete configuration"
+                secondary
+                confirm={`Delete the configuration of port ${c.port}?`}
+                run={async () => {
+                  await del(`${path}/configs/${c.id}`);
+                  await refresh();
+                }}
+              />
+            ) : null
+          }
+        >
           <Details value={c as unknown as Record<string, unknown>} />
           <NbNodes path={`${path}/configs/${c.id}`} writable={writable} />
         </Section>
@@ -469,12 +773,33 @@ export function NodeBalancerDetail() {
           <Form
             fields={[
               { name: 'port', label: 'Port', type: 'number', required: true, initial: 80 },
-              { name: 'protocol', label: 'Protocol', type: 'select', options: ['http', 'https', 'tcp'].map((p) => ({ value: p, label: p })) },
-              { name: 'algorithm', label: 'Algorithm', type: 'select', options: ['roundrobin', 'leastconn', 'source'].map((p) => ({ value: p, label: p })) },
-              { name: 'check', label: 'Health check', type: 'select', options: ['none', 'connection', 'http', 'http_body'].map((p) => ({ value: p, label: p })) },
+              {
+                name: 'protocol',
+                label: 'Protocol',
+                type: 'select',
+                options: ['http', 'https', 'tcp'].map((p) => ({ value: p, label: p })),
+              },
+              {
+                name: 'algorithm',
+                label: 'Algorithm',
+                type: 'select',
+                options: ['roundrobin', 'leastconn', 'source'].map((p) => ({ value: p, label: p })),
+              },
+              {
+                name: 'check',
+                label: 'Health check',
+                type: 'select',
+                options: ['none', 'connection', 'http', 'http_body'].map((p) => ({
+                  value: p,
+                  label: p,
+                })),
+              },
             ]}
             submitLabel="Add configuration"
-            onSubmit={async (v) => { await post(`${path}/configs`, v); await refresh(); }}
+            onSubmit={async (v) => {
+              await post(`${path}/configs`, v);
+              await refresh();
+            }}
           />
         </Disclosure>
       ) : null}
@@ -504,9 +829,16 @@ export function Domains() {
         path="/domains"
         title="Domains"
         rowKey={(r) => r.id}
-        filters={[{ key: 'domain', label: 'Domain' }, { key: 'type', label: 'Type' }]}
+        filters={[
+          { key: 'domain', label: 'Domain' },
+          { key: 'type', label: 'Type' },
+        ]}
         columns={[
-          { key: 'domain', label: 'Domain', render: (r) => <Link to={`/console/domains/${r.id}`}>{r.domain}</Link> },
+          {
+            key: 'domain',
+            label: 'Domain',
+            render: (r) => <Link to={`/console/domains/${r.id}`}>{r.domain}</Link>,
+          },
           { key: 'type', label: 'Type' },
           { key: 'status', label: 'Status', render: (r) => <Status value={r.status} /> },
           { key: 'soa_email', label: 'SOA email' },
@@ -517,12 +849,25 @@ export function Domains() {
           <Form
             fields={[
               { name: 'domain', label: 'Domain', required: true },
-              { name: 'type', label: 'Type', type: 'select', required: true, initial: 'master', options: [{ value: 'master', label: 'master' }, { value: 'slave', label: 'slave' }] },
+              {
+                name: 'type',
+                label: 'Type',
+                type: 'select',
+                required: true,
+                initial: 'master',
+                options: [
+                  { value: 'master', label: 'master' },
+                  { value: 'slave', label: 'slave' },
+                ],
+              },
               { name: 'soa_email', label: 'SOA email', type: 'email' },
               { name: 'master_ips', label: 'Master IPs (slave)', type: 'list' },
             ]}
             submitLabel="Add domain"
-            onSubmit={async (v) => { await post('/domains', v); await client.invalidateQueries(); }}
+            onSubmit={async (v) => {
+              await post('/domains', v);
+              await client.invalidateQueries();
+            }}
           />
         </Disclosure>
       ) : null}
@@ -543,33 +888,79 @@ export function DomainDetail() {
     <>
       <div className="page-head">
         <h1>{q.data.domain}</h1>
-        <ActionButton label="Delete" danger confirm={`Delete ${q.data.domain} and its records?`} run={async () => { await del(path); await refresh(); navigate('/console/domains'); }} />
+        <ActionButton
+          label="Delete"
+          danger
+          confirm={`Delete ${q.data.domain} and its records?`}
+          run={async () => {
+            await del(path);
+            await refresh();
+            navigate('/console/domains');
+          }}
+        />
       </div>
-      <Section title="Domain"><Details value={q.data as unknown as Record<string, unknown>} /></Section>
-      <ListView<{ id: number; type: string; name: string; target: string; ttl_sec: number; priority: number }>
+      <Section title="Domain">
+        <Details value={q.data as unknown as Record<string, unknown>} />
+      </Section>
+      <ListView<{
+        id: number;
+        type: string;
+        name: string;
+        target: string;
+        ttl_sec: number;
+        priority: number;
+      }>
         path={`${path}/records`}
         title="Records"
         rowKey={(r) => r.id}
-        filters={[{ key: 'type', label: 'Type' }, { key: 'name', label: 'Name' }]}
+        filters={[
+          { key: 'type', label: 'Type' },
+          { key: 'name', label: 'Name' },
+        ]}
         columns={[
           { key: 'type', label: 'Type' },
           { key: 'name', label: 'Name' },
           { key: 'target', label: 'Target' },
           { key: 'ttl_sec', label: 'TTL' },
-          { key: 'x', label: 'Delete', render: (r) => <ActionButton label="Delete" secondary run={async () => { await del(`${path}/records/${r.id}`); await refresh(); }} /> },
+          {
+            key: 'x',
+            label: 'Delete',
+            render: (r) => (
+              <ActionButton
+                label="Delete"
+                secondary
+                run={async () => {
+                  await del(`${path}/records/${r.id}`);
+                  await refresh();
+                }}
+              />
+            ),
+          },
         ]}
       />
       <Disclosure label="Add a record">
         <Form
           fields={[
-            { name: 'type', label: 'Type', type: 'select', required: true, options: ['A', 'AAAA', 'CNAME', 'MX', 'TXT', 'SRV', 'NS', 'CAA'].map((t) => ({ value: t, label: t })) },
+            {
+              name: 'type',
+              label: 'Type',
+              type: 'select',
+              required: true,
+              options: ['A', 'AAAA', 'CNAME', 'MX', 'TXT', 'SRV', 'NS', 'CAA'].map((t) => ({
+                value: t,
+                label: t,
+              })),
+            },
             { name: 'name', label: 'Name' },
             { name: 'target', label: 'Target', required: true },
             { name: 'ttl_sec', label: 'TTL (seconds)', type: 'number' },
             { name: 'priority', label: 'Priority (MX, SRV)', type: 'number' },
           ]}
           submitLabel="Add record"
-          onSubmit={async (v) => { await post(`${path}/records`, v); await refresh(); }}
+          onSubmit={async (v) => {
+            await post(`${path}/records`, v);
+            await refresh();
+          }}
         />
       </Disclosure>
     </>

@@ -9,7 +9,10 @@ import { del, get, post, put } from '../lib/api';
 export function ProfilePage() {
   const client = useQueryClient();
   const refresh = () => client.invalidateQueries();
-  const profile = useQuery({ queryKey: ['/profile', 'full'], queryFn: () => get<Record<string, unknown>>('/profile') });
+  const profile = useQuery({
+    queryKey: ['/profile', 'full'],
+    queryFn: () => get<Record<string, unknown>>('/profile'),
+  });
   const [token, setToken] = useState<{ label: string; token: string }>();
   const [tfa, setTfa] = useState<{ secret: string; expiry: string }>();
   const [scratch, setScratch] = useState<string>();
@@ -28,12 +31,22 @@ export function ProfilePage() {
                 { name: 'timezone', label: 'Time zone', initial: String(p.timezone ?? '') },
               ]}
               submitLabel="Save profile"
-              onSubmit={async (v) => { await put('/profile', v); await refresh(); }}
+              onSubmit={async (v) => {
+                await put('/profile', v);
+                await refresh();
+              }}
             />
           </Disclosure>
         </Section>
       ) : null}
-      <ListView<{ id: number; label: string; scopes: string; created: string; expiry: string | null; token: string }>
+      <ListView<{
+        id: number;
+        label: string;
+        scopes: string;
+        created: string;
+        expiry: string | null;
+        token: string;
+      }>
         path="/profile/tokens"
         title="Personal access tokens"
         rowKey={(t) => t.id}
@@ -44,25 +57,57 @@ export function ProfilePage() {
           { key: 'token', label: 'Token (start)' },
           { key: 'created', label: 'Created' },
           { key: 'expiry', label: 'Expires' },
-          { key: 'x', label: 'Revoke', render: (t) => <ActionButton label="Revoke" secondary confirm={`Revoke ${t.label}?`} run={async () => { await del(`/profile/tokens/${t.id}`); await refresh(); }} /> },
+          {
+            key: 'x',
+            label: 'Revoke',
+            render: (t) => (
+              <ActionButton
+                label="Revoke"
+                secondary
+                confirm={`Revoke ${t.label}?`}
+                run={async () => {
+                  await del(`/profile/tokens/${t.id}`);
+                  await refresh();
+                }}
+              />
+            ),
+          },
         ]}
       />
       <Disclosure label="Create a personal access token">
         <Form
           fields={[
             { name: 'label', label: 'Label', required: true },
-            { name: 'scopes', label: 'Scopes', initial: '*', help: '* or a list such as "computes:read_write volumes:read_only".' },
-            { name: 'expiry', label: 'Expires (ISO date-time, empty: never)', placeholder: '2027-01-01T00:00:00' },
+            {
+              name: 'scopes',
+              label: 'Scopes',
+              initial: '*',
+              help: '* or a list such as "computes:read_write volumes:read_only".',
+            },
+            {
+              name: 'expiry',
+              label: 'Expires (ISO date-time, empty: never)',
+              placeholder: '2027-01-01T00:00:00',
+            },
           ]}
           submitLabel="Create token"
-          onSubmit={async (v) => { setToken(await post('/profile/tokens', v)); await refresh(); }}
+          onSubmit={async (v) => {
+            setToken(await post('/profile/tokens', v));
+            await refresh();
+          }}
         />
       </Disclosure>
       {token ? (
         <Section title={`Token “${token.label}” created`}>
-          <p className="notice" role="status">The token is shown now and never again: copy it.</p>
-          <p className="secret" data-testid="new-token">{token.token}</p>
-          <button type="button" className="secondary" onClick={() => setToken(undefined)}>I have copied it</button>
+          <p className="notice" role="status">
+            The token is shown now and never again: copy it.
+          </p>
+          <p className="secret" data-testid="new-token">
+            {token.token}
+          </p>
+          <button type="button" className="secondary" onClick={() => setToken(undefined)}>
+            I have copied it
+          </button>
         </Section>
       ) : null}
       <ListView<{ id: number; label: string; ssh_key: string; created: string }>
@@ -71,13 +116,40 @@ export function ProfilePage() {
         rowKey={(k) => k.id}
         columns={[
           { key: 'label', label: 'Label' },
-          { key: 'ssh_key', label: 'Key', render: (k) => <code className="json">{k.ssh_key.slice(0, 48)}…</code> },
+          {
+            key: 'ssh_key',
+            label: 'Key',
+            render: (k) => <code className="json">{k.ssh_key.slice(0, 48)}…</code>,
+          },
           { key: 'created', label: 'Added' },
-          { key: 'x', label: 'Remove', render: (k) => <ActionButton label="Remove" secondary run={async () => { await del(`/profile/sshkeys/${k.id}`); await refresh(); }} /> },
+          {
+            key: 'x',
+            label: 'Remove',
+            render: (k) => (
+              <ActionButton
+                label="Remove"
+                secondary
+                run={async () => {
+                  await del(`/profile/sshkeys/${k.id}`);
+                  await refresh();
+                }}
+              />
+            ),
+          },
         ]}
       />
       <Disclosure label="Add an SSH key">
-        <Form fields={[{ name: 'label', label: 'Label', required: true }, { name: 'ssh_key', label: 'Public key', type: 'textarea', required: true }]} submitLabel="Add key" onSubmit={async (v) => { await post('/profile/sshkeys', v); await refresh(); }} />
+        <Form
+          fields={[
+            { name: 'label', label: 'Label', required: true },
+            { name: 'ssh_key', label: 'Public key', type: 'textarea', required: true },
+          ]}
+          submitLabel="Add key"
+          onSubmit={async (v) => {
+            await post('/profile/sshkeys', v);
+            await refresh();
+          }}
+        />
       </Disclosure>
       <ListView<{ id: number; label: string; scopes: string; website: string; created: string }>
         path="/profile/apps"
@@ -88,21 +160,50 @@ export function ProfilePage() {
           { key: 'scopes', label: 'Scopes' },
           { key: 'website', label: 'Site' },
           { key: 'created', label: 'Authorized' },
-          { key: 'x', label: 'Revoke', render: (a) => <ActionButton label="Revoke" secondary confirm={`Revoke ${a.label}'s access? Its tokens stop working.`} run={async () => { await del(`/profile/apps/${a.id}`); await refresh(); }} /> },
+          {
+            key: 'x',
+            label: 'Revoke',
+            render: (a) => (
+              <ActionButton
+                label="Revoke"
+                secondary
+                confirm={`Revoke ${a.label}'s access? Its tokens stop working.`}
+                run={async () => {
+                  await del(`/profile/apps/${a.id}`);
+                  await refresh();
+                }}
+              />
+            ),
+          },
         ]}
       />
       <Section title="Two-factor authentication">
         {p?.two_factor_auth ? (
           <>
             <p>Two-factor authentication is on.</p>
-            <ActionButton label="Turn off two-factor authentication" danger confirm="Turn off two-factor authentication?" run={async () => { await post('/profile/tfa-disable'); await refresh(); }} />
+            <ActionButton
+              label="Turn off two-factor authentication"
+              danger
+              confirm="Turn off two-factor authentication?"
+              run={async () => {
+                await post('/profile/tfa-disable');
+                await refresh();
+              }}
+            />
           </>
         ) : tfa ? (
           <>
             <p>Add this secret to an authenticator app, then enter the code it shows.</p>
             <p className="secret">{tfa.secret}</p>
             <Form
-              fields={[{ name: 'tfa_code', label: 'Code from the app', required: true, autoComplete: 'one-time-code' }]}
+              fields={[
+                {
+                  name: 'tfa_code',
+                  label: 'Code from the app',
+                  required: true,
+                  autoComplete: 'one-time-code',
+                },
+              ]}
               submitLabel="Confirm"
               onSubmit={async (v) => {
                 const r = await post<{ scratch: string }>('/profile/tfa-enable-confirm', v);
@@ -113,9 +214,16 @@ export function ProfilePage() {
             />
           </>
         ) : (
-          <ActionButton label="Turn on two-factor authentication" run={async () => setTfa(await post('/profile/tfa-enable'))} />
+          <ActionButton
+            label="Turn on two-factor authentication"
+            run={async () => setTfa(await post('/profile/tfa-enable'))}
+          />
         )}
-        {scratch ? <p className="notice" role="status">Your scratch code (shown once): <code>{scratch}</code></p> : null}
+        {scratch ? (
+          <p className="notice" role="status">
+            Your scratch code (shown once): <code>{scratch}</code>
+          </p>
+        ) : null}
       </Section>
       <ListView<{ id: number; user_agent: string; last_remote_addr: string; expiry: string }>
         path="/profile/devices"
@@ -125,7 +233,20 @@ export function ProfilePage() {
           { key: 'user_agent', label: 'Browser' },
           { key: 'last_remote_addr', label: 'Last address' },
           { key: 'expiry', label: 'Until' },
-          { key: 'x', label: 'Revoke', render: (d) => <ActionButton label="Revoke" secondary run={async () => { await del(`/profile/devices/${d.id}`); await refresh(); }} /> },
+          {
+            key: 'x',
+            label: 'Revoke',
+            render: (d) => (
+              <ActionButton
+                label="Revoke"
+                secondary
+                run={async () => {
+                  await del(`/profile/devices/${d.id}`);
+                  await refresh();
+                }}
+              />
+            ),
+          },
         ]}
       />
     </>

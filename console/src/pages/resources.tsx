@@ -47,7 +47,11 @@ export function Volumes() {
         ]}
         orderBy={['label', 'size', 'created']}
         columns={[
-          { key: 'label', label: 'Label', render: (r) => <Link to={`/console/volumes/${r.id}`}>{r.label}</Link> },
+          {
+            key: 'label',
+            label: 'Label',
+            render: (r) => <Link to={`/console/volumes/${r.id}`}>{r.label}</Link>,
+          },
           { key: 'status', label: 'Status', render: (r) => <Status value={r.status} /> },
           { key: 'size', label: 'Size (GB)' },
           { key: 'region', label: 'Region' },
@@ -60,13 +64,21 @@ export function Volumes() {
             fields={[
               { name: 'label', label: 'Label', required: true },
               { name: 'size', label: 'Size (GB)', type: 'number', initial: 20 },
-              { name: 'region', label: 'Region (or attach at once)', type: 'select', options: regions },
+              {
+                name: 'region',
+                label: 'Region (or attach at once)',
+                type: 'select',
+                options: regions,
+              },
               { name: 'compute_id', label: 'Attach to', type: 'select', options: instances },
               { name: 'tags', label: 'Tags', type: 'list' },
             ]}
             submitLabel="Create volume"
             onSubmit={async (v) => {
-              await post('/volumes', { ...v, ...(v.compute_id ? { compute_id: Number(v.compute_id) } : {}) });
+              await post('/volumes', {
+                ...v,
+                ...(v.compute_id ? { compute_id: Number(v.compute_id) } : {}),
+              });
               await client.invalidateQueries();
             }}
           />
@@ -104,7 +116,15 @@ export function VolumeDetail() {
         <Section title="Actions">
           {v.compute_id === null ? (
             <Form
-              fields={[{ name: 'compute_id', label: 'Attach to instance', type: 'select', options: instances, required: true }]}
+              fields={[
+                {
+                  name: 'compute_id',
+                  label: 'Attach to instance',
+                  type: 'select',
+                  options: instances,
+                  required: true,
+                },
+              ]}
               submitLabel="Attach"
               onSubmit={async (b) => {
                 await post(`${path}/attach`, { compute_id: Number(b.compute_id) });
@@ -112,13 +132,34 @@ export function VolumeDetail() {
               }}
             />
           ) : (
-            <ActionButton label={`Detach from ${v.compute_label ?? v.compute_id}`} secondary run={async () => { await post(`${path}/detach`); await refresh(); }} />
+            <ActionButton
+              label={`Detach from ${v.compute_label ?? v.compute_id}`}
+              secondary
+              run={async () => {
+                await post(`${path}/detach`);
+                await refresh();
+              }}
+            />
           )}
           <Disclosure label="Resize">
-            <Form fields={[{ name: 'size', label: 'New size (GB)', type: 'number', required: true }]} submitLabel="Resize" onSubmit={async (b) => { await post(`${path}/resize`, b); await refresh(); }} />
+            <Form
+              fields={[{ name: 'size', label: 'New size (GB)', type: 'number', required: true }]}
+              submitLabel="Resize"
+              onSubmit={async (b) => {
+                await post(`${path}/resize`, b);
+                await refresh();
+              }}
+            />
           </Disclosure>
           <Disclosure label="Clone">
-            <Form fields={[{ name: 'label', label: 'Label of the clone', required: true }]} submitLabel="Clone" onSubmit={async (b) => { await post(`${path}/clone`, b); await refresh(); }} />
+            <Form
+              fields={[{ name: 'label', label: 'Label of the clone', required: true }]}
+              submitLabel="Clone"
+              onSubmit={async (b) => {
+                await post(`${path}/clone`, b);
+                await refresh();
+              }}
+            />
           </Disclosure>
           <Disclosure label="Label and tags">
             <Form
@@ -127,11 +168,23 @@ export function VolumeDetail() {
                 { name: 'tags', label: 'Tags', type: 'list', initial: v.tags.join(', ') },
               ]}
               submitLabel="Save"
-              onSubmit={async (b) => { await put(path, { tags: [], ...b }); await refresh(); }}
+              onSubmit={async (b) => {
+                await put(path, { tags: [], ...b });
+                await refresh();
+              }}
             />
           </Disclosure>
           <div className="actions">
-            <ActionButton label="Delete volume" danger confirm={`Delete ${v.label}?`} run={async () => { await del(path); await refresh(); navigate('/console/volumes'); }} />
+            <ActionButton
+              label="Delete volume"
+              danger
+              confirm={`Delete ${v.label}?`}
+              run={async () => {
+                await del(path);
+                await refresh();
+                navigate('/console/volumes');
+              }}
+            />
           </div>
         </Section>
       ) : null}
@@ -187,7 +240,15 @@ export function Images() {
             label: 'Actions',
             render: (r) =>
               r.is_public ? null : (
-                <ActionButton label="Delete" secondary confirm={`Delete image ${r.label}?`} run={async () => { await del(`/images/${r.id}`); await client.invalidateQueries(); }} />
+                <ActionButton
+                  label="Delete"
+                  secondary
+                  confirm={`Delete image ${r.label}?`}
+                  run={async () => {
+                    await del(`/images/${r.id}`);
+                    await client.invalidateQueries();
+                  }}
+                />
               ),
           },
         ]}
@@ -202,24 +263,43 @@ export function Images() {
                 { name: 'description', label: 'Description' },
               ]}
               submitLabel="Capture image"
-              onSubmit={async (v) => { await post('/images', v); await client.invalidateQueries(); }}
+              onSubmit={async (v) => {
+                await post('/images', v);
+                await client.invalidateQueries();
+              }}
             />
           </Disclosure>
           <Disclosure label="Upload an image">
             <Form
               fields={[
                 { name: 'label', label: 'Label', required: true },
-                { name: 'region', label: 'Region', type: 'select', options: regions, required: true },
+                {
+                  name: 'region',
+                  label: 'Region',
+                  type: 'select',
+                  options: regions,
+                  required: true,
+                },
                 { name: 'description', label: 'Description' },
-                { name: 'file', label: 'Raw disk image (.img, or .img.gz)', type: 'file', required: true },
+                {
+                  name: 'file',
+                  label: 'Raw disk image (.img, or .img.gz)',
+                  type: 'file',
+                  required: true,
+                },
               ]}
               submitLabel="Upload image"
               onSubmit={async (v) => {
                 const { file, ...body } = v;
                 if (!(file instanceof File)) throw new Error('Choose a file to upload.');
                 const r = await post<{ image: Image; upload_to: string }>('/images/upload', body);
-                const res = await fetch(r.upload_to, { method: 'PUT', body: await gzipped(file), headers: { 'content-type': 'application/octet-stream' } });
-                if (!res.ok) throw new Error(`The upload failed: ${res.status} ${await res.text()}`);
+                const res = await fetch(r.upload_to, {
+                  method: 'PUT',
+                  body: await gzipped(file),
+                  headers: { 'content-type': 'application/octet-stream' },
+                });
+                if (!res.ok)
+                  throw new Error(`The upload failed: ${res.status} ${await res.text()}`);
                 setUploaded(r.image.id);
                 await client.invalidateQueries();
               }}
@@ -254,18 +334,29 @@ export function StackScripts() {
     <>
       <h1>StackScripts</h1>
       <div className="tabs" role="tablist" aria-label="StackScripts">
-        <button type="button" role="tab" aria-selected={mine} onClick={() => setMine(true)}>Mine</button>
-        <button type="button" role="tab" aria-selected={!mine} onClick={() => setMine(false)}>Public</button>
+        <button type="button" role="tab" aria-selected={mine} onClick={() => setMine(true)}>
+          Mine
+        </button>
+        <button type="button" role="tab" aria-selected={!mine} onClick={() => setMine(false)}>
+          Public
+        </button>
       </div>
       <ListView<StackScript>
         key={String(mine)}
         path="/compute/stackscripts"
         title={mine ? 'My StackScripts' : 'Public StackScripts'}
         rowKey={(r) => r.id}
-        filters={[{ key: 'label', label: 'Label' }, { key: 'username', label: 'Author' }]}
+        filters={[
+          { key: 'label', label: 'Label' },
+          { key: 'username', label: 'Author' },
+        ]}
         baseFilter={mine ? { mine: true } : { is_public: true }}
         columns={[
-          { key: 'label', label: 'Label', render: (r) => <Link to={`/console/stackscripts/${r.id}`}>{r.label}</Link> },
+          {
+            key: 'label',
+            label: 'Label',
+            render: (r) => <Link to={`/console/stackscripts/${r.id}`}>{r.label}</Link>,
+          },
           { key: 'username', label: 'Author' },
           { key: 'images', label: 'Images' },
           { key: 'deployments_total', label: 'Deployments' },
@@ -278,12 +369,21 @@ export function StackScripts() {
             fields={[
               { name: 'label', label: 'Label', required: true },
               { name: 'images', label: 'Images (one a line)', type: 'list', required: true },
-              { name: 'script', label: 'Script', type: 'textarea', required: true, initial: '#!/bin/bash\n' },
+              {
+                name: 'script',
+                label: 'Script',
+                type: 'textarea',
+                required: true,
+                initial: '#!/bin/bash\n',
+              },
               { name: 'description', label: 'Description' },
               { name: 'is_public', label: 'Public', type: 'checkbox' },
             ]}
             submitLabel="Create StackScript"
-            onSubmit={async (v) => { await post('/compute/stackscripts', v); await client.invalidateQueries(); }}
+            onSubmit={async (v) => {
+              await post('/compute/stackscripts', v);
+              await client.invalidateQueries();
+            }}
           />
         </Disclosure>
       ) : null}
@@ -316,13 +416,30 @@ export function StackScriptDetail() {
               { name: 'description', label: 'Description', initial: s.description },
               { name: 'script', label: 'Script', type: 'textarea', initial: s.script },
               { name: 'rev_note', label: 'Revision note' },
-              { name: 'is_public', label: 'Public (cannot be undone)', type: 'checkbox', initial: s.is_public },
+              {
+                name: 'is_public',
+                label: 'Public (cannot be undone)',
+                type: 'checkbox',
+                initial: s.is_public,
+              },
             ]}
             submitLabel="Save"
-            onSubmit={async (v) => { await put(path, v); await client.invalidateQueries(); }}
+            onSubmit={async (v) => {
+              await put(path, v);
+              await client.invalidateQueries();
+            }}
           />
           <div className="actions">
-            <ActionButton label="Delete" danger confirm={`Delete ${s.label}?`} run={async () => { await del(path); await client.invalidateQueries(); navigate('/console/stackscripts'); }} />
+            <ActionButton
+              label="Delete"
+              danger
+              confirm={`Delete ${s.label}?`}
+              run={async () => {
+                await del(path);
+                await client.invalidateQueries();
+                navigate('/console/stackscripts');
+              }}
+            />
           </div>
         </Section>
       ) : null}
@@ -336,7 +453,10 @@ export function Tags() {
   const tagged = useQuery({
     queryKey: ['/tags', open],
     enabled: open !== undefined,
-    queryFn: () => get<Page<{ type: string; data: { id: number | string; label: string } }>>(`/tags/${encodeURIComponent(open ?? '')}`),
+    queryFn: () =>
+      get<Page<{ type: string; data: { id: number | string; label: string } }>>(
+        `/tags/${encodeURIComponent(open ?? '')}`,
+      ),
   });
   return (
     <>
@@ -346,18 +466,54 @@ export function Tags() {
         title="Tags"
         rowKey={(r) => r.label}
         columns={[
-          { key: 'label', label: 'Label', render: (r) => <button type="button" className="secondary" onClick={() => setOpen(r.label)}>{r.label}</button> },
-          { key: 'x', label: 'Actions', render: (r) => <ActionButton label="Delete" secondary confirm={`Delete tag ${r.label}?`} run={async () => { await del(`/tags/${encodeURIComponent(r.label)}`); await client.invalidateQueries(); }} /> },
+          {
+            key: 'label',
+            label: 'Label',
+            render: (r) => (
+              <button type="button" className="secondary" onClick={() => setOpen(r.label)}>
+                {r.label}
+              </button>
+            ),
+          },
+          {
+            key: 'x',
+            label: 'Actions',
+            render: (r) => (
+              <ActionButton
+                label="Delete"
+                secondary
+                confirm={`Delete tag ${r.label}?`}
+                run={async () => {
+                  await del(`/tags/${encodeURIComponent(r.label)}`);
+                  await client.invalidateQueries();
+                }}
+              />
+            ),
+          },
         ]}
       />
       {open ? (
         <Section title={`Tagged “${open}”`}>
           <ErrorBox error={tagged.error} />
-          <Table caption={`Objects tagged ${open}`} rows={tagged.data?.data ?? []} columns={[{ key: 'type', label: 'Type' }, { key: 'label', label: 'Label', render: (r) => r.data.label }]} />
+          <Table
+            caption={`Objects tagged ${open}`}
+            rows={tagged.data?.data ?? []}
+            columns={[
+              { key: 'type', label: 'Type' },
+              { key: 'label', label: 'Label', render: (r) => r.data.label },
+            ]}
+          />
         </Section>
       ) : null}
       <Disclosure label="Create a tag">
-        <Form fields={[{ name: 'label', label: 'Label', required: true }]} submitLabel="Create tag" onSubmit={async (v) => { await post('/tags', v); await client.invalidateQueries(); }} />
+        <Form
+          fields={[{ name: 'label', label: 'Label', required: true }]}
+          submitLabel="Create tag"
+          onSubmit={async (v) => {
+            await post('/tags', v);
+            await client.invalidateQueries();
+          }}
+        />
       </Disclosure>
     </>
   );

@@ -17,12 +17,18 @@ interface Bucket {
   created: string;
 }
 
-const ACLS = ['private', 'public-read', 'authenticated-read', 'public-read-write'].map((a) => ({ value: a, label: a }));
+const ACLS = ['private', 'public-read', 'authenticated-read', 'public-read-write'].map((a) => ({
+  value: a,
+  label: a,
+}));
 
 /** Buckets and access keys (the secret shown once, when the key is made). */
 export function ObjectStorage() {
   const client = useQueryClient();
-  const clusters = useOptions<{ id: string; region: string }>('/object-storage/clusters', (c) => ({ value: c.id, label: `${c.id} (${c.region})` }));
+  const clusters = useOptions<{ id: string; region: string }>('/object-storage/clusters', (c) => ({
+    value: c.id,
+    label: `${c.id} (${c.region})`,
+  }));
   const [secret, setSecret] = useState<{ label: string; access_key: string; secret_key: string }>();
   return (
     <>
@@ -32,24 +38,58 @@ export function ObjectStorage() {
         title="Buckets"
         rowKey={(r) => `${r.cluster}/${r.label}`}
         columns={[
-          { key: 'label', label: 'Name', render: (r) => <Link to={`/console/object-storage/${r.cluster}/${r.label}`}>{r.label}</Link> },
+          {
+            key: 'label',
+            label: 'Name',
+            render: (r) => (
+              <Link to={`/console/object-storage/${r.cluster}/${r.label}`}>{r.label}</Link>
+            ),
+          },
           { key: 'cluster', label: 'Cluster' },
           { key: 'objects', label: 'Objects' },
           { key: 'size', label: 'Size (bytes)' },
           { key: 'hostname', label: 'Host name' },
-          { key: 'x', label: 'Delete', render: (r) => <ActionButton label="Delete" secondary confirm={`Delete the bucket ${r.label}? It must be empty.`} run={async () => { await del(`/object-storage/buckets/${r.cluster}/${r.label}`); await client.invalidateQueries(); }} /> },
+          {
+            key: 'x',
+            label: 'Delete',
+            render: (r) => (
+              <ActionButton
+                label="Delete"
+                secondary
+                confirm={`Delete the bucket ${r.label}? It must be empty.`}
+                run={async () => {
+                  await del(`/object-storage/buckets/${r.cluster}/${r.label}`);
+                  await client.invalidateQueries();
+                }}
+              />
+            ),
+          },
         ]}
       />
       <Disclosure label="Create a bucket">
         <Form
           fields={[
-            { name: 'label', label: 'Name', required: true, help: '3 to 63 lower-case letters, digits, dots and dashes.' },
-            { name: 'cluster', label: 'Cluster', type: 'select', options: clusters, required: true },
+            {
+              name: 'label',
+              label: 'Name',
+              required: true,
+              help: '3 to 63 lower-case letters, digits, dots and dashes.',
+            },
+            {
+              name: 'cluster',
+              label: 'Cluster',
+              type: 'select',
+              options: clusters,
+              required: true,
+            },
             { name: 'acl', label: 'Access', type: 'select', options: ACLS },
             { name: 'cors_enabled', label: 'Allow cross-origin requests (CORS)', type: 'checkbox' },
           ]}
           submitLabel="Create bucket"
-          onSubmit={async (v) => { await post('/object-storage/buckets', v); await client.invalidateQueries(); }}
+          onSubmit={async (v) => {
+            await post('/object-storage/buckets', v);
+            await client.invalidateQueries();
+          }}
         />
       </Disclosure>
       <ListView<{ id: number; label: string; access_key: string; limited: boolean }>
@@ -60,7 +100,21 @@ export function ObjectStorage() {
           { key: 'label', label: 'Label' },
           { key: 'access_key', label: 'Access key' },
           { key: 'limited', label: 'Limited' },
-          { key: 'x', label: 'Revoke', render: (r) => <ActionButton label="Revoke" secondary confirm={`Revoke ${r.label}?`} run={async () => { await del(`/object-storage/keys/${r.id}`); await client.invalidateQueries(); }} /> },
+          {
+            key: 'x',
+            label: 'Revoke',
+            render: (r) => (
+              <ActionButton
+                label="Revoke"
+                secondary
+                confirm={`Revoke ${r.label}?`}
+                run={async () => {
+                  await del(`/object-storage/keys/${r.id}`);
+                  await client.invalidateQueries();
+                }}
+              />
+            ),
+          },
         ]}
       />
       <Disclosure label="Create an access key">
@@ -79,10 +133,24 @@ export function ObjectStorage() {
             The secret key is shown now and never again: copy it.
           </p>
           <dl className="details">
-            <div><dt>access key</dt><dd><code>{secret.access_key}</code></dd></div>
-            <div><dt>secret key</dt><dd className="secret" data-testid="secret-key">{secret.secret_key}</dd></div>
+            <div>
+              <dt>access key</dt>
+              <dd>
+                <code>{secret.access_key}</code>
+              </dd>
+            </div>
+            <div>
+              <dt>secret key</dt>
+              <dd className="secret" data-testid="secret-key">
+                {secret.secret_key}
+              </dd>
+            </div>
           </dl>
-          <div className="actions"><button type="button" className="secondary" onClick={() => setSecret(undefined)}>I have copied it</button></div>
+          <div className="actions">
+            <button type="button" className="secondary" onClick={() => setSecret(undefined)}>
+              I have copied it
+            </button>
+          </div>
         </Section>
       ) : null}
     </>
@@ -97,7 +165,11 @@ interface ObjectList {
 
 /** A pre-signed URL for one object (the API's object-url). */
 const signed = (path: string, name: string, method: string, contentType?: string) =>
-  post<{ url: string }>(`${path}/object-url`, { name, method, ...(contentType ? { content_type: contentType } : {}) });
+  post<{ url: string }>(`${path}/object-url`, {
+    name,
+    method,
+    ...(contentType ? { content_type: contentType } : {}),
+  });
 
 /** One bucket: its objects by prefix, upload and download through pre-signed URLs, ACLs, CORS. */
 export function BucketBrowser() {
@@ -109,10 +181,16 @@ export function BucketBrowser() {
   const marker = markers[markers.length - 1];
   const [acl, setAcl] = useState<{ name: string; acl: string }>();
   const [status, setStatus] = useState<string>();
-  const b = useQuery({ queryKey: [path], queryFn: () => get<Bucket & { cors_enabled?: boolean }>(path) });
+  const b = useQuery({
+    queryKey: [path],
+    queryFn: () => get<Bucket & { cors_enabled?: boolean }>(path),
+  });
   const list = useQuery({
     queryKey: [`${path}/object-list`, prefix, marker],
-    queryFn: () => get<ObjectList>(`${path}/object-list`, { query: { prefix, delimiter: '/', ...(marker ? { marker } : {}) } }),
+    queryFn: () =>
+      get<ObjectList>(`${path}/object-list`, {
+        query: { prefix, delimiter: '/', ...(marker ? { marker } : {}) },
+      }),
   });
   const refresh = () => client.invalidateQueries();
   const download = async (name: string) => {
@@ -132,12 +210,34 @@ export function BucketBrowser() {
       </div>
       <ErrorBox error={b.error} />
       <Section title="Objects">
-        <form className="filters" onSubmit={(e) => e.preventDefault()} aria-label="Browse by prefix">
+        <form
+          className="filters"
+          onSubmit={(e) => e.preventDefault()}
+          aria-label="Browse by prefix"
+        >
           <div className="filter">
             <label htmlFor="prefix">Prefix</label>
-            <input id="prefix" value={prefix} onChange={(e) => { setMarkers([]); setPrefix(e.target.value); }} />
+            <input
+              id="prefix"
+              value={prefix}
+              onChange={(e) => {
+                setMarkers([]);
+                setPrefix(e.target.value);
+              }}
+            />
           </div>
-          {prefix ? <button type="button" className="secondary" onClick={() => { setMarkers([]); setPrefix(prefix.replace(/[^/]*\/?$/, '')); }}>Up one level</button> : null}
+          {prefix ? (
+            <button
+              type="button"
+              className="secondary"
+              onClick={() => {
+                setMarkers([]);
+                setPrefix(prefix.replace(/[^/]*\/?$/, ''));
+              }}
+            >
+              Up one level
+            </button>
+          ) : null}
         </form>
         <ErrorBox error={list.error} />
         {list.data ? (
@@ -149,7 +249,21 @@ export function BucketBrowser() {
               {
                 key: 'name',
                 label: 'Name',
-                render: (r) => (r.name.endsWith('/') ? <button type="button" className="secondary" onClick={() => { setMarkers([]); setPrefix(r.name); }}>{r.name}</button> : r.name),
+                render: (r) =>
+                  r.name.endsWith('/') ? (
+                    <button
+                      type="button"
+                      className="secondary"
+                      onClick={() => {
+                        setMarkers([]);
+                        setPrefix(r.name);
+                      }}
+                    >
+                      {r.name}
+                    </button>
+                  ) : (
+                    r.name
+                  ),
               },
               { key: 'size', label: 'Size (bytes)' },
               { key: 'last_modified', label: 'Modified' },
@@ -160,17 +274,55 @@ export function BucketBrowser() {
                   r.name.endsWith('/') ? null : (
                     <span className="actions">
                       <ActionButton label="Download" secondary run={() => download(r.name)} />
-                      <ActionButton label="Access" secondary run={async () => setAcl({ name: r.name, ...(await get<{ acl: string }>(`${path}/object-acl`, { query: { name: r.name } })) })} />
-                      <ActionButton label="Delete" secondary confirm={`Delete ${r.name}?`} run={async () => { const { url } = await signed(path, r.name, 'DELETE'); await fetch(url, { method: 'DELETE' }); await refresh(); }} />
+                      <ActionButton
+                        label="Access"
+                        secondary
+                        run={async () =>
+                          setAcl({
+                            name: r.name,
+                            ...(await get<{ acl: string }>(`${path}/object-acl`, {
+                              query: { name: r.name },
+                            })),
+                          })
+                        }
+                      />
+                      <ActionButton
+                        label="Delete"
+                        secondary
+                        confirm={`Delete ${r.name}?`}
+                        run={async () => {
+                          const { url } = await signed(path, r.name, 'DELETE');
+                          await fetch(url, { method: 'DELETE' });
+                          await refresh();
+                        }}
+                      />
                     </span>
                   ),
               },
             ]}
           />
-        ) : list.isLoading ? <Loading /> : null}
+        ) : list.isLoading ? (
+          <Loading />
+        ) : null}
         <nav className="pager" aria-label="Object pages">
-          <button type="button" className="secondary" disabled={markers.length === 0} onClick={() => setMarkers(markers.slice(0, -1))}>Previous</button>
-          <button type="button" className="secondary" disabled={!list.data?.is_truncated} onClick={() => list.data?.next_marker && setMarkers([...markers, list.data.next_marker])}>Next</button>
+          <button
+            type="button"
+            className="secondary"
+            disabled={markers.length === 0}
+            onClick={() => setMarkers(markers.slice(0, -1))}
+          >
+            Previous
+          </button>
+          <button
+            type="button"
+            className="secondary"
+            disabled={!list.data?.is_truncated}
+            onClick={() =>
+              list.data?.next_marker && setMarkers([...markers, list.data.next_marker])
+            }
+          >
+            Next
+          </button>
         </nav>
       </Section>
       <Section title="Upload">
@@ -183,7 +335,11 @@ export function BucketBrowser() {
             const type = file.type || 'application/octet-stream';
             const name = `${prefix}${file.name}`;
             const { url } = await signed(path, name, 'PUT', type);
-            const res = await fetch(url, { method: 'PUT', body: file, headers: { 'content-type': type } });
+            const res = await fetch(url, {
+              method: 'PUT',
+              body: file,
+              headers: { 'content-type': type },
+            });
             if (!res.ok) throw new Error(`The upload failed: ${res.status}`);
             setStatus(`Uploaded ${name} (${file.size} bytes).`);
             await refresh();
@@ -195,9 +351,20 @@ export function BucketBrowser() {
         <Section title={`Access of ${acl.name}`}>
           <Form
             key={acl.name}
-            fields={[{ name: 'acl', label: 'Access', type: 'select', options: ACLS, initial: acl.acl, required: true }]}
+            fields={[
+              {
+                name: 'acl',
+                label: 'Access',
+                type: 'select',
+                options: ACLS,
+                initial: acl.acl,
+                required: true,
+              },
+            ]}
             submitLabel="Save object access"
-            onSubmit={async (v) => { await put(`${path}/object-acl`, { name: acl.name, acl: v.acl }); }}
+            onSubmit={async (v) => {
+              await put(`${path}/object-acl`, { name: acl.name, acl: v.acl });
+            }}
           />
         </Section>
       ) : null}
@@ -205,11 +372,21 @@ export function BucketBrowser() {
         <p className="help">The API does not show a bucket's current access; this sets it.</p>
         <Form
           fields={[
-            { name: 'acl', label: 'Bucket access', type: 'select', options: ACLS, initial: 'private', required: true },
+            {
+              name: 'acl',
+              label: 'Bucket access',
+              type: 'select',
+              options: ACLS,
+              initial: 'private',
+              required: true,
+            },
             { name: 'cors_enabled', label: 'Allow cross-origin requests (CORS)', type: 'checkbox' },
           ]}
           submitLabel="Save bucket access"
-          onSubmit={async (v) => { await put(`${path}/access`, v); await refresh(); }}
+          onSubmit={async (v) => {
+            await put(`${path}/access`, v);
+            await refresh();
+          }}
         />
       </Section>
     </>

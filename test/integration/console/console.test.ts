@@ -10,7 +10,10 @@ import { op, operatorToken, secondAccount } from '../controls/helpers.js';
 function fakeBuild(): string {
   const dir = mkdtempSync(path.join(tmpdir(), 'stratus-console-'));
   mkdirSync(path.join(dir, 'assets'));
-  writeFileSync(path.join(dir, 'index.html'), '<!doctype html><title>console</title><div id="root"></div>');
+  writeFileSync(
+    path.join(dir, 'index.html'),
+    '<!doctype html><title>console</title><div id="root"></div>',
+  );
   const js = 'console.log("hello from the console");'.repeat(20);
   writeFileSync(path.join(dir, 'assets', 'index-AbC123.js'), js);
   writeFileSync(path.join(dir, 'assets', 'index-AbC123.js.gz'), gzipSync(js));
@@ -58,7 +61,9 @@ describe('web console files', () => {
   });
 
   it('console page: without a build, / says how to make one (503), and the API still answers', async () => {
-    t = await buildTestApp({ env: { STRATUS_CONSOLE_DIR: mkdtempSync(path.join(tmpdir(), 'none-')) } });
+    t = await buildTestApp({
+      env: { STRATUS_CONSOLE_DIR: mkdtempSync(path.join(tmpdir(), 'none-')) },
+    });
     const r = await t.get('/', { token: null });
     expect(r.status).toBe(503);
     expect(r.text).toContain('npm run build');
@@ -101,7 +106,9 @@ describe('server facts and operator views', () => {
     const euuids = r.body.data.map((a: { euuid: string }) => a.euuid);
     expect(euuids).toContain(other.euuid);
     const mine = r.body.data.find((a: { email: string }) => a.email === 'owner@example.com');
-    expect(mine.users).toEqual([{ username: 'owner', email: expect.any(String), restricted: false }]);
+    expect(mine.users).toEqual([
+      { username: 'owner', email: expect.any(String), restricted: false },
+    ]);
     expect((await o.get('/_stratus/accounts?page_size=5')).status).toBe(400);
   });
 
@@ -114,7 +121,10 @@ describe('server facts and operator views', () => {
     expect(queued.status).toBe(200);
     expect(queued.body.counts.queued).toBeGreaterThan(0);
     expect(queued.body.data.every((j: { status: string }) => j.status === 'queued')).toBe(true);
-    expect(queued.body.runner).toMatchObject({ in_process: true, worker_id: t.ctx.runner.workerId });
+    expect(queued.body.runner).toMatchObject({
+      in_process: true,
+      worker_id: t.ctx.runner.workerId,
+    });
     expect(queued.body.data.map((j: { name: string }) => j.name)).toContain('volumes.work');
     await t.settle();
     const after = await o.get('/_stratus/jobs?status=queued');

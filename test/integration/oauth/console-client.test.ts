@@ -48,7 +48,12 @@ describe('the web console as an OAuth client of the login service', () => {
       headers,
     );
     expect(consent.statusCode).toBe(200);
-    const back = await form(t, '/oauth/consent', { ticket: ticketOf(consent.body), decision: 'approve' }, headers);
+    const back = await form(
+      t,
+      '/oauth/consent',
+      { ticket: ticketOf(consent.body), decision: 'approve' },
+      headers,
+    );
     expect(back.statusCode).toBe(302);
     const to = new URL(String(back.headers.location));
     expect(`${to.origin}${to.pathname}`).toBe(CALLBACK);
@@ -61,7 +66,12 @@ describe('the web console as an OAuth client of the login service', () => {
     const tok = await form(
       t,
       '/oauth/token',
-      { grant_type: 'authorization_code', client_id: 'stratus-console', code, code_verifier: verifier },
+      {
+        grant_type: 'authorization_code',
+        client_id: 'stratus-console',
+        code,
+        code_verifier: verifier,
+      },
       headers,
     );
     expect(tok.statusCode).toBe(200);
@@ -73,7 +83,11 @@ describe('the web console as an OAuth client of the login service', () => {
 
   it('authorize: the redirect follows the host name and port (another address, another callback)', async () => {
     const page = await authorize(
-      { client_id: 'stratus-console', response_type: 'code', redirect_uri: 'http://evil.test/console/callback' },
+      {
+        client_id: 'stratus-console',
+        response_type: 'code',
+        redirect_uri: 'http://evil.test/console/callback',
+      },
       'other.test:9999',
     );
     expect(page.statusCode).toBe(400);
@@ -100,7 +114,12 @@ describe('the web console as an OAuth client of the login service', () => {
 
   it('token: a code of the console is refused without its verifier', async () => {
     const { code } = await signInAsConsole();
-    const tok = await form(t, '/oauth/token', { grant_type: 'authorization_code', client_id: 'stratus-console', code }, headers);
+    const tok = await form(
+      t,
+      '/oauth/token',
+      { grant_type: 'authorization_code', client_id: 'stratus-console', code },
+      headers,
+    );
     expect(tok.statusCode).toBe(400);
     expect(JSON.parse(tok.body).error).toBe('invalid_grant');
   });
@@ -112,7 +131,12 @@ describe('the web console as an OAuth client of the login service', () => {
     const tok = await form(
       t,
       '/oauth/token',
-      { grant_type: 'authorization_code', client_id: 'stratus-console', code, code_verifier: verifier },
+      {
+        grant_type: 'authorization_code',
+        client_id: 'stratus-console',
+        code,
+        code_verifier: verifier,
+      },
       headers,
     );
     const me = await t.get('/v4/account', { token: JSON.parse(tok.body).access_token });
@@ -123,7 +147,9 @@ describe('the web console as an OAuth client of the login service', () => {
     const list = await t.get('/v4/account/oauth-clients');
     expect(list.body.data.map((c: { id: string }) => c.id)).not.toContain('stratus-console');
     expect((await t.get('/v4/account/oauth-clients/stratus-console')).status).toBe(404);
-    expect((await t.put('/v4/account/oauth-clients/stratus-console', { label: 'mine' })).status).toBe(404);
+    expect(
+      (await t.put('/v4/account/oauth-clients/stratus-console', { label: 'mine' })).status,
+    ).toBe(404);
     expect((await t.del('/v4/account/oauth-clients/stratus-console')).status).toBe(404);
     await signInAsConsole();
     const apps = await t.get('/v4/profile/apps', { headers });
