@@ -35,6 +35,17 @@ export default defineConfig({
   root: fileURLToPath(new URL('.', import.meta.url)),
   base: '/console/',
   esbuild: { jsx: 'automatic' },
+  // `npm run dev:console`: the console from its sources; the API, the login service and the
+  // operator endpoints of a running server (STRATUS_URL, default http://127.0.0.1:8080).
+  server: {
+    port: 5173,
+    proxy: Object.fromEntries(
+      ['/v4', '/oauth', '/_stratus', '/.well-known'].map((p) => [
+        p,
+        { target: process.env.STRATUS_URL ?? 'http://127.0.0.1:8080', changeOrigin: false },
+      ]),
+    ),
+  },
   build: {
     outDir: fileURLToPath(new URL('../dist/console', import.meta.url)),
     emptyOutDir: true,

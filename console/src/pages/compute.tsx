@@ -220,9 +220,15 @@ export function InstanceDetail() {
         </span>
         {writable ? (
           <div className="head-actions">
-            <ActionButton label="Power on" run={act('boot')} secondary />
-            <ActionButton label="Reboot" run={act('reboot')} secondary />
-            <ActionButton label="Power off" run={act('shutdown')} secondary />
+            {i.status === 'offline' || i.status === 'stopped' ? (
+              <ActionButton label="Power on" run={act('boot')} secondary />
+            ) : null}
+            {i.status === 'running' ? (
+              <>
+                <ActionButton label="Reboot" run={act('reboot')} secondary />
+                <ActionButton label="Power off" run={act('shutdown')} secondary />
+              </>
+            ) : null}
             <ActionButton
               label="Delete"
               danger

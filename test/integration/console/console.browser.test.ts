@@ -148,6 +148,11 @@ describe.skipIf(!installed)('web console in a real browser (Chromium)', () => {
       await page.getByRole('heading', { name: 'Overview' }).waitFor();
       expect(new URL(page.url()).pathname).toBe('/console');
       expect(await page.locator('.who').textContent()).toContain('owner');
+      // Domains light up when the server serves them (its OpenAPI document lists /domains).
+      const served = Object.keys((await t.get('/v4/openapi.json')).body.paths).includes('/domains');
+      expect(await page.locator('#nav').getByRole('link', { name: 'Domains' }).count()).toBe(
+        served ? 1 : 0,
+      );
       // The console is an authorized app of the user, through the system client.
       const apps = await t.get('/v4/profile/apps');
       expect(apps.body.data.map((a: { label: string }) => a.label)).toContain('Stratus console');
