@@ -93,9 +93,8 @@ async function firstRender(runs: number): Promise<{ renderMs: number[]; fcpMs: n
       fcpMs.push(
         await page.evaluate(
           () =>
-            (globalThis as unknown as { performance: Performance }).performance.getEntriesByName(
-              'first-contentful-paint',
-            )[0]?.startTime ?? Number.NaN,
+            (globalThis as any).performance.getEntriesByName('first-contentful-paint')[0]
+              ?.startTime ?? Number.NaN,
         ),
       );
       await ctx.close();

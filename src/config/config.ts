@@ -1,6 +1,7 @@
 import path from 'node:path';
 import { type BlobConfig, blobConfig } from './blob-config.js';
 import { ConfigError } from './config-error.js';
+import { type DnsConfig, dnsConfig } from './dns-config.js';
 import type { RawEnv } from './env.js';
 
 export { ConfigError };
@@ -45,6 +46,8 @@ export interface Config {
   readonly blob: BlobConfig;
   /** STRATUS_CONSOLE_DIR: another build of the web console (default: the package's dist/console). */
   readonly consoleDir: string | undefined;
+  /** STRATUS_DNS_*: the authoritative DNS server of the domains area. */
+  readonly dns: DnsConfig;
 }
 
 const TIMINGS: readonly TimingProfile[] = ['instant', 'fast', 'realistic'];
@@ -175,6 +178,7 @@ export function envToConfig(env: RawEnv): Config {
       env.STRATUS_CONSOLE_DIR && env.STRATUS_CONSOLE_DIR !== ''
         ? path.resolve(env.STRATUS_CONSOLE_DIR)
         : undefined,
+    dns: dnsConfig(env, host),
   });
 }
 
