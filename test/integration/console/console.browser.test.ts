@@ -272,6 +272,36 @@ describe.skipIf(!installed)('web console in a real browser (Chromium)', () => {
   );
 
   it(
+    'domains: a zone and a record are added from the console',
+    async () => {
+      await page.locator('#nav').getByRole('link', { name: 'Domains' }).click();
+      await page.getByRole('heading', { name: 'Domains', level: 1 }).waitFor();
+      const add = page.locator('details', { hasText: 'Add a domain' });
+      await add.getByText('Add a domain').click();
+      await add.getByLabel('Domain', { exact: true }).fill('console-example.com');
+      await add.getByLabel('SOA email').fill('admin@console-example.com');
+      await add.getByRole('button', { name: 'Add domain' }).click();
+      await page.getByRole('link', { name: 'console-example.com' }).click();
+      await page.getByRole('heading', { name: 'Records' }).waitFor();
+      const record = page.locator('details', { hasText: 'Add a record' });
+      await record.getByText('Add a record').click();
+      await record.getByLabel('Type', { exact: true }).selectOption('A');
+      await record.getByLabel('Name', { exact: true }).fill('www');
+      await record.getByLabel('Target').fill('192.0.2.10');
+      await record.getByRole('button', { name: 'Add record' }).click();
+      await page.getByRole('cell', { name: '192.0.2.10' }).waitFor();
+      const domains = await t.get('/v4/domains', { filter: { domain: 'console-example.com' } });
+      const records = await t.get(`/v4/domains/${domains.body.data[0].id}/records`);
+      expect(records.body.data).toContainEqual(
+        expect.objectContaining({ type: 'A', name: 'www', target: '192.0.2.10' }),
+      );
+      await accessible(page, 'a domain');
+      await shot(page, 'domain');
+    },
+    FLOW_MS,
+  );
+
+  it(
     'billing: after the operator advances the clock past the 1st, the invoice is read with its items',
     async () => {
       const op = await operatorPage();
