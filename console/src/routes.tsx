@@ -10,6 +10,8 @@ const page = (load: () => Promise<Record<string, unknown>>, name: string) => ({
 const compute = () => import('./pages/compute');
 const resources = () => import('./pages/resources');
 const networking = () => import('./pages/networking');
+const firewalls = () => import('./pages/firewalls');
+const domains = () => import('./pages/domains');
 const storage = () => import('./pages/storage');
 const account = () => import('./pages/account');
 const billing = () => import('./pages/billing');
@@ -38,14 +40,14 @@ export const router = createBrowserRouter([
       { path: 'stackscripts', ...page(resources, 'StackScripts') },
       { path: 'stackscripts/:id', ...page(resources, 'StackScriptDetail') },
       { path: 'tags', ...page(resources, 'Tags') },
-      { path: 'firewalls', ...page(networking, 'Firewalls') },
-      { path: 'firewalls/:id', ...page(networking, 'FirewallDetail') },
+      { path: 'firewalls', ...page(firewalls, 'Firewalls') },
+      { path: 'firewalls/:id', ...page(firewalls, 'FirewallDetail') },
       { path: 'vpcs', ...page(networking, 'Vpcs') },
       { path: 'vpcs/:id', ...page(networking, 'VpcDetail') },
       { path: 'nodebalancers', ...page(networking, 'NodeBalancers') },
       { path: 'nodebalancers/:id', ...page(networking, 'NodeBalancerDetail') },
-      { path: 'domains', ...page(networking, 'Domains') },
-      { path: 'domains/:id', ...page(networking, 'DomainDetail') },
+      { path: 'domains', ...page(domains, 'Domains') },
+      { path: 'domains/:id', ...page(domains, 'DomainDetail') },
       { path: 'object-storage', ...page(storage, 'ObjectStorage') },
       { path: 'object-storage/:cluster/:bucket', ...page(storage, 'BucketBrowser') },
       { path: 'account', ...page(account, 'AccountPage') },
