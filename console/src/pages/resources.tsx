@@ -114,7 +114,11 @@ export function VolumeDetail() {
       </Section>
       {writable ? (
         <Section title="Actions">
-          {v.compute_id === null ? (
+          {v.status !== 'active' ? (
+            <p className="help" role="status">
+              The volume is {v.status}: its actions open when it is active.
+            </p>
+          ) : v.compute_id === null ? (
             <Form
               fields={[
                 {

@@ -205,6 +205,8 @@ describe.skipIf(!installed)('web console in a real browser (Chromium)', () => {
       expect(vol.status).toBe(200);
       await page.goto(`${base}/console/volumes/${vol.body.id}`);
       await page.getByRole('heading', { name: 'data-1' }).waitFor();
+      // Attachable once it is active: the page follows the event feed from `creating`.
+      await page.getByTestId('volume-status').getByText('active').waitFor();
       await page.getByLabel('Attach to instance').selectOption({ label: 'web-1 (us-east)' });
       await page.getByRole('button', { name: 'Attach' }).click();
       const done = page.getByRole('button', { name: /Detach from web-1/ });
