@@ -704,6 +704,7 @@ const ALLOWED: AllowedDifference[] = [
       'request (body): field region only in Stratus',
       'request (body): field reserved only in Stratus',
       'request (body): required [public, type] in Stratus, [compute_id, public, type] in reference',
+      'request compute_id: nullable in Stratus only',
     ],
     reason:
       'reserved: true reserves the address; a reservation names a region or a Compute, so compute_id is required only when not reserving (the recorded refusal)',
