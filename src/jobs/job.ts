@@ -25,7 +25,13 @@ export interface JobDefinition<P> {
   recurring?: boolean;
   /** Back-off before retry number `attempt` (1-based). */
   backoffMs?: (attempt: number) => number;
-  handle(ctx: JobContext, payload: P): Promise<StepResult<P>>;
+  /**
+   * Work of a step outside its transaction (network I/O that must not hold the database), run
+   * before it with `ctx.db` the process's database; what it returns is `handle`'s third argument.
+   * A retried step runs it again. It must end well within the runner's lease (60 s).
+   */
+  prepare?(ctx: JobContext, payload: P): Promise<unknown>;
+  handle(ctx: JobContext, payload: P, prepared?: unknown): Promise<StepResult<P>>;
   /** Runs (in its own transaction) when the job has failed for good: write the failed event, release the entity. */
   onFailure?(ctx: JobContext, payload: P, error: Error): Promise<void>;
 }

@@ -128,6 +128,7 @@ export class JobRunner {
       if (job.attempts >= job.max_attempts) {
         throw new Error('The worker running this job stopped before the step ended.');
       }
+      const prepared = def.prepare ? await def.prepare(this.context(db, job), payload) : undefined;
       await db.transaction(async (tx) => {
         const own = await tx
           .forUpdate(
@@ -135,7 +136,7 @@ export class JobRunner {
           )
           .executeTakeFirst();
         if (own?.status !== 'running' || own.locked_by !== this.workerId) return;
-        const result = await def.handle(this.context(tx, job), payload);
+        const result = await def.handle(this.context(tx, job), payload, prepared);
         if (result) {
           const next = { ...(result.next as object), $version: def.version };
           await tx.db
