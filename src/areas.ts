@@ -13,6 +13,7 @@ import { oauthModule } from './modules/oauth/oauth.module.js';
 import { objectStorageModule } from './modules/object-storage/objects.module.js';
 import { profileModule } from './modules/profile/profile.module.js';
 import { stackscriptsModule } from './modules/stackscripts/stackscripts.module.js';
+import { supportModule } from './modules/support/support.module.js';
 import { tagsModule } from './modules/tags/tags.module.js';
 import { transfersModule } from './modules/transfers/transfers.module.js';
 import { volumesModule } from './modules/volumes/volumes.module.js';
@@ -42,6 +43,7 @@ export const areaModules = [
   objectStorageModule,
   transfersModule,
   accountNoticesModule,
+  supportModule,
   controlsModule,
 ] as const;
 
