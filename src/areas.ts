@@ -7,6 +7,7 @@ import { controlsModule } from './modules/controls/controls.module.js';
 import { eventsModule } from './modules/events/events.module.js';
 import { identityModule } from './modules/identity/identity.module.js';
 import { imagesModule } from './modules/images/images.module.js';
+import { longviewModule } from './modules/longview/longview.module.js';
 import { networkingModule } from './modules/networking/networking.module.js';
 import { nodebalancersModule } from './modules/nodebalancers/nodebalancers.module.js';
 import { oauthModule } from './modules/oauth/oauth.module.js';
@@ -43,6 +44,7 @@ export const areaModules = [
   objectStorageModule,
   transfersModule,
   accountNoticesModule,
+  longviewModule,
   supportModule,
   controlsModule,
 ] as const;

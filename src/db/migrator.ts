@@ -21,6 +21,7 @@ import * as m0018 from './migrations/0018-account-actions.js';
 import * as m0019 from './migrations/0019-storage.js';
 import * as m0020 from './migrations/0020-oauth-security.js';
 import * as m0038 from './migrations/0038-support.js';
+import * as m0039 from './migrations/0039-longview.js';
 import type { MigrationContext } from './migrations/helpers.js';
 
 interface MigrationModule {
@@ -51,6 +52,7 @@ const MIGRATIONS: Record<string, MigrationModule> = {
   '0019-storage': m0019,
   '0020-oauth-security': m0020,
   '0038-support': m0038,
+  '0039-longview': m0039,
 };
 
 class StratusMigrationProvider implements MigrationProvider {

@@ -17,6 +17,7 @@ import type { VpcTables } from '../modules/vpcs/vpcs.table.js';
 import type { TransferTables } from '../modules/transfers/transfers.table.js';
 import type { NoticeTables } from '../modules/account-notices/notices.table.js';
 import type { SupportTables } from '../modules/support/support.table.js';
+import type { LongviewTables } from '../modules/longview/longview.table.js';
 
 /** Every table of the database: the intersection of each area's tables. */
 export type DatabaseSchema = IdentityTables &
@@ -37,4 +38,5 @@ export type DatabaseSchema = IdentityTables &
   TransferTables &
   NoticeTables &
   SupportTables &
+  LongviewTables &
   ControlsTables;

@@ -150,7 +150,7 @@ const ALLOWED: AllowedDifference[] = [
   {
     ops: ['getAccountSettings', 'updateAccountSettings'],
     details: ['response AccountSettings.longview_subscription: nullable in Stratus only'],
-    reason: 'null means Longview Free, as the reference text says; Longview does not exist yet',
+    reason: 'null means Longview Free, as the reference text says (the plan: PUT /longview/plan)',
   },
   // Compute instances.
   {
@@ -514,6 +514,22 @@ const ALLOWED: AllowedDifference[] = [
     ops: ['getTickets', 'createTicket', 'getTicket'],
     details: ['response SupportTicket.entity.id: nullable in Stratus only'],
     reason: 'a ticket about a VLAN names it by its label (a VLAN has no id): id null',
+  },
+  // Longview.
+  {
+    ops: ['createLongviewClient'],
+    details: ['request LongviewClient.label: nullable in Stratus only'],
+    reason: 'label null (as the Python SDK sends an unset label) gives the default longview<id>',
+  },
+  {
+    ops: ['createLongviewClient'],
+    details: [
+      'response LongviewClient.apps.apache: type integer in Stratus, boolean in reference',
+      'response LongviewClient.apps.mysql: type integer in Stratus, boolean in reference',
+      'response LongviewClient.apps.nginx: type integer in Stratus, boolean in reference',
+    ],
+    reason:
+      'the recorded wire: the real create answer carries apps as 0/1 (every other answer has booleans)',
   },
 ];
 
