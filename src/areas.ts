@@ -8,6 +8,7 @@ import { eventsModule } from './modules/events/events.module.js';
 import { identityModule } from './modules/identity/identity.module.js';
 import { imagesModule } from './modules/images/images.module.js';
 import { longviewModule } from './modules/longview/longview.module.js';
+import { managedModule } from './modules/managed/managed.module.js';
 import { networkingModule } from './modules/networking/networking.module.js';
 import { nodebalancersModule } from './modules/nodebalancers/nodebalancers.module.js';
 import { oauthModule } from './modules/oauth/oauth.module.js';
@@ -46,6 +47,7 @@ export const areaModules = [
   accountNoticesModule,
   longviewModule,
   supportModule,
+  managedModule,
   controlsModule,
 ] as const;
 

@@ -31,6 +31,11 @@ export interface Config {
   readonly feedCacheMb: number;
   /** The DNS server reverse DNS updates check forward records against (none: not checked). */
   readonly rdnsResolver: string | undefined;
+  /**
+   * STRATUS_MANAGED_CHECKS: Managed services' checks connect to their addresses (HTTP, TCP) from
+   * the worker; off, every check passes without a connection.
+   */
+  readonly managedChecks: boolean;
   readonly logLevel: LogLevel;
   /** STRATUS_ENCRYPTION_KEY: seals secrets that must be read back (object storage). */
   readonly encryptionKey: string | undefined;
@@ -161,6 +166,7 @@ export function envToConfig(env: RawEnv): Config {
         : undefined,
     feedCacheMb: integer('STRATUS_FEED_CACHE_MB', env.STRATUS_FEED_CACHE_MB, 16, 0, 4096),
     rdnsResolver: resolverOf(env.STRATUS_RDNS_RESOLVER),
+    managedChecks: onOff('STRATUS_MANAGED_CHECKS', env.STRATUS_MANAGED_CHECKS, true),
     logLevel: oneOf('LOG_LEVEL', env.LOG_LEVEL, LOG_LEVELS, 'info'),
     encryptionKey:
       env.STRATUS_ENCRYPTION_KEY && env.STRATUS_ENCRYPTION_KEY !== ''

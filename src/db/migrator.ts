@@ -22,6 +22,7 @@ import * as m0019 from './migrations/0019-storage.js';
 import * as m0020 from './migrations/0020-oauth-security.js';
 import * as m0038 from './migrations/0038-support.js';
 import * as m0039 from './migrations/0039-longview.js';
+import * as m0040 from './migrations/0040-managed.js';
 import type { MigrationContext } from './migrations/helpers.js';
 
 interface MigrationModule {
@@ -53,6 +54,7 @@ const MIGRATIONS: Record<string, MigrationModule> = {
   '0020-oauth-security': m0020,
   '0038-support': m0038,
   '0039-longview': m0039,
+  '0040-managed': m0040,
 };
 
 class StratusMigrationProvider implements MigrationProvider {

@@ -18,6 +18,7 @@ import type { TransferTables } from '../modules/transfers/transfers.table.js';
 import type { NoticeTables } from '../modules/account-notices/notices.table.js';
 import type { SupportTables } from '../modules/support/support.table.js';
 import type { LongviewTables } from '../modules/longview/longview.table.js';
+import type { ManagedTables } from '../modules/managed/managed.table.js';
 
 /** Every table of the database: the intersection of each area's tables. */
 export type DatabaseSchema = IdentityTables &
@@ -39,4 +40,5 @@ export type DatabaseSchema = IdentityTables &
   NoticeTables &
   SupportTables &
   LongviewTables &
+  ManagedTables &
   ControlsTables;
