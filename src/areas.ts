@@ -1,7 +1,10 @@
 import { accountModule } from './modules/account/account.module.js';
 import { accountNoticesModule } from './modules/account-notices/notices.module.js';
+import { agreementsModule } from './modules/agreements/agreements.module.js';
+import { betasModule } from './modules/betas/betas.module.js';
 import { billingModule } from './modules/billing/billing.module.js';
 import { catalogueModule } from './modules/catalogue/catalogue.module.js';
+import { childAccountsModule } from './modules/child-accounts/child-accounts.module.js';
 import { computeModule } from './modules/compute/compute.module.js';
 import { controlsModule } from './modules/controls/controls.module.js';
 import { eventsModule } from './modules/events/events.module.js';
@@ -9,6 +12,7 @@ import { identityModule } from './modules/identity/identity.module.js';
 import { imagesModule } from './modules/images/images.module.js';
 import { longviewModule } from './modules/longview/longview.module.js';
 import { managedModule } from './modules/managed/managed.module.js';
+import { networkUsageModule } from './modules/network-usage/network-usage.module.js';
 import { networkingModule } from './modules/networking/networking.module.js';
 import { nodebalancersModule } from './modules/nodebalancers/nodebalancers.module.js';
 import { oauthModule } from './modules/oauth/oauth.module.js';
@@ -48,6 +52,10 @@ export const areaModules = [
   longviewModule,
   supportModule,
   managedModule,
+  betasModule,
+  agreementsModule,
+  networkUsageModule,
+  childAccountsModule,
   controlsModule,
 ] as const;
 

@@ -23,6 +23,7 @@ import * as m0020 from './migrations/0020-oauth-security.js';
 import * as m0038 from './migrations/0038-support.js';
 import * as m0039 from './migrations/0039-longview.js';
 import * as m0040 from './migrations/0040-managed.js';
+import * as m0041 from './migrations/0041-account-programs.js';
 import type { MigrationContext } from './migrations/helpers.js';
 
 interface MigrationModule {
@@ -55,6 +56,7 @@ const MIGRATIONS: Record<string, MigrationModule> = {
   '0038-support': m0038,
   '0039-longview': m0039,
   '0040-managed': m0040,
+  '0041-account-programs': m0041,
 };
 
 class StratusMigrationProvider implements MigrationProvider {
