@@ -7,6 +7,7 @@ import { catalogueModule } from './modules/catalogue/catalogue.module.js';
 import { childAccountsModule } from './modules/child-accounts/child-accounts.module.js';
 import { computeModule } from './modules/compute/compute.module.js';
 import { controlsModule } from './modules/controls/controls.module.js';
+import { domainsModule } from './modules/domains/domains.module.js';
 import { eventsModule } from './modules/events/events.module.js';
 import { identityModule } from './modules/identity/identity.module.js';
 import { imagesModule } from './modules/images/images.module.js';
@@ -49,6 +50,7 @@ export const areaModules = [
   objectStorageModule,
   transfersModule,
   accountNoticesModule,
+  domainsModule,
   longviewModule,
   supportModule,
   managedModule,

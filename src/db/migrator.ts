@@ -20,10 +20,13 @@ import * as m0017 from './migrations/0017-billing.js';
 import * as m0018 from './migrations/0018-account-actions.js';
 import * as m0019 from './migrations/0019-storage.js';
 import * as m0020 from './migrations/0020-oauth-security.js';
+import * as m0035 from './migrations/0035-domains.js';
 import * as m0038 from './migrations/0038-support.js';
 import * as m0039 from './migrations/0039-longview.js';
 import * as m0040 from './migrations/0040-managed.js';
 import * as m0041 from './migrations/0041-account-programs.js';
+import * as m0043 from './migrations/0043-object-storage-key-owners.js';
+import * as m0044 from './migrations/0044-tfa-flag.js';
 import type { MigrationContext } from './migrations/helpers.js';
 
 interface MigrationModule {
@@ -53,10 +56,13 @@ const MIGRATIONS: Record<string, MigrationModule> = {
   '0018-account-actions': m0018,
   '0019-storage': m0019,
   '0020-oauth-security': m0020,
+  '0035-domains': m0035,
   '0038-support': m0038,
   '0039-longview': m0039,
   '0040-managed': m0040,
   '0041-account-programs': m0041,
+  '0043-object-storage-key-owners': m0043,
+  '0044-tfa-flag': m0044,
 };
 
 class StratusMigrationProvider implements MigrationProvider {

@@ -16,6 +16,7 @@ import type { VolumeTables } from '../modules/volumes/volumes.table.js';
 import type { VpcTables } from '../modules/vpcs/vpcs.table.js';
 import type { TransferTables } from '../modules/transfers/transfers.table.js';
 import type { NoticeTables } from '../modules/account-notices/notices.table.js';
+import type { DomainTables } from '../modules/domains/domains.table.js';
 import type { SupportTables } from '../modules/support/support.table.js';
 import type { LongviewTables } from '../modules/longview/longview.table.js';
 import type { ManagedTables } from '../modules/managed/managed.table.js';
@@ -41,6 +42,7 @@ export type DatabaseSchema = IdentityTables &
   BillingTables &
   TransferTables &
   NoticeTables &
+  DomainTables &
   SupportTables &
   LongviewTables &
   ManagedTables &
