@@ -29,8 +29,9 @@ export const TicketSchema = Type.Object({
 export type ApiTicket = Static<typeof TicketSchema>;
 export const TicketPage = PageOf(TicketSchema);
 
+/** Optional fields of a new ticket take `null` too: not given (what SDKs send for unset ones). */
 const entityId = (what: string) =>
-  Type.Optional(Type.Integer({ description: `The ${what} this ticket is about.` }));
+  Type.Optional(Nullable(Type.Integer({ description: `The ${what} this ticket is about.` })));
 
 export const CreateTicketBody = Type.Object({
   summary: Type.String({ description: '1 to 64 characters.' }),
@@ -44,10 +45,12 @@ export const CreateTicketBody = Type.Object({
   nodebalancer_id: entityId('NodeBalancer'),
   volume_id: entityId('volume'),
   vpc_id: entityId('VPC'),
-  vlan: Type.Optional(Type.String({ description: "A VLAN's label; needs `region`." })),
-  region: Type.Optional(Type.String({ description: 'Only with `vlan`: its region.' })),
+  vlan: Type.Optional(Nullable(Type.String({ description: "A VLAN's label; needs `region`." }))),
+  region: Type.Optional(Nullable(Type.String({ description: 'Only with `vlan`: its region.' }))),
   managed_issue: Type.Optional(
-    Type.Boolean({ description: 'About Managed: no entity, and Managed must be enabled.' }),
+    Nullable(
+      Type.Boolean({ description: 'About Managed: no entity, and Managed must be enabled.' }),
+    ),
   ),
 });
 export type CreateTicket = Static<typeof CreateTicketBody>;

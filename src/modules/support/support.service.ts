@@ -329,7 +329,11 @@ export class TicketsService {
   }
 
   /** Opens a ticket as the calling user: `new`, closable by them; event `ticket_create`. */
-  async create(p: Principal, b: CreateTicket): Promise<ApiTicket> {
+  async create(p: Principal, body: CreateTicket): Promise<ApiTicket> {
+    // `null` for an optional field means not given.
+    const b = Object.fromEntries(
+      Object.entries(body).filter(([, v]) => v !== null),
+    ) as CreateTicket;
     const fe = new FieldErrors();
     fe.check(
       b.summary.trim().length < 1 || b.summary.length > 64,

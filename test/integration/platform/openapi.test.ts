@@ -571,6 +571,24 @@ const ALLOWED: AllowedDifference[] = [
     details: ['response SupportTicket.entity.id: nullable in Stratus only'],
     reason: 'a ticket about a VLAN names it by its label (a VLAN has no id): id null',
   },
+  {
+    ops: ['createTicket'],
+    details: [
+      'request SupportTicketRequest.compute_id: nullable in Stratus only',
+      'request SupportTicketRequest.database_id: nullable in Stratus only',
+      'request SupportTicketRequest.domain_id: nullable in Stratus only',
+      'request SupportTicketRequest.firewall_id: nullable in Stratus only',
+      'request SupportTicketRequest.lkecluster_id: nullable in Stratus only',
+      'request SupportTicketRequest.longviewclient_id: nullable in Stratus only',
+      'request SupportTicketRequest.managed_issue: nullable in Stratus only',
+      'request SupportTicketRequest.nodebalancer_id: nullable in Stratus only',
+      'request SupportTicketRequest.region: nullable in Stratus only',
+      'request SupportTicketRequest.vlan: nullable in Stratus only',
+      'request SupportTicketRequest.volume_id: nullable in Stratus only',
+      'request SupportTicketRequest.vpc_id: nullable in Stratus only',
+    ],
+    reason: 'null for an optional field means not given (what SDKs send for unset fields)',
+  },
   // Longview.
   {
     ops: ['createLongviewClient'],

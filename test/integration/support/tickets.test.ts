@@ -60,6 +60,22 @@ describe('support tickets', () => {
     expect((await t.get(`/v4/support/tickets/${r.id}`)).body.entity.label).toBe('renamed-1');
   });
 
+  it('createTicket: null for an optional field means not given', async () => {
+    const inst = await instance(t);
+    const r = await t.post('/v4/support/tickets', {
+      summary: 'Nulls',
+      description: 'Unset fields as some SDKs send them',
+      compute_id: inst.id,
+      volume_id: null,
+      domain_id: null,
+      vlan: null,
+      region: null,
+      managed_issue: null,
+    });
+    expect(r.status, r.text).toBe(200);
+    expect(r.body.entity).toMatchObject({ id: inst.id, type: 'compute' });
+  });
+
   it('createTicket: refuses an entity of another account, more than one entity, region without vlan', async () => {
     const other = await secondAccount(t);
     const theirs = await volume(t, {}, other.token);
