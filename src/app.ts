@@ -171,9 +171,10 @@ export async function buildApp(ctx: AppContext): Promise<StratusApp> {
     const allowed = METHODS.filter((m) => known.find(m, path) !== null);
     if (req.method === 'OPTIONS' && allowed.length > 0) return reply.status(204).send();
     const area = allowed.length > 0 ? undefined : unserved.find(path);
+    // A route of this method that found nothing to serve (a missing static file) is a 404.
     const err = area
       ? errors.notProvided(notProvidedReason(area))
-      : allowed.length > 0
+      : allowed.length > 0 && !(allowed as string[]).includes(req.method)
         ? errors.methodNotAllowed(allowed)
         : errors.notFound();
     return errorHandler(err, req, reply);

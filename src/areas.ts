@@ -6,6 +6,7 @@ import { billingModule } from './modules/billing/billing.module.js';
 import { catalogueModule } from './modules/catalogue/catalogue.module.js';
 import { childAccountsModule } from './modules/child-accounts/child-accounts.module.js';
 import { computeModule } from './modules/compute/compute.module.js';
+import { consoleModule } from './modules/console/console.module.js';
 import { controlsModule } from './modules/controls/controls.module.js';
 import { domainsModule } from './modules/domains/domains.module.js';
 import { eventsModule } from './modules/events/events.module.js';
@@ -59,6 +60,7 @@ export const areaModules = [
   networkUsageModule,
   childAccountsModule,
   controlsModule,
+  consoleModule,
 ] as const;
 
 /** The services of every area, by area name: `ctx.areas.compute.instances`. */

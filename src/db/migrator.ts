@@ -27,6 +27,7 @@ import * as m0040 from './migrations/0040-managed.js';
 import * as m0041 from './migrations/0041-account-programs.js';
 import * as m0043 from './migrations/0043-object-storage-key-owners.js';
 import * as m0044 from './migrations/0044-tfa-flag.js';
+import * as m0054 from './migrations/0054-console-client.js';
 import type { MigrationContext } from './migrations/helpers.js';
 
 interface MigrationModule {
@@ -63,6 +64,7 @@ const MIGRATIONS: Record<string, MigrationModule> = {
   '0041-account-programs': m0041,
   '0043-object-storage-key-owners': m0043,
   '0044-tfa-flag': m0044,
+  '0054-console-client': m0054,
 };
 
 class StratusMigrationProvider implements MigrationProvider {
