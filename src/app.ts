@@ -16,6 +16,7 @@ import { errorHandler } from './http/error-handler.js';
 import { intRangeHook } from './http/int-range.js';
 import { nulBytesHook } from './http/nul-bytes.js';
 import { canonicalIdsHook, integerParams } from './http/path-ids.js';
+import { notProvidedReason, UnservedRouter } from './http/unserved.js';
 import { lazySerializerFactory, lazyValidator } from './http/lazy-compilers.js';
 import './http/route-config.js';
 import type { StratusApp } from './http/stratus-app.js';
@@ -163,13 +164,17 @@ export async function buildApp(ctx: AppContext): Promise<StratusApp> {
   await registerOpenApi(app);
 
   app.setErrorHandler(errorHandler);
+  // Paths of the areas of the API this server does not serve: 501 naming the area.
+  const unserved = new UnservedRouter();
   app.setNotFoundHandler((req, reply) => {
     const path = req.url.split('?')[0] ?? '/';
     const allowed = METHODS.filter((m) => known.find(m, path) !== null);
     if (req.method === 'OPTIONS' && allowed.length > 0) return reply.status(204).send();
+    const area = allowed.length > 0 ? undefined : unserved.find(path);
     // A route of this method that found nothing to serve (a missing static file) is a 404.
-    const err =
-      allowed.length > 0 && !(allowed as string[]).includes(req.method)
+    const err = area
+      ? errors.notProvided(notProvidedReason(area))
+      : allowed.length > 0 && !(allowed as string[]).includes(req.method)
         ? errors.methodNotAllowed(allowed)
         : errors.notFound();
     return errorHandler(err, req, reply);
@@ -188,7 +193,11 @@ export async function buildApp(ctx: AppContext): Promise<StratusApp> {
     const op =
       req.routeOptions.config?.operationId ??
       req.operation ??
-      (reply.statusCode === 404 ? 'not_found' : 'internal');
+      (reply.statusCode === 404
+        ? 'not_found'
+        : reply.statusCode === 501
+          ? 'not_provided'
+          : 'internal');
     const seconds = reply.elapsedTime / 1000;
     ctx.metrics.observe(op, req.method, reply.statusCode, seconds);
     req.log.info(

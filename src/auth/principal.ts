@@ -18,6 +18,8 @@ export interface GlobalGrants {
   add_volumes: boolean;
   add_vpcs: boolean;
   cancel_account: boolean;
+  /** Parent accounts: may act in child accounts through their proxy user (later revisions). */
+  child_account_access: boolean;
   longview_subscription: boolean;
 }
 
@@ -36,6 +38,7 @@ export const EMPTY_GLOBAL_GRANTS: GlobalGrants = Object.freeze({
   add_volumes: false,
   add_vpcs: false,
   cancel_account: false,
+  child_account_access: false,
   longview_subscription: false,
 });
 

@@ -47,9 +47,10 @@ describe('parseScopes', () => {
     }
   });
 
-  it('parseScopes: accepts every area of the reference', () => {
+  it('parseScopes: accepts every area of the reference, and child_account', () => {
     for (const area of [
       'account',
+      'child_account',
       'databases',
       'domains',
       'events',

@@ -3,6 +3,8 @@ export type ScopeLevel = 'read_only' | 'read_write';
 /** OAuth scope areas of the reference (`vpc` has only read_write there; read_only is accepted too). */
 export const SCOPE_AREAS = [
   'account',
+  // Parent accounts' access to their child accounts (later revisions; the recorded traffic).
+  'child_account',
   'databases',
   'domains',
   'events',

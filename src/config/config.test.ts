@@ -159,6 +159,15 @@ describe('envToConfig', () => {
     }
   });
 
+  it('envToConfig: STRATUS_MANAGED_CHECKS is on by default, on/off otherwise', () => {
+    expect(envToConfig({}).managedChecks).toBe(true);
+    expect(envToConfig({ STRATUS_MANAGED_CHECKS: 'off' }).managedChecks).toBe(false);
+    expect(envToConfig({ STRATUS_MANAGED_CHECKS: 'on' }).managedChecks).toBe(true);
+    expect(failure({ STRATUS_MANAGED_CHECKS: 'sometimes' })?.variable).toBe(
+      'STRATUS_MANAGED_CHECKS',
+    );
+  });
+
   it('envToConfig: LOG_LEVEL accepts the pino levels and silent', () => {
     for (const l of ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const)
       expect(envToConfig({ LOG_LEVEL: l }).logLevel).toBe(l);

@@ -34,6 +34,11 @@ export interface Config {
   readonly rdnsResolver: string | undefined;
   /** STRATUS_RESERVED_IPV4_LIMIT: reserved IPv4 addresses an account may hold. */
   readonly reservedIpv4Limit: number;
+  /**
+   * STRATUS_MANAGED_CHECKS: Managed services' checks connect to their addresses (HTTP, TCP) from
+   * the worker; off, every check passes without a connection.
+   */
+  readonly managedChecks: boolean;
   readonly logLevel: LogLevel;
   /** STRATUS_ENCRYPTION_KEY: seals secrets that must be read back (object storage). */
   readonly encryptionKey: string | undefined;
@@ -181,6 +186,7 @@ export function envToConfig(env: RawEnv): Config {
       0,
       100_000,
     ),
+    managedChecks: onOff('STRATUS_MANAGED_CHECKS', env.STRATUS_MANAGED_CHECKS, true),
     logLevel: oneOf('LOG_LEVEL', env.LOG_LEVEL, LOG_LEVELS, 'info'),
     encryptionKey:
       env.STRATUS_ENCRYPTION_KEY && env.STRATUS_ENCRYPTION_KEY !== ''

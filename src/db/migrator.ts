@@ -24,6 +24,10 @@ import * as m0025 from './migrations/0025-placement-groups.js';
 import * as m0026 from './migrations/0026-reserved-ips.js';
 import * as m0027 from './migrations/0027-locks.js';
 import * as m0035 from './migrations/0035-domains.js';
+import * as m0038 from './migrations/0038-support.js';
+import * as m0039 from './migrations/0039-longview.js';
+import * as m0040 from './migrations/0040-managed.js';
+import * as m0041 from './migrations/0041-account-programs.js';
 import * as m0043 from './migrations/0043-object-storage-key-owners.js';
 import * as m0044 from './migrations/0044-tfa-flag.js';
 import * as m0054 from './migrations/0054-console-client.js';
@@ -60,6 +64,10 @@ const MIGRATIONS: Record<string, MigrationModule> = {
   '0026-reserved-ips': m0026,
   '0027-locks': m0027,
   '0035-domains': m0035,
+  '0038-support': m0038,
+  '0039-longview': m0039,
+  '0040-managed': m0040,
+  '0041-account-programs': m0041,
   '0043-object-storage-key-owners': m0043,
   '0044-tfa-flag': m0044,
   '0054-console-client': m0054,

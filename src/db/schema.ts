@@ -19,6 +19,12 @@ import type { NoticeTables } from '../modules/account-notices/notices.table.js';
 import type { DomainTables } from '../modules/domains/domains.table.js';
 import type { LockTables } from '../modules/locks/locks.table.js';
 import type { PlacementTables } from '../modules/placement/placement.table.js';
+import type { SupportTables } from '../modules/support/support.table.js';
+import type { LongviewTables } from '../modules/longview/longview.table.js';
+import type { ManagedTables } from '../modules/managed/managed.table.js';
+import type { BetaTables } from '../modules/betas/betas.table.js';
+import type { AgreementTables } from '../modules/agreements/agreements.table.js';
+import type { ChildAccountTables } from '../modules/child-accounts/child-accounts.table.js';
 
 /** Every table of the database: the intersection of each area's tables. */
 export type DatabaseSchema = IdentityTables &
@@ -41,4 +47,10 @@ export type DatabaseSchema = IdentityTables &
   DomainTables &
   PlacementTables &
   LockTables &
+  SupportTables &
+  LongviewTables &
+  ManagedTables &
+  BetaTables &
+  AgreementTables &
+  ChildAccountTables &
   ControlsTables;

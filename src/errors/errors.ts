@@ -34,6 +34,10 @@ export const errors = {
   notFound(): ApiError {
     return new ApiError(404, [{ reason: 'Not found' }], 'not_found');
   },
+  /** 501 for a path of an area of the API that this server does not serve (src/http/unserved.ts). */
+  notProvided(reason: string): ApiError {
+    return new ApiError(501, [{ reason }], 'not_provided');
+  },
   methodNotAllowed(allow: string[]): ApiError {
     return new ApiError(405, [{ reason: 'Method Not Allowed' }], 'method_not_allowed', {
       Allow: allow.join(', '),

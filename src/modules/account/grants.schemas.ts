@@ -18,6 +18,7 @@ const GlobalSchema = Type.Object({
   add_volumes: Type.Boolean(),
   add_vpcs: Type.Boolean(),
   cancel_account: Type.Boolean(),
+  child_account_access: Type.Boolean(),
   longview_subscription: Type.Boolean(),
 });
 

@@ -24,8 +24,9 @@ const PROFILE_TYPES = ['token', 'user_ssh_key', 'user'];
 
 /**
  * Which events a user sees: every event of the account for unrestricted users; for restricted
- * users, events of entities they hold a grant on, their own profile events, and account events
- * (no entity, or an entity that is neither grantable nor a profile item: the account, payment
+ * users, events of entities they hold a grant on, their own profile events, events of the
+ * support tickets they opened (as they see only those tickets), and account events (no entity,
+ * or an entity that is neither grantable nor a profile item nor a ticket: the account, payment
  * methods, object storage keys, OAuth clients…) when they have account access.
  */
 export function eventVisibility(p: Principal): RawBuilder<SqlBool> | undefined {
@@ -36,8 +37,11 @@ export function eventVisibility(p: Principal): RawBuilder<SqlBool> | undefined {
       select 1 from entity_grants g where g.user_id = ${p.userId}
         and g.entity_type = events.entity_type and g.entity_id = events.entity_id))
     or (events.entity_type in (${sql.join(PROFILE_TYPES)}) and events.username = ${p.username})
+    or (events.entity_type = 'ticket' and exists (
+      select 1 from support_tickets st where st.id = events.entity_id
+        and st.opened_by_user_id = ${p.userId}))
     or (${accountEvents ? 1 : 0} = 1 and (events.entity_type is null
-      or events.entity_type not in (${sql.join([...GRANT_TYPES, ...PROFILE_TYPES])})))
+      or events.entity_type not in (${sql.join([...GRANT_TYPES, ...PROFILE_TYPES, 'ticket'])})))
   )`;
 }
 

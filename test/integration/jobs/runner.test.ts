@@ -44,6 +44,25 @@ const multiStep = defineJob<StepPayload>({
   },
 });
 
+/** Records where its `prepare` ran and hands its result to `handle`. */
+const seen: { prepareInTx?: boolean; handleInTx?: boolean; prepared?: unknown } = {};
+const withPrepare = defineJob<{ eventId: number }>({
+  name: 'test_prepare',
+  version: 1,
+  payload: Type.Object({}),
+  maxAttempts: 1,
+  async prepare(ctx) {
+    seen.prepareInTx = ctx.db.isTransaction;
+    return { probed: 'answer' };
+  },
+  async handle(ctx, p, prepared) {
+    seen.handleInTx = ctx.db.isTransaction;
+    seen.prepared = prepared;
+    await ctx.events.update(ctx.db, p.eventId, { status: 'finished' });
+    return undefined;
+  },
+});
+
 describe('JobRunner', () => {
   let t: TestApp;
   let calls: { name: string; attempt: number; jobId: number }[];
@@ -84,7 +103,7 @@ describe('JobRunner', () => {
       queue: app.ctx.queue,
       entities: app.ctx.entities,
       log: silent,
-      definitions: [multiStep, flaky],
+      definitions: [multiStep, flaky, withPrepare],
       ...extra,
     });
 
@@ -200,6 +219,13 @@ describe('JobRunner', () => {
     expect(await job(jobId)).toBeUndefined();
     expect(runner.stats).toMatchObject({ succeeded: 1, failed: 0, retried: 0, steps: 4 });
     expect(await runner.nextDueAt()).toBeUndefined();
+  });
+
+  it('runDue: prepare runs before the step, outside its transaction, and hands its result to handle', async () => {
+    const { eventId } = await start(withPrepare, (id) => ({ eventId: id }));
+    await runner.runDue();
+    expect(seen).toEqual({ prepareInTx: false, handleInTx: true, prepared: { probed: 'answer' } });
+    expect((await event(eventId)).status).toBe('finished');
   });
 
   it('runDue: a delayed job waits for the fake clock; settle moves it', async () => {

@@ -25,8 +25,11 @@ import { CERT, KEY } from '../object-storage/certs.js';
  * proven that way fails the walk until it gets a body in HINTS or a reason in UNPROVEN.
  */
 
-/** Operations a restricted user without grants may make besides `/profile` (none today). */
-const ALLOWED_WRITES: Record<string, string> = {};
+/** Operations a restricted user without grants may make besides `/profile`. */
+const ALLOWED_WRITES: Record<string, string> = {
+  createTicket:
+    'every user of the account may open a support ticket; a restricted user sees only the tickets it opened',
+};
 
 /** Refusals (404 or 400) that no request of the owner can show to come from the grants. */
 const UNPROVEN: Record<string, string> = {
@@ -78,6 +81,8 @@ function byName(name: string, known: Known): unknown {
 interface Hint {
   /** The body (instead of the required fields filled by name). */
   body?: (k: Known) => unknown;
+  /** Path parameters whose name another area uses too (`clientId`). */
+  params?: (k: Known) => Record<string, string | undefined>;
   /** Brings the owner's twin into the state the operation needs, before the proof. */
   prepare?: (app: TestApp, k: Known) => Promise<void>;
 }
@@ -86,6 +91,8 @@ const shutDown = async (app: TestApp, k: Known) => {
   await app.post(`/v4/compute/instances/${k.computeId?.[0]}/shutdown`);
   await app.settle();
 };
+/** `clientId` of Longview operations (OAuth clients' `clientId` is another id). */
+const longviewClient = (k: Known) => ({ clientId: k.longviewClientId?.[0] });
 const id = (k: Known, name: string) => Number(k[name]?.[0]);
 const instance = (k: Known) => `/v4/compute/instances/${k.computeId?.[0]}`;
 /** Room on the instance for another disk: the main disk shrunk to 5000 MB (offline). */
@@ -176,12 +183,16 @@ const HINTS: Record<string, Hint> = {
   },
   createObjectStorageSSL: { body: () => ({ certificate: CERT, private_key: KEY }) },
   createDomainRecord: { body: () => ({ type: 'A', name: 'walk', target: '192.0.2.10' }) },
+  getLongviewClient: { params: longviewClient },
+  updateLongviewClient: { params: longviewClient },
+  deleteLongviewClient: { params: longviewClient },
   createServiceTransfer: { body: (k) => ({ entities: { computes: [id(k, 'computeId')] } }) },
   createEntityTransfer: { body: (k) => ({ entities: { computes: [id(k, 'computeId')] } }) },
 };
 
 /** Proven last on the twin: they remove what the other proofs need. */
 const LAST = [
+  'closeTicket',
   'rebuildComputeInstance',
   'deleteComputeInstance',
   'cancelObjectStorage',
@@ -238,7 +249,10 @@ interface Walk {
 function requestOf(op: Operation, known: Known): Walk {
   let url = `/v4${op.path}`;
   for (const p of op.params.filter((x) => x.in === 'path')) {
-    const v = known[p.name]?.[0] ?? (typeOf(p.schema ?? {}) === 'integer' ? '1' : 'x');
+    const v =
+      HINTS[op.id]?.params?.(known)[p.name] ??
+      known[p.name]?.[0] ??
+      (typeOf(p.schema ?? {}) === 'integer' ? '1' : 'x');
     url = url.replace(`{${p.name}}`, v.split('/').map(encodeURIComponent).join('/'));
   }
   const query = op.params
@@ -252,8 +266,30 @@ function requestOf(op: Operation, known: Known): Walk {
   return { op, url, body };
 }
 
-/** Sends a walk's request: JSON, or an image for operations that take one. */
+/** Sends a walk's request: JSON, a multipart file, or an image for operations that take one. */
 async function send(app: TestApp, w: Walk, token: string) {
+  if (w.op.binary.includes('multipart/form-data')) {
+    const boundary = 'walkboundary';
+    const payload = [
+      `--${boundary}`,
+      'Content-Disposition: form-data; name="file"; filename="walk.txt"',
+      'Content-Type: text/plain',
+      '',
+      'walk',
+      `--${boundary}--`,
+      '',
+    ].join('\r\n');
+    const res = await app.app.inject({
+      method: w.op.method,
+      url: w.url,
+      headers: {
+        authorization: `Bearer ${token}`,
+        'content-type': `multipart/form-data; boundary=${boundary}`,
+      },
+      payload,
+    });
+    return { status: res.statusCode, text: res.body, body: res.body };
+  }
   if (w.op.binary.length > 0) {
     const res = await app.app.inject({
       method: w.op.method,
@@ -342,7 +378,15 @@ async function moreFixtures(app: TestApp, known: Known): Promise<void> {
     placement_group_type: 'anti_affinity:local',
     placement_group_policy: 'flexible',
   });
+  // The owner's support ticket: a restricted user sees only the tickets it opened.
+  const ticket = await ok('POST', '/v4/support/tickets', {
+    summary: 'walk ticket',
+    description: 'walk',
+  });
+  const longview = await ok('POST', '/v4/longview/clients', { label: 'walk-lv' });
   Object.assign(known, {
+    ticketId: [String(ticket.id)],
+    longviewClientId: [String(longview.id)],
     backupId: [String(backups.snapshot.current?.id ?? backups.automatic[0]?.id)],
     interfaceIds: interfaces.map((i: { id: number }) => String(i.id)),
     token: [transfer.token],
