@@ -2,6 +2,7 @@ import path from 'node:path';
 import { type BlobConfig, blobConfig } from './blob-config.js';
 import { ConfigError } from './config-error.js';
 import type { RawEnv } from './env.js';
+import { type MachinesConfig, machinesConfig } from './machines-config.js';
 
 export { ConfigError };
 
@@ -43,6 +44,8 @@ export interface Config {
   readonly s3VirtualHosts: boolean;
   /** STRATUS_BLOB_*: where bytes are kept (local disk or an S3-compatible cluster). */
   readonly blob: BlobConfig;
+  /** STRATUS_COMPUTE_DRIVER and STRATUS_VM_*: what runs compute instances. */
+  readonly machines: MachinesConfig;
 }
 
 const TIMINGS: readonly TimingProfile[] = ['instant', 'fast', 'realistic'];
@@ -169,6 +172,7 @@ export function envToConfig(env: RawEnv): Config {
     s3Endpoint: s3Endpoint(env.STRATUS_S3_ENDPOINT),
     s3VirtualHosts: onOff('STRATUS_S3_VIRTUAL_HOSTS', env.STRATUS_S3_VIRTUAL_HOSTS, false),
     blob: blobConfig(env),
+    machines: machinesConfig(env, dataDir),
   });
 }
 

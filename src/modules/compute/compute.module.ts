@@ -25,6 +25,8 @@ import { PowerService } from './power.service.js';
 import { RebuildService } from './rebuild.service.js';
 import { computeStatsRoutes } from './stats.routes.js';
 import { StatsService } from './stats.service.js';
+import { MachinesService } from './machines.service.js';
+import { machinesRoutes } from './machines.routes.js';
 
 /**
  * Compute instances: create, power, disks, configs and interfaces, IPs (served by the networking
@@ -42,24 +44,51 @@ export const computeModule = defineArea({
     'instance_runs',
     'instance_clones',
     'backups',
+    'instance_seeds',
+    'machine_samples',
+    'disk_sources',
   ],
   entities: computeEntities,
   jobs: [...computeJobs, ...diskJobs, ...opJobs, ...backupJobs],
-  services: ({ db, clock, events, queue }, { catalogue: { catalogue }, networking }) => {
+  services: (
+    { db, clock, events, queue, machines, log, config },
+    { catalogue: { catalogue }, networking },
+  ) => {
     const { firewalls, ipAllocator: ips } = networking;
-    const instances = new InstancesService({ db, clock, events, queue, catalogue, ips, firewalls });
+    const instances = new InstancesService({
+      db,
+      clock,
+      events,
+      queue,
+      catalogue,
+      ips,
+      firewalls,
+      machines,
+    });
     return {
       instances,
-      power: new PowerService({ db, clock, events, queue }, instances),
-      disks: new DisksService({ db, clock, events, queue, catalogue }, instances),
+      power: new PowerService({ db, clock, events, queue, machines }, instances),
+      disks: new DisksService({ db, clock, events, queue, catalogue, machines }, instances),
       configs: new ConfigsService({ db, clock, events, catalogue }, instances),
       interfaces: new InterfacesService({ db, clock, events }, instances),
-      stats: new StatsService({ db, clock, catalogue, firewalls }, instances),
-      ops: new OpsService({ db, clock, events, queue, catalogue, ips }, instances),
-      migrate: new MigrateService({ db, clock, events, queue, catalogue, ips }, instances),
-      rebuild: new RebuildService({ db, clock, events, queue, catalogue }, instances),
-      clone: new CloneService({ db, clock, events, queue, catalogue, ips }, instances),
-      backups: new BackupsService({ db, clock, events, queue, catalogue }, instances),
+      stats: new StatsService({ db, clock, catalogue, firewalls, machines }, instances),
+      ops: new OpsService({ db, clock, events, queue, catalogue, ips, machines }, instances),
+      migrate: new MigrateService(
+        { db, clock, events, queue, catalogue, ips, machines },
+        instances,
+      ),
+      rebuild: new RebuildService({ db, clock, events, queue, catalogue, machines }, instances),
+      clone: new CloneService({ db, clock, events, queue, catalogue, ips, machines }, instances),
+      backups: new BackupsService({ db, clock, events, queue, catalogue, machines }, instances),
+      machines: new MachinesService({
+        db,
+        machines,
+        events,
+        queue,
+        clock,
+        log: log.child({ subsystem: 'machines' }),
+        watchMs: config.machines.watchMs,
+      }),
     };
   },
   api: (ctx) => [
@@ -72,4 +101,5 @@ export const computeModule = defineArea({
     computeOpsRoutes(ctx),
     computeBackupsRoutes(ctx),
   ],
+  internal: (ctx) => [machinesRoutes(ctx)],
 });

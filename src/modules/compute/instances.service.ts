@@ -14,6 +14,8 @@ import type { EventWriter } from '../events/events.writer.js';
 import { entityRefs } from '../events/events.types.js';
 import type { FirewallsService } from '../networking/firewalls.service.js';
 import type { IpAllocator } from '../networking/ip-allocator.js';
+import type { ComputeDriver } from '../../machines/driver.js';
+import { assertCapacity, imageProblem, recordDiskSource, recordSeed } from './machines.seam.js';
 import { recordDeployment, checkStackScript } from '../stackscripts/stackscripts.deploy.js';
 import { setTags } from '../tags/tags.repository.js';
 import { rescheduleAutomaticBackups, scheduleAutomaticBackups } from './backups.jobs.js';
@@ -63,6 +65,8 @@ export interface InstanceDeps {
   ips: IpAllocator;
   /** Assigns `firewall_id` at create (the networking area). */
   firewalls?: FirewallsService;
+  /** The compute driver (src/machines): image bytes, capacity and the seed at the seam. */
+  machines: ComputeDriver;
 }
 
 /** Compute instances: create, list, view, update and delete. */
@@ -156,11 +160,13 @@ export class InstancesService {
         ? await deployableBackup(this.d.db, fe, p, b.backup_id, region?.id, type?.disk)
         : undefined;
     const image = imageId === null ? undefined : await catalogue.deployableImage(p, imageId, fe);
-    await checkDeployCredentials(this.d.db, fe, p, {
+    const keys = await checkDeployCredentials(this.d.db, fe, p, {
       imageId,
       imageFound: image !== undefined,
       ...b,
     });
+    const missing = image ? imageProblem(this.d.machines, image.id) : undefined;
+    if (missing) fe.add('image', missing);
 
     const swap = b.swap_size ?? DEFAULT_SWAP_MB;
     if (type && image) {
@@ -210,6 +216,7 @@ export class InstancesService {
     return this.d.db.transaction(async (tx) => {
       const now = this.now();
       if (b.label !== undefined) await this.assertLabelFree(tx, p.accountId, b.label);
+      if (booted) await assertCapacity(tx, this.d.machines, null, type.id);
       const inserted = await tx.db
         .insertInto('instances')
         .values({
@@ -283,7 +290,14 @@ export class InstancesService {
       let configId: number | null = null;
       if (backup) {
         // Disks and configs as the backup holds them (`not ready` until provisioned).
-        configId = await writeContents(tx, backup, id, p.accountId, now);
+        configId = await writeContents(tx, backup, id, p.accountId, now, (diskId, key) =>
+          recordDiskSource(
+            tx,
+            this.d.machines,
+            { diskId, instanceId: id, accountId: p.accountId },
+            { kind: 'backup', backupId: b.backup_id as number, key },
+          ),
+        );
         await tx.db
           .updateTable('instances')
           .set({ image: backup.image })
@@ -344,6 +358,13 @@ export class InstancesService {
           now,
         );
         if (interfaces) await replaceInterfaces(tx, configId, id, interfaces);
+        await recordSeed(
+          tx,
+          this.d.machines,
+          { instanceId: id, accountId: p.accountId },
+          { rootPass: b.root_pass, authorizedKeys: keys, userData },
+          now,
+        );
       }
 
       const eventId = await this.d.events.record(tx, {

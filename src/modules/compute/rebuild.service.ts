@@ -25,6 +25,7 @@ import { OUTSTANDING_BALANCE, PENDING_MIGRATION } from './ops.service.js';
 import { volumesProblem } from './ops.effects.js';
 import { type OpDeps, outstandingBalance, startOp, typeAvailableIn } from './ops.start.js';
 import { checkDeployCredentials } from './ssh.js';
+import { imageProblem, recordSeed } from './machines.seam.js';
 
 type Body = Static<typeof RebuildBody>;
 
@@ -49,7 +50,7 @@ export class RebuildService {
     const stackscript = await checkStackScript(this.d.db, fe, p, b, image ? b.image : null);
     return this.d.db.transaction(async (tx) => {
       const inst = await this.instances.load(tx, p, id, 'read_write', true);
-      await checkDeployCredentials(tx, fe, p, {
+      const keys = await checkDeployCredentials(tx, fe, p, {
         imageId: b.image,
         imageFound: image !== undefined,
         root_pass: b.root_pass,
@@ -74,6 +75,8 @@ export class RebuildService {
         else if (image && !image.capabilities.includes('cloud-init'))
           fe.add('metadata.user_data', 'user_data needs an image that supports cloud-init');
       }
+      const missing = image ? imageProblem(this.d.machines, image.id) : undefined;
+      if (missing) fe.add('image', missing);
       fe.throwIfAny();
       if (!type || !image) throw errors.internal();
       if (typeId !== inst.type) {
@@ -103,6 +106,13 @@ export class RebuildService {
         })
         .where('id', '=', inst.id)
         .execute();
+      await recordSeed(
+        tx,
+        this.d.machines,
+        { instanceId: inst.id, accountId: p.accountId },
+        { rootPass: b.root_pass, authorizedKeys: keys, userData },
+        isoSeconds(this.d.clock.nowMs()),
+      );
       await startOp(this.d, tx, p, inst, {
         op: 'rebuild',
         action: 'compute_rebuild',

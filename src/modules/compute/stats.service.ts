@@ -9,6 +9,7 @@ import type { InstanceRow } from './compute.repository.js';
 import type { InstancesService } from './instances.service.js';
 import type { FirewallsService } from '../networking/firewalls.service.js';
 import type { ApiFirewall } from '../networking/firewalls.schemas.js';
+import type { ComputeDriver } from '../../machines/driver.js';
 
 export const STEP_MS = 5 * 60_000;
 const DAY_MS = 86_400_000;
@@ -147,6 +148,7 @@ export class StatsService {
       clock: Clock;
       catalogue: CatalogueService;
       firewalls: FirewallsService;
+      machines: ComputeDriver;
     },
     private readonly instances: InstancesService,
   ) {}
