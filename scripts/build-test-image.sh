@@ -41,8 +41,10 @@ root=$work/root
 mkdir -p "$root"/{bin,sbin,etc/init.d,etc/dropbear,proc,sys,dev,run,tmp,root,var/log,var/lib/stratus,usr/bin,usr/sbin,mnt,newroot}
 chmod 700 "$root/root"
 cp "$busybox" "$root/bin/busybox"
-for a in sh ash; do ln -sf busybox "$root/bin/$a"; done
-ln -sf ../bin/busybox "$root/sbin/init"
+# Every applet as a link (the root disk boots read-only: nothing is installed at boot).
+"$busybox" --list-full | while read -r applet; do
+  [ -e "$root/$applet" ] || ln -s /bin/busybox "$root/$applet"
+done
 cp /usr/sbin/dropbear "$root/usr/sbin/dropbear"
 cp /usr/bin/dropbearkey "$root/usr/bin/dropbearkey"
 # dropbear's shared libraries, from the host (the same Debian release).
@@ -94,10 +96,9 @@ cat > "$root/etc/init.d/rcS" <<'EOF'
 # Stratus test image: the system's start. The NoCloud seed (a disk labelled CIDATA) gives the
 # hostname and, once per instance-id, the root password hash, the SSH keys and a user-data script.
 export PATH=/bin:/sbin:/usr/bin:/usr/sbin
-/bin/busybox --install -s
-mountpoint -q /proc || mount -t proc proc /proc
-mountpoint -q /sys || mount -t sysfs sys /sys
-mountpoint -q /dev || mount -t devtmpfs dev /dev
+grep -q ' /proc ' /proc/mounts 2>/dev/null || mount -t proc proc /proc
+grep -q ' /sys ' /proc/mounts || mount -t sysfs sys /sys
+grep -q ' /dev ' /proc/mounts || mount -t devtmpfs dev /dev
 mkdir -p /dev/pts && mount -t devpts devpts /dev/pts
 mount -t tmpfs run /run
 mount -t tmpfs tmp /tmp
@@ -145,7 +146,7 @@ EOF
 chmod 755 "$root/etc/init.d/rcS" "$root/etc/init.d/rcK"
 
 # The root disk: the tree as an ext4 filesystem at offset 0 (as the service's disks are).
-mke2fs -q -F -t ext4 -L stratus-root -d "$root" "$work/disk.raw" 64M
+mke2fs -q -F -t ext4 -b 4096 -L stratus-root -d "$root" "$work/disk.raw" 64M
 
 # The initramfs: the same tree, the drivers the disks, network, seed and power button need, and
 # an /init that mounts the root disk (or, with `rescue`, stays in memory).
@@ -173,9 +174,27 @@ if /bin/busybox grep -qw rescue /proc/cmdline; then
   /bin/busybox umount /proc /sys
   exec /sbin/init
 fi
+# The guest names SCSI disks in the order it finds them; Stratus puts slot sdX on SCSI target X
+# (sda = 0), so root=/dev/sdX means the disk at that target.
+dev=$root
+case "$root" in
+  /dev/sd[a-h])
+    want=$(echo abcdefgh | /bin/busybox awk -v l="${root#/dev/sd}" '{print index($0, l) - 1}')
+    dev=""
+    i=0
+    while [ -z "$dev" ] && [ $i -lt 300 ]; do
+      for b in /sys/block/sd*; do
+        [ -e "$b/device" ] || continue
+        t=$(/bin/busybox basename "$(/bin/busybox readlink "$b/device")" | /bin/busybox cut -d: -f3)
+        [ "$t" = "$want" ] && dev=/dev/${b##*/}
+      done
+      [ -z "$dev" ] && /bin/busybox sleep 0.1
+      i=$((i + 1))
+    done ;;
+esac
 i=0
-while [ ! -b "$root" ] && [ $i -lt 300 ]; do /bin/busybox sleep 0.1; i=$((i + 1)); done
-/bin/busybox mount -o ro "$root" /newroot || { echo "cannot mount $root"; exec /bin/sh; }
+while [ ! -b "$dev" ] && [ $i -lt 300 ]; do /bin/busybox sleep 0.1; i=$((i + 1)); done
+/bin/busybox mount -o ro "$dev" /newroot || { echo "cannot mount $root ($dev)"; exec /bin/sh; }
 /bin/busybox umount /proc /sys
 /bin/busybox mount --move /dev /newroot/dev
 exec /bin/busybox switch_root /newroot /sbin/init

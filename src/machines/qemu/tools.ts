@@ -82,7 +82,7 @@ export class ImageTools {
   /** Grows or shrinks the ext filesystem of a raw file to `sizeMb` (and the file with it). */
   async resizeExt(raw: string, sizeMb: number): Promise<void> {
     // e2fsck answers 1 when it fixed something: the filesystem is fine then.
-    await run('e2fsck', ['-f', '-y', '-q', raw], { okCodes: [1] });
+    await run('e2fsck', ['-f', '-y', raw], { okCodes: [1, 2] });
     const bytes = sizeMb * 1048576;
     const current = await fileSize(raw);
     if (bytes > current) await truncate(raw, bytes);
