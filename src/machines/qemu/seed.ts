@@ -30,7 +30,10 @@ export function seedFiles(
     eth0.nameservers = { addresses: gw ? [gw] : [] };
   }
   return {
-    'meta-data': stringify({ 'instance-id': seed.instanceId, 'local-hostname': seed.hostname }, { lineWidth: 0 }),
+    'meta-data': stringify(
+      { 'instance-id': seed.instanceId, 'local-hostname': seed.hostname },
+      { lineWidth: 0 },
+    ),
     'vendor-data': `#cloud-config\n${stringify(vendor, { lineWidth: 0 })}`,
     // cloud-init wants a user-data file; an empty cloud-config when the instance has none.
     'user-data': seed.userData ?? '#cloud-config\n{}\n',
