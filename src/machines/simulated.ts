@@ -1,9 +1,15 @@
 import type {
   ComputeDriver,
+  DeviceSlot,
+  DiskRef,
+  DiskSource,
+  InstanceRef,
   MachineCounters,
   MachineInfo,
+  MachineSpec,
   MachineStatus,
   Resources,
+  VolumeRef,
 } from './driver.js';
 
 /**
@@ -13,11 +19,11 @@ import type {
  * for callers that ask anyway, and answer as a host with nothing on it.
  */
 export class SimulatedDriver implements ComputeDriver {
-  readonly name = 'simulated' as const;
-  readonly real = false;
-  readonly shutdownGraceMs = 0;
+  readonly name: ComputeDriver['name'] = 'simulated';
+  readonly real: boolean = false;
+  readonly shutdownGraceMs: number = 0;
 
-  imageProblem(): string | undefined {
+  imageProblem(_image: string): string | undefined {
     return undefined;
   }
   scaled(r: Resources): Resources {
@@ -26,41 +32,44 @@ export class SimulatedDriver implements ComputeDriver {
   capacity(): Resources {
     return { vcpus: Number.POSITIVE_INFINITY, memoryMb: Number.POSITIVE_INFINITY };
   }
-  async listDisks(): Promise<number[]> {
+  async listDisks(_instance: InstanceRef): Promise<number[]> {
     return [];
   }
-  async createDisk(): Promise<void> {}
-  async resizeDisk(): Promise<void> {}
-  async deleteDisk(): Promise<void> {}
-  async moveInstance(): Promise<void> {}
-  async destroy(): Promise<void> {}
-  async createVolume(): Promise<void> {}
-  async resizeVolume(): Promise<void> {}
-  async deleteVolume(): Promise<void> {}
-  async captureImage(): Promise<void> {}
-  async deleteImage(): Promise<void> {}
-  async captureBackup(): Promise<void> {}
-  async deleteBackup(): Promise<void> {}
-  async start(): Promise<void> {}
-  async powerButton(): Promise<void> {}
-  async stop(): Promise<void> {}
-  async status(): Promise<MachineStatus> {
+  async createDisk(
+    _disk: DiskRef,
+    _d: { sizeMb: number; filesystem: string; source: DiskSource },
+  ): Promise<void> {}
+  async resizeDisk(_disk: DiskRef, _d: { sizeMb: number; filesystem: string }): Promise<void> {}
+  async deleteDisk(_disk: DiskRef): Promise<void> {}
+  async moveInstance(_id: number, _from: string, _to: string, _volumes: number[]): Promise<void> {}
+  async destroy(_instance: InstanceRef): Promise<void> {}
+  async createVolume(_volume: VolumeRef, _sizeGb: number, _copyOf?: VolumeRef): Promise<void> {}
+  async resizeVolume(_volume: VolumeRef, _sizeGb: number, _attachedTo?: number): Promise<void> {}
+  async deleteVolume(_volume: VolumeRef): Promise<void> {}
+  async captureImage(_imageId: number, _from: DiskRef): Promise<void> {}
+  async deleteImage(_imageId: number): Promise<void> {}
+  async captureBackup(_backupId: number, _disks: DiskRef[]): Promise<void> {}
+  async deleteBackup(_backupId: number): Promise<void> {}
+  async start(_spec: MachineSpec): Promise<void> {}
+  async powerButton(_instanceId: number): Promise<void> {}
+  async stop(_instanceId: number): Promise<void> {}
+  async status(_instanceId: number): Promise<MachineStatus> {
     return { state: 'stopped' };
   }
-  async attachedVolumes(): Promise<number[]> {
+  async attachedVolumes(_instanceId: number): Promise<number[]> {
     return [];
   }
-  async attachVolume(): Promise<void> {}
-  async detachVolume(): Promise<void> {}
-  async counters(): Promise<MachineCounters | null> {
+  async attachVolume(_id: number, _volume: VolumeRef, _slot: DeviceSlot | null): Promise<void> {}
+  async detachVolume(_instanceId: number, _volumeId: number): Promise<void> {}
+  async counters(_instanceId: number): Promise<MachineCounters | null> {
     return null;
   }
-  async consoleRead(): Promise<string> {
+  async consoleRead(_instanceId: number, _bytes: number): Promise<string> {
     return '';
   }
-  async consoleWrite(): Promise<void> {}
+  async consoleWrite(_instanceId: number, _data: string): Promise<void> {}
   async list(): Promise<MachineInfo[]> {
     return [];
   }
-  async sweep(): Promise<void> {}
+  async sweep(_keep: { volumes: Set<number>; images: Set<number>; backups: Set<number> }) {}
 }

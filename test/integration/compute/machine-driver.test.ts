@@ -20,8 +20,8 @@ const PASS = 'Correct-Horse-Battery-9';
  * real host's would (a power button takes effect at once unless `ignoreButton`).
  */
 class RecordingDriver extends SimulatedDriver implements ComputeDriver {
-  override readonly real = true as unknown as false;
-  override readonly shutdownGraceMs = 5000;
+  override readonly real: boolean = true;
+  override readonly shutdownGraceMs: number = 5000;
   calls: { op: string; args: unknown[] }[] = [];
   states = new Map<number, MachineState>();
   disks = new Map<string, DiskSource>();
@@ -41,7 +41,7 @@ class RecordingDriver extends SimulatedDriver implements ComputeDriver {
   override capacity() {
     return { vcpus: 2, memoryMb: 4096 };
   }
-  override async listDisks(i: { instanceId: number }) {
+  override async listDisks(i: { instanceId: number; region: string }) {
     return [...this.disks.keys()]
       .filter((k) => k.startsWith(`${i.instanceId}/`))
       .map((k) => Number(k.split('/')[1]));
@@ -60,7 +60,7 @@ class RecordingDriver extends SimulatedDriver implements ComputeDriver {
   override async resizeDisk(d: DiskRef, o: { sizeMb: number }) {
     this.rec('resizeDisk', d, o);
   }
-  override async destroy(i: { instanceId: number }) {
+  override async destroy(i: { instanceId: number; region: string }) {
     this.rec('destroy', i);
     this.states.delete(i.instanceId);
     for (const k of [...this.disks.keys()])
@@ -223,20 +223,20 @@ describe('compute jobs through the driver seam', () => {
       instanceId: id,
       region: 'us-east',
     });
-    expect(await driver.listDisks({ instanceId: id })).toEqual([]);
+    expect(await driver.listDisks({ instanceId: id, region: 'us-east' })).toEqual([]);
   });
 
   it('rebuildInstance: old disks lose their bytes, new ones come from the image, the seed is new', async () => {
     await app();
     const id = await create();
-    const before = await driver.listDisks({ instanceId: id });
+    const before = await driver.listDisks({ instanceId: id, region: 'us-east' });
     const r = await t.post(`/v4/compute/instances/${id}/rebuild`, {
       image: 'compute/debian12',
       root_pass: `${PASS}x`,
     });
     expect(r.status).toBe(200);
     await t.settle();
-    const after = await driver.listDisks({ instanceId: id });
+    const after = await driver.listDisks({ instanceId: id, region: 'us-east' });
     expect(after.some((d) => before.includes(d))).toBe(false);
     expect(after).toHaveLength(2);
     const last = driver.specs.at(-1) as MachineSpec;
@@ -276,7 +276,7 @@ describe('compute jobs through the driver seam', () => {
     const captured = driver.calls.find((c) => c.op === 'captureBackup');
     expect(captured?.args[0]).toBe(snap.body.id);
     expect((captured?.args[1] as DiskRef[]).map((d) => d.diskId)).toEqual(
-      await driver.listDisks({ instanceId: id }),
+      await driver.listDisks({ instanceId: id, region: 'us-east' }),
     );
     const copy = await t.post('/v4/compute/instances', {
       region: 'us-east',
