@@ -92,12 +92,12 @@ describe.skipIf(missing.length > 0)('compute on the QEMU driver (real virtual ma
   const deviceOn = (id: number, target: number) =>
     ssh(
       id,
-      `for b in /sys/block/sd*; do t=$(basename $(readlink $b/device) | cut -d: -f3); [ "$t" = ${target} ] && echo \${b##*/}; done`,
+      `for b in /sys/block/sd*; do t=$(basename $(readlink $b/device) | cut -d: -f3); [ "$t" = ${target} ] && echo \${b##*/}; done; true`,
     );
   const volumeDevice = (id: number) =>
     ssh(
       id,
-      'for b in /sys/block/sd*; do grep -q Volume $b/device/model 2>/dev/null && echo ${b##*/}; done',
+      'for b in /sys/block/sd*; do grep -q Volume $b/device/model 2>/dev/null && echo ${b##*/}; done; true',
     );
 
   beforeAll(async () => {

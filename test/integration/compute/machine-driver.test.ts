@@ -275,7 +275,7 @@ describe('compute jobs through the driver seam', () => {
     await t.settle();
     const captured = driver.calls.find((c) => c.op === 'captureBackup');
     expect(captured?.args[0]).toBe(snap.body.id);
-    expect((captured?.args[1] as DiskRef[]).map((d) => d.diskId)).toEqual(
+    expect(((captured?.args[1] ?? []) as DiskRef[]).map((d) => d.diskId)).toEqual(
       await driver.listDisks({ instanceId: id, region: 'us-east' }),
     );
     const copy = await t.post('/v4/compute/instances', {
@@ -385,5 +385,39 @@ describe('the simulated driver', () => {
     expect((await t.get(`/v4/compute/instances/${r.body.id}`)).body.status).toBe('running');
     expect(await t.ctx.db.db.selectFrom('instance_seeds').selectAll().execute()).toEqual([]);
     expect(await t.ctx.db.db.selectFrom('disk_sources').selectAll().execute()).toEqual([]);
+  });
+});
+
+describe('statistics of real machines', () => {
+  it('getComputeStats: the sampled counters of the machine, as 5-minute averages', async () => {
+    await app();
+    const id = await create();
+    const now = t.clock.nowMs();
+    const base = Math.floor(now / 300_000) * 300_000 - 600_000;
+    const sample = (tMs: number, cpuMs: number, ops: number) =>
+      t.ctx.db.db
+        .insertInto('machine_samples')
+        .values({
+          instance_id: id,
+          account_id: 1,
+          t_ms: tMs,
+          cpu_ms: cpuMs,
+          disk_read_ops: ops,
+          disk_write_ops: 0,
+          disk_read_bytes: 0,
+          disk_write_bytes: 0,
+          net_rx_bytes: null,
+          net_tx_bytes: null,
+        })
+        .execute();
+    // 150 s of CPU over the 300 s bucket that starts at `base`: 50 %; 600 disk operations: 2/s.
+    await sample(base - 1, 1000, 100);
+    await sample(base + 299_000, 151_000, 700);
+    const body = (await t.get(`/v4/compute/instances/${id}/stats`)).body;
+    const cpu = new Map(body.data.cpu as [number, number][]);
+    expect(cpu.get(base)).toBe(50);
+    expect(new Map(body.data.io.io as [number, number][]).get(base)).toBe(2);
+    // Buckets without samples are zero (the formula is not used).
+    expect(cpu.get(base - 300_000)).toBe(0);
   });
 });
