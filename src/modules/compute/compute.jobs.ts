@@ -198,6 +198,11 @@ export const deleteJob = defineJob<DeletePayload>({
       // Its backups go with it (the automatic schedule ends itself when it finds no instance).
       await ctx.db.db.deleteFrom('backups').where('instance_id', '=', inst.id).execute();
       await ctx.db.db.deleteFrom('instance_clones').where('target_id', '=', inst.id).execute();
+      if (ctx.machines.real) {
+        // The compute driver's rows of the instance (src/modules/compute/machines.seam.ts).
+        for (const table of ['instance_seeds', 'machine_samples', 'disk_sources'] as const)
+          await ctx.db.db.deleteFrom(table).where('instance_id', '=', inst.id).execute();
+      }
       await dropTags(ctx.db, 'compute', inst.id);
       await authz.dropEntity(ctx.db, 'compute', inst.id);
       await ctx.db.db.deleteFrom('instances').where('id', '=', inst.id).execute();

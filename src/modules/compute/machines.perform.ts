@@ -27,6 +27,8 @@ export interface MachineProgress {
 type WithMachine<P> = P & { machine?: MachineProgress };
 
 const POLL_MS = 1000;
+/** The last step of the compute jobs (STEPS of compute.jobs.ts, which imports this file). */
+const LAST = 4;
 
 /**
  * Turns the instance's machine off: the ACPI power button, then forced off once the grace period
@@ -64,7 +66,7 @@ export async function performLifecycle(
   ctx: WorkContext,
   p: WithMachine<LifecyclePayload>,
 ): Promise<PerformResult<WithMachine<LifecyclePayload>>> {
-  if (!ctx.machines.real || p.step < 4) return { payload: p };
+  if (!ctx.machines.real || p.step < LAST) return { payload: p };
   const inst = await instanceById(ctx.db, p.instanceId);
   if (!inst || inst.status === 'deleting') return { payload: p };
   switch (p.op) {
@@ -103,7 +105,7 @@ export async function performDisk(
   ctx: WorkContext,
   p: DiskJobPayload,
 ): Promise<PerformResult<DiskJobPayload>> {
-  const steps = p.op === 'delete' ? 2 : 4;
+  const steps = p.op === 'delete' ? 2 : LAST;
   if (!ctx.machines.real || p.step < steps) return { payload: p };
   const inst = await instanceById(ctx.db, p.instanceId);
   const disk = inst ? await findDisk(ctx.db, inst.id, p.diskId) : undefined;
@@ -146,7 +148,7 @@ export async function performOp(
     const off = await powerOff(ctx, p, inst.id);
     return off.done ? { payload: { ...p, machine: {} } } : off.result;
   }
-  if (p.step < 4) return { payload: p };
+  if (p.step < LAST) return { payload: p };
   switch (p.op) {
     case 'resize':
     case 'mutate': {
@@ -197,7 +199,7 @@ export async function performBackup(
   ctx: WorkContext,
   p: BackupPayload,
 ): Promise<PerformResult<BackupPayload>> {
-  if (!ctx.machines.real || p.step < 4) return { payload: p };
+  if (!ctx.machines.real || p.step < LAST) return { payload: p };
   const row = await ctx.db.db
     .selectFrom('backups')
     .selectAll()

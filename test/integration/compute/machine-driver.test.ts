@@ -224,6 +224,8 @@ describe('compute jobs through the driver seam', () => {
       region: 'us-east',
     });
     expect(await driver.listDisks({ instanceId: id, region: 'us-east' })).toEqual([]);
+    // The driver's rows of the instance go with it.
+    expect(await t.ctx.db.db.selectFrom('instance_seeds').selectAll().execute()).toEqual([]);
   });
 
   it('rebuildInstance: old disks lose their bytes, new ones come from the image, the seed is new', async () => {
