@@ -10,6 +10,7 @@ import {
 } from '../../../src/machines/driver.js';
 import { SimulatedDriver } from '../../../src/machines/simulated.js';
 import { buildTestApp, type TestApp } from '../../helpers/build-test-app.js';
+import { op, operatorToken } from '../controls/helpers.js';
 
 const KEY =
   'ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIGKHck9CC/fD5oKjZnykW3hR1/0Jhe7zXaw6pPXrvkt7 test@example';
@@ -421,5 +422,28 @@ describe('statistics of real machines', () => {
     expect(new Map(body.data.io.io as [number, number][]).get(base)).toBe(2);
     // Buckets without samples are zero (the formula is not used).
     expect(cpu.get(base - 300_000)).toBe(0);
+  });
+});
+
+describe('operator endpoints of the machines', () => {
+  it('getMachines: the driver, its capacity and the machines, behind the operator token', async () => {
+    await app();
+    const o = op(t, await operatorToken(t));
+    expect((await t.get('/_stratus/machines', { token: null })).status).toBe(401);
+    const r = await o.get('/_stratus/machines');
+    expect(r.status).toBe(200);
+    expect(r.body).toMatchObject({
+      driver: 'simulated',
+      capacity: { vcpus: 2, memory_mb: 4096 },
+      data: [],
+    });
+    // A machine of no instance, and an id that is not one, are 404 (as the API's own paths).
+    expect((await o.get('/_stratus/machines/999/console')).status).toBe(404);
+    expect((await o.get('/_stratus/machines/abc/console')).status).toBe(404);
+    const id = await create();
+    const typed = await o.post(`/_stratus/machines/${id}/console`, { data: 'root\n' });
+    // The recording driver runs no console: the request reaches it only while the machine runs.
+    expect(typed.status).toBe(200);
+    expect((await o.post(`/_stratus/machines/${id}/console`, {})).status).toBe(400);
   });
 });
