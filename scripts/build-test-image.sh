@@ -11,6 +11,8 @@
 #   kernel/vmlinuz, kernel/initrd.img                the host's default kernel
 #   rescue/vmlinuz, rescue/initrd.img                the rescue system (the same system, from memory)
 set -euo pipefail
+# mke2fs and modprobe live in /usr/sbin and /sbin, which a non-root PATH lacks on Debian.
+export PATH="$PATH:/usr/local/sbin:/usr/sbin:/sbin"
 
 name=alpine3.20
 out=""
@@ -62,7 +64,11 @@ EOF
 chmod 600 "$root/etc/shadow"
 echo 'root:x:0:' > "$root/etc/group"
 echo /bin/sh > "$root/etc/shells"
-echo 'PWRF/00000080 poweroff' > "$root/etc/acpid.conf"
+# busybox acpid: the power button's event (key PWRF) runs the handler PWRF/00000080 under /etc/acpi.
+echo 'PWRF PWRF/00000080' > "$root/etc/acpid.conf"
+mkdir -p "$root/etc/acpi/PWRF"
+printf '#!/bin/sh\npoweroff\n' > "$root/etc/acpi/PWRF/00000080"
+chmod 755 "$root/etc/acpi/PWRF/00000080"
 cat > "$root/etc/inittab" <<'EOF'
 ::sysinit:/etc/init.d/rcS
 ttyS0::respawn:/sbin/getty -L 115200 ttyS0 vt100

@@ -74,7 +74,8 @@ describe.skipIf(missing.length > 0)('compute on the QEMU driver (real virtual ma
       (m: { compute_id: number }) => m.compute_id === id,
     );
   const sshPort = async (id: number): Promise<number> => (await machine(id)).ssh.port;
-  const ssh = async (id: number, cmd: string) => sshRun(await sshPort(id), key, cmd);
+  const ssh = async (id: number, cmd: string, timeoutS = 20) =>
+    sshRun(await sshPort(id), key, cmd, timeoutS);
   const reach = async (id: number, status: string) =>
     until(
       `instance ${id} ${status}`,
@@ -82,7 +83,8 @@ describe.skipIf(missing.length > 0)('compute on the QEMU driver (real virtual ma
       async () => (await api('GET', `/v4/compute/instances/${id}`)).body.status === status,
     );
   const sshUp = async (id: number) =>
-    until(`ssh to instance ${id}`, BOOT_MS, async () => (await ssh(id, 'hostname'))?.trim());
+    // Short tries: while the guest boots, a forwarded connection can hang until its timeout.
+    until(`ssh to instance ${id}`, BOOT_MS, async () => (await ssh(id, 'hostname', 8))?.trim());
   const events = async (id: number) =>
     (await api('GET', '/v4/account/events?page_size=100')).body.data.filter(
       (e: { entity: { type: string; id: number } | null }) =>
@@ -204,6 +206,10 @@ describe.skipIf(missing.length > 0)('compute on the QEMU driver (real virtual ma
       expect((await api('POST', `/v4/compute/instances/${id}/shutdown`)).status).toBe(200);
       await reach(id, 'offline');
       expect((await machine(id)).state).toBe('stopped');
+      // The guest's own ACPI handler powered it off; a machine forced off after the grace period
+      // never prints the kernel's power-down line.
+      const log = await api('GET', `/_stratus/machines/${id}/console`, undefined, OPERATOR);
+      expect(log.body).toContain('reboot: Power down');
       const ev = (await events(id)).find(
         (e: { action: string }) => e.action === 'compute_shutdown',
       );
@@ -318,9 +324,10 @@ describe.skipIf(missing.length > 0)('compute on the QEMU driver (real virtual ma
       const id = ids.b as number;
       const before = (await ssh(id, 'cat /proc/sys/kernel/random/boot_id'))?.trim();
       expect(before).toMatch(/[0-9a-f-]{36}/);
-      await ssh(id, '(sleep 1; reboot) >/dev/null 2>&1 &');
+      // Detached from the session (stdin too), so the command answers before the guest goes down.
+      await ssh(id, '(sleep 1; reboot) </dev/null >/dev/null 2>&1 &');
       const after = await until('the guest back', BOOT_MS, async () => {
-        const v = (await ssh(id, 'cat /proc/sys/kernel/random/boot_id'))?.trim();
+        const v = (await ssh(id, 'cat /proc/sys/kernel/random/boot_id', 8))?.trim();
         return v && v !== before ? v : undefined;
       });
       expect(after).not.toBe(before);

@@ -3,6 +3,7 @@ import { existsSync } from 'node:fs';
 import { mkdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import net from 'node:net';
 import path from 'node:path';
+import { toolEnv } from './tools.js';
 
 /**
  * A lock of the whole host's machine bookkeeping (capacity, SSH ports), shared by every Stratus
@@ -118,7 +119,7 @@ export async function kvmBoots(qemu: string, kernel: string, dir: string, timeou
       '-serial',
       `file:${log}`,
     ],
-    { stdio: 'ignore' },
+    { stdio: 'ignore', env: toolEnv() },
   );
   const exited = new Promise<void>((r) => child.once('exit', () => r()));
   const started = Date.now();

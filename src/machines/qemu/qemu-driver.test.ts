@@ -7,10 +7,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { machinesConfig } from '../../config/machines-config.js';
 import type { BlobStore } from '../../storage/index.js';
 import { QemuDriver } from './qemu-driver.js';
+import { toolEnv } from './tools.js';
 
 /** The disk work of the QEMU driver on real files (qemu-img, e2fsprogs): no machine boots here. */
+// The test reads disks with e2fsprogs as the driver finds them (in /usr/sbin, also for non-root).
+process.env.PATH = toolEnv().PATH;
 const tools = ['qemu-img', 'mke2fs', 'debugfs', 'mkswap'].every(
-  (t) => spawnSync('sh', ['-c', `command -v ${t}`]).status === 0,
+  (t) => spawnSync('sh', ['-c', `command -v ${t}`], { env: toolEnv() }).status === 0,
 );
 const inCi = process.env.CI === 'true' || process.env.CI === '1';
 

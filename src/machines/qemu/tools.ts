@@ -6,6 +6,16 @@ export class HostToolError extends Error {
   override readonly name = 'HostToolError';
 }
 
+/**
+ * The environment host tools run in: the process's, with the system folders a non-root `PATH`
+ * lacks on Debian appended (mke2fs, mkfs.vfat, e2fsck and ip live in /usr/sbin).
+ */
+export function toolEnv(): NodeJS.ProcessEnv {
+  const dirs = (process.env.PATH ?? '').split(':').filter(Boolean);
+  for (const d of ['/usr/local/sbin', '/usr/sbin', '/sbin']) if (!dirs.includes(d)) dirs.push(d);
+  return { ...process.env, PATH: dirs.join(':') };
+}
+
 /** Runs a host tool; a failure carries its stderr (and never a secret: none is passed). */
 export function run(
   cmd: string,
@@ -16,7 +26,7 @@ export function run(
     execFile(
       cmd,
       args,
-      { timeout: opts.timeoutMs ?? 600_000, maxBuffer: 16 * 1024 * 1024 },
+      { timeout: opts.timeoutMs ?? 600_000, maxBuffer: 16 * 1024 * 1024, env: toolEnv() },
       (err, stdout, stderr) => {
         const code = err ? (typeof err.code === 'number' ? err.code : -1) : 0;
         if (err && !(opts.okCodes ?? []).includes(code)) {
