@@ -146,8 +146,12 @@ echo "stratus-test-image: up ($(hostname))" > /dev/console
 EOF
 cat > "$root/etc/init.d/rcK" <<'EOF'
 #!/bin/sh
+# The daemons first (dropbear keeps its log open), so the root filesystem goes read-only clean.
+killall dropbear acpid udhcpc 2>/dev/null
+sleep 0.3
 sync
 umount -a -r 2>/dev/null
+mount -o remount,ro / 2>/dev/null
 EOF
 chmod 755 "$root/etc/init.d/rcS" "$root/etc/init.d/rcK"
 
