@@ -99,6 +99,7 @@ describe.skipIf(missing.length > 0)('compute on the QEMU driver (real virtual ma
   const volumeDevice = (id: number) =>
     ssh(
       id,
+      // biome-ignore lint/suspicious/noTemplateCurlyInString: a shell parameter expansion
       'for b in /sys/block/sd*; do grep -q Volume $b/device/model 2>/dev/null && echo ${b##*/}; done; true',
     );
 

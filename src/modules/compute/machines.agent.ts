@@ -119,7 +119,7 @@ export class MachineAgent {
       const inst = await tx
         .forUpdate(tx.db.selectFrom('instances').selectAll().where('id', '=', instanceId))
         .executeTakeFirst();
-      if (!inst || inst.status !== 'running') return 'ignored';
+      if (inst?.status !== 'running') return 'ignored';
       if (await queue.hasActive(tx, 'compute', inst.id)) return 'ignored';
       const nowMs = clock.nowMs();
       const now = isoSeconds(nowMs);
