@@ -1,3 +1,4 @@
+import { fileURLToPath } from 'node:url';
 import { ConfigError, envToConfig } from './config/config.js';
 import { readEnv } from './config/env.js';
 import { Database } from './db/database.js';
@@ -27,8 +28,24 @@ Commands:
   maintenance create --compute ID [--type reboot|cold_migration|live_migration]
               [--when ISO] [--until ISO] [--reason R]   schedule an instance's maintenance
   maintenance list [--euuid E] | cancel --id N
+  images build-test [--name NAME] [OUT]
+                                   build the QEMU driver's tiny test image (compute/NAME, default
+                                   alpine3.20) from Debian's packages into OUT (STRATUS_VM_IMAGES)
 
 Configuration comes from environment variables; see README.md.`;
+
+/** `stratus images build-test`: runs scripts/build-test-image.sh (bash) with the arguments. */
+async function imagesCommand(rest: string[]): Promise<number> {
+  const [sub, ...args] = rest;
+  if (sub !== 'build-test') {
+    console.error(`Unknown images command "${sub ?? ''}".\n\n${USAGE}`);
+    return 2;
+  }
+  const script = fileURLToPath(new URL('../scripts/build-test-image.sh', import.meta.url));
+  const { spawnSync } = await import('node:child_process');
+  const r = spawnSync('bash', [script, ...args], { stdio: 'inherit' });
+  return r.status ?? 1;
+}
 
 /** Runs the CLI; returns the exit code. */
 export async function main(argv: string[]): Promise<number> {
@@ -87,6 +104,8 @@ export async function main(argv: string[]): Promise<number> {
         return await (
           await import('./modules/account-notices/maintenance.cli.js')
         ).maintenanceCommand(config, rest);
+      case 'images':
+        return await imagesCommand(rest);
       case undefined:
       case 'help':
       case '--help':

@@ -11,6 +11,7 @@ import { JobRunner } from './jobs/runner.js';
 import { Timing } from './jobs/timing.js';
 import { type ControllableClock, EmulatorClock } from './lib/clock.js';
 import { createLogger, subsystem } from './logger.js';
+import { type ComputeDriver, createComputeDriver } from './machines/index.js';
 import { DbRateLimitStore } from './modules/controls/rate-limit-store.js';
 import { readSeedFile, seedIdentities } from './modules/controls/seed.js';
 import { StateService } from './modules/controls/state.service.js';
@@ -44,6 +45,8 @@ export interface ContextOverrides {
   blobStores?: BlobStores;
   /** Areas served after the shipped ones (tests of the area mechanism itself). */
   areas?: readonly AnyArea[];
+  /** The compute driver (default: STRATUS_COMPUTE_DRIVER's). */
+  machines?: ComputeDriver;
 }
 
 /** Connects, migrates, builds the platform, then every area's services in the list's order. */
@@ -65,6 +68,9 @@ export async function createContext(
   const timing = new Timing(config.timing);
   const events = new EventWriter(clock);
   const queue = new JobQueue(clock);
+  const blobs = overrides.blobStores ?? (await createBlobStores(config.dataDir, config.blob));
+  const machines =
+    overrides.machines ?? (await createComputeDriver(config.machines, blobs('images'), log));
   const runner = new JobRunner({
     db,
     config,
@@ -74,6 +80,7 @@ export async function createContext(
     queue,
     entities,
     log: subsystem(log, 'jobs'),
+    machines,
     definitions: modules.flatMap((m) => m.jobs ?? []),
   });
   queue.onEnqueue = () => runner.wake();
@@ -88,7 +95,8 @@ export async function createContext(
     runner,
     entities,
     sealer: new Sealer(db, config.encryptionKey),
-    blobs: overrides.blobStores ?? (await createBlobStores(config.dataDir, config.blob)),
+    blobs,
+    machines,
   };
 
   const built: Record<string, unknown> = {};

@@ -32,7 +32,11 @@ export async function serve(
   const addr = app.server.address();
   const port = typeof addr === 'object' && addr ? addr.port : config.port;
   const url = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`;
-  if (config.inProcessWorker) ctx.runner.start();
+  if (config.inProcessWorker) {
+    ctx.runner.start();
+    // The QEMU driver's host agent (power-offs, volume hot-plug, statistics) runs beside the jobs.
+    ctx.areas.compute.machines.agent.start();
+  }
   const dns = config.dns.port === undefined ? undefined : await ctx.areas.domains.dns.listen();
 
   out(`Stratus is listening on ${url}/v4 (database: ${ctx.db.dialect}, timing: ${config.timing})`);
@@ -64,6 +68,7 @@ export async function serve(
       }
       await dns?.close();
       ctx.areas.controls.controls.stopSync();
+      await ctx.areas.compute.machines.agent.stop();
       await ctx.runner.stop();
       await ctx.db.close();
     })();
@@ -109,11 +114,13 @@ export async function work(
   const ctx = await createContext(config);
   ctx.areas.controls.controls.startSync();
   ctx.runner.start();
+  ctx.areas.compute.machines.agent.start();
   out(`Stratus worker ${ctx.runner.workerId} is running jobs (database: ${ctx.db.dialect})`);
   let closing: Promise<void> | undefined;
   const close = () => {
     closing ??= (async () => {
       ctx.areas.controls.controls.stopSync();
+      await ctx.areas.compute.machines.agent.stop();
       await ctx.runner.stop();
       await ctx.db.close();
     })();

@@ -3,6 +3,7 @@ import { type BlobConfig, blobConfig } from './blob-config.js';
 import { ConfigError } from './config-error.js';
 import { type DnsConfig, dnsConfig } from './dns-config.js';
 import type { RawEnv } from './env.js';
+import { type MachinesConfig, machinesConfig } from './machines-config.js';
 
 export { ConfigError };
 
@@ -57,6 +58,8 @@ export interface Config {
   readonly s3VirtualHosts: boolean;
   /** STRATUS_BLOB_*: where bytes are kept (local disk or an S3-compatible cluster). */
   readonly blob: BlobConfig;
+  /** STRATUS_COMPUTE_DRIVER and STRATUS_VM_*: what runs compute instances. */
+  readonly machines: MachinesConfig;
   /** STRATUS_CONSOLE_DIR: another build of the web console (default: the package's dist/console). */
   readonly consoleDir: string | undefined;
   /** STRATUS_DNS_*: the authoritative DNS server of the domains area. */
@@ -196,6 +199,7 @@ export function envToConfig(env: RawEnv): Config {
     publicUrl: httpUrl('STRATUS_PUBLIC_URL', env.STRATUS_PUBLIC_URL),
     s3VirtualHosts: onOff('STRATUS_S3_VIRTUAL_HOSTS', env.STRATUS_S3_VIRTUAL_HOSTS, false),
     blob: blobConfig(env),
+    machines: machinesConfig(env, dataDir),
     consoleDir:
       env.STRATUS_CONSOLE_DIR && env.STRATUS_CONSOLE_DIR !== ''
         ? path.resolve(env.STRATUS_CONSOLE_DIR)

@@ -30,6 +30,8 @@ import * as m0040 from './migrations/0040-managed.js';
 import * as m0041 from './migrations/0041-account-programs.js';
 import * as m0043 from './migrations/0043-object-storage-key-owners.js';
 import * as m0044 from './migrations/0044-tfa-flag.js';
+import * as m0050 from './migrations/0050-machines.js';
+import * as m0051 from './migrations/0051-disk-sources.js';
 import * as m0054 from './migrations/0054-console-client.js';
 import type { MigrationContext } from './migrations/helpers.js';
 
@@ -70,6 +72,8 @@ const MIGRATIONS: Record<string, MigrationModule> = {
   '0041-account-programs': m0041,
   '0043-object-storage-key-owners': m0043,
   '0044-tfa-flag': m0044,
+  '0050-machines': m0050,
+  '0051-disk-sources': m0051,
   '0054-console-client': m0054,
 };
 

@@ -3,6 +3,7 @@ import type { BillingTables } from '../modules/billing/billing.table.js';
 import type { CatalogueTables } from '../modules/catalogue/catalogue.table.js';
 import type { ControlsTables } from '../modules/controls/controls.table.js';
 import type { ComputeTables } from '../modules/compute/compute.table.js';
+import type { MachineTables } from '../modules/compute/machines.table.js';
 import type { EventTables } from '../modules/events/events.table.js';
 import type { ImageTables } from '../modules/images/images.table.js';
 import type { StackScriptTables } from '../modules/stackscripts/stackscripts.table.js';
@@ -32,6 +33,7 @@ export type DatabaseSchema = IdentityTables &
   JobTables &
   CatalogueTables &
   ComputeTables &
+  MachineTables &
   NetworkingTables &
   NodeBalancerTables &
   TagTables &

@@ -1,6 +1,7 @@
 import type { Config } from '../config/config.js';
 import type { CascadeContext } from '../entities/entities.js';
 import type { TSchema } from '@sinclair/typebox';
+import type { ComputeDriver } from '../machines/driver.js';
 
 /** What a job step sees. `db` is the step's transaction. */
 export interface JobContext extends CascadeContext {
@@ -8,7 +9,18 @@ export interface JobContext extends CascadeContext {
   config: Config | undefined;
   jobId: number;
   attempt: number;
+  /** What runs compute instances (src/machines): the simulated driver or QEMU. */
+  machines: ComputeDriver;
 }
+
+/** What `perform` sees: the same, but `db` is the database itself, with no transaction open. */
+export type WorkContext = JobContext;
+
+/**
+ * What `perform` decided: go on to `handle` with this payload, or come back to the same step
+ * after `waitMs` (a machine still shutting down) without running `handle`.
+ */
+export type PerformResult<P> = { payload: P; waitMs?: number };
 
 /**
  * A step either ends the job (return nothing) or schedules the next step of the same job with a
@@ -38,6 +50,14 @@ export interface JobDefinition<P, R = unknown> {
    */
   prepare?(ctx: PrepareContext, payload: P): Promise<R>;
   handle(ctx: JobContext, payload: P, prepared?: R): Promise<StepResult<P>>;
+  /**
+   * Work outside the database before a step: a compute driver's copies of disks and its machines'
+   * starts and stops (src/machines). It runs with no transaction open, so a long copy holds no
+   * lock, while the runner renews the job's lease; it must be idempotent (a step whose worker died
+   * runs it again) and returns the payload `handle` then sees, or asks to be called again later.
+   * A throw fails the step like one in `handle` (retried with back-off, then `onFailure`).
+   */
+  perform?(ctx: WorkContext, payload: P): Promise<PerformResult<P>>;
   /** Runs (in its own transaction) when the job has failed for good: write the failed event, release the entity. */
   onFailure?(ctx: JobContext, payload: P, error: Error): Promise<void>;
 }

@@ -6,10 +6,14 @@ import type { Config } from '../config/config.js';
 import type { Database } from '../db/database.js';
 import type { Clock } from '../lib/clock.js';
 import { isoSeconds } from '../lib/time.js';
+import type { ComputeDriver } from '../machines/driver.js';
+import { SimulatedDriver } from '../machines/simulated.js';
 import type { EventWriter } from '../modules/events/events.writer.js';
 import { defaultBackoff, type JobContext, type JobDefinition } from './job.js';
 import type { JobQueue } from './queue.js';
 import type { Timing } from './timing.js';
+
+const SIMULATED = new SimulatedDriver();
 
 // biome-ignore lint/suspicious/noExplicitAny: the registry holds definitions of every payload type.
 export type AnyJobDefinition = JobDefinition<any, any>;
@@ -24,6 +28,8 @@ export interface RunnerDeps {
   queue: JobQueue;
   entities: EntityRegistry;
   log: Logger;
+  /** The compute driver, which jobs' `perform` phases call (src/machines); default: simulated. */
+  machines?: ComputeDriver;
   definitions: readonly AnyJobDefinition[];
   /** How long a claimed job stays locked to this worker. */
   leaseMs?: number;
@@ -106,6 +112,7 @@ export class JobRunner {
 
   private context(db: Database, job: ClaimedJob): JobContext {
     const { clock, timing, events, queue, entities, log } = this.deps;
+    const machines = this.deps.machines ?? SIMULATED;
     return {
       db,
       config: this.deps.config,
@@ -114,6 +121,7 @@ export class JobRunner {
       events,
       queue,
       entities,
+      machines,
       log: log.child({ jobId: job.id, job: job.name }),
       jobId: job.id,
       attempt: job.attempts + 1,
@@ -131,6 +139,16 @@ export class JobRunner {
       payload = JSON.parse(job.payload) as Record<string, unknown>;
       if (job.attempts >= job.max_attempts) {
         throw new Error('The worker running this job stopped before the step ended.');
+      }
+      if (def.perform) {
+        const done = await this.withLease(job, () =>
+          (def.perform as NonNullable<AnyJobDefinition['perform']>)(this.context(db, job), payload),
+        );
+        payload = done.payload as Record<string, unknown>;
+        if (done.waitMs !== undefined) {
+          await this.requeue(job, payload, def.version, done.waitMs, job.attempts);
+          return;
+        }
       }
       const prepared = def.prepare ? await def.prepare(this.context(db, job), payload) : undefined;
       await db.transaction(async (tx) => {
@@ -169,6 +187,58 @@ export class JobRunner {
     }
   }
 
+  /**
+   * Runs a step's `perform` (outside any transaction) while renewing the job's lease, so a long
+   * copy is not taken for a dead worker's. Renewal stops when the lease is no longer ours.
+   */
+  private async withLease<T>(job: ClaimedJob, fn: () => Promise<T>): Promise<T> {
+    const { db, clock } = this.deps;
+    const every = Math.max(1000, Math.floor(this.leaseMs / 3));
+    let renewing: Promise<unknown> = Promise.resolve();
+    const timer = setInterval(() => {
+      renewing = db.db
+        .updateTable('jobs')
+        .set({ locked_until: clock.nowMs() + this.leaseMs })
+        .where('id', '=', job.id)
+        .where('locked_by', '=', this.workerId)
+        .where('status', '=', 'running')
+        .execute()
+        .catch((err) => this.deps.log.warn({ jobId: job.id, err }, 'job lease renewal failed'));
+    }, every);
+    try {
+      return await fn();
+    } finally {
+      clearInterval(timer);
+      await renewing;
+    }
+  }
+
+  /** Puts the job back in the queue for the same step (a `perform` that waits), if still ours. */
+  private async requeue(
+    job: ClaimedJob,
+    payload: Record<string, unknown>,
+    version: number,
+    delayMs: number,
+    attempts: number,
+  ): Promise<void> {
+    const { db, clock } = this.deps;
+    await db.db
+      .updateTable('jobs')
+      .set({
+        status: 'queued',
+        payload: JSON.stringify({ ...payload, $version: version }),
+        run_at: clock.nowMs() + Math.max(0, delayMs),
+        attempts,
+        locked_by: null,
+        locked_until: null,
+        updated: isoSeconds(clock.nowMs()),
+      })
+      .where('id', '=', job.id)
+      .where('locked_by', '=', this.workerId)
+      .where('status', '=', 'running')
+      .execute();
+  }
+
   private async fail(
     job: ClaimedJob,
     def: AnyJobDefinition | undefined,
@@ -177,7 +247,9 @@ export class JobRunner {
   ): Promise<void> {
     const { db, clock, log } = this.deps;
     const attempts = job.attempts + 1;
-    const final = !def || attempts >= job.max_attempts;
+    // An error that says retrying cannot help (`final`: a full host, an image missing) ends the job.
+    const final =
+      !def || attempts >= job.max_attempts || (error as { final?: unknown }).final === true;
     log.warn(
       { jobId: job.id, job: job.name, attempt: attempts, final, err: error.message },
       'job step failed',

@@ -8,6 +8,7 @@ import type { JobQueue } from '../jobs/queue.js';
 import type { JobRunner } from '../jobs/runner.js';
 import type { Timing } from '../jobs/timing.js';
 import type { ControllableClock } from '../lib/clock.js';
+import type { ComputeDriver } from '../machines/driver.js';
 import type { StateService } from '../modules/controls/state.service.js';
 import type { EventWriter } from '../modules/events/events.writer.js';
 import type { BlobStores } from '../storage/index.js';
@@ -36,6 +37,8 @@ export interface Platform {
   sealer: Sealer;
   /** The blob store of an area's bytes (`objects`, `images`): local disk or an S3 cluster. */
   blobs: BlobStores;
+  /** What runs compute instances: the simulated driver (default) or QEMU (src/machines). */
+  machines: ComputeDriver;
 }
 
 /**

@@ -5,6 +5,7 @@ import { envToConfig, type TimingProfile } from '../../src/config/config.js';
 import { type AppContext, createContext } from '../../src/context.js';
 import type { EntityType } from '../../src/entities/entities.js';
 import type { AnyArea } from '../../src/platform/area.js';
+import type { ComputeDriver } from '../../src/machines/driver.js';
 import { FakeClock } from '../../src/lib/clock.js';
 import { type BootstrapResult, bootstrapAccount } from '../../src/modules/identity/bootstrap.js';
 import { MemoryBlobStore } from '../../src/storage/memory.js';
@@ -66,6 +67,8 @@ export interface TestAppOptions {
    * data directory or a blob backend, blobs are kept in memory.
    */
   env?: Record<string, string>;
+  /** The compute driver (default: the simulated one). */
+  machines?: ComputeDriver;
 }
 
 async function databaseUrl(): Promise<{ url: string; drop: () => Promise<void> }> {
@@ -98,6 +101,7 @@ export async function buildTestApp(opts: TestAppOptions = {}): Promise<TestApp> 
     clock,
     entities: opts.entities ?? [],
     ...(opts.areas ? { areas: opts.areas } : {}),
+    ...(opts.machines ? { machines: opts.machines } : {}),
     ...(inMemory
       ? {
           blobStores: (area: string) => {

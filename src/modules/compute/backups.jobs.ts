@@ -8,6 +8,7 @@ import { captureContents } from './backups.repository.js';
 import { STEPS } from './compute.jobs.js';
 import { instanceById } from './compute.repository.js';
 import { SCHEDULE_DAYS, SCHEDULE_WINDOWS } from './compute.schemas.js';
+import { performBackup } from './machines.perform.js';
 
 const DAY_MS = 86_400_000;
 const HOUR_MS = 3_600_000;
@@ -67,6 +68,7 @@ export const backupJob = defineJob<BackupPayload>({
   version: 1,
   payload: Type.Object({ backupId: Type.Integer(), instanceId: Type.Integer() }),
   maxAttempts: 5,
+  perform: performBackup,
   async handle(ctx, p) {
     const row = await ctx.db.db
       .selectFrom('backups')

@@ -113,6 +113,8 @@ export async function writeContents(
   instanceId: number,
   accountId: number,
   nowIso: string,
+  /** Told each new disk and the backup disk (key) it comes from (the compute driver's bytes). */
+  onDisk?: (diskId: number, key: number) => Promise<void>,
 ): Promise<number | null> {
   const keys = new Map<number, number>();
   for (const d of c.disks) {
@@ -131,6 +133,7 @@ export async function writeContents(
       nowIso,
     );
     keys.set(d.key, id);
+    await onDisk?.(id, d.key);
   }
   let first: number | null = null;
   for (const cfg of c.configs) {

@@ -24,6 +24,7 @@ import type { BackupStatus } from './compute.table.js';
 import type { InstancesService } from './instances.service.js';
 import { type OpDeps, startOp } from './ops.start.js';
 import { setBackupsAddon } from './plan-changes.js';
+import { recordDiskSource } from './machines.seam.js';
 
 export const INSUFFICIENT_SPACE =
   'Insufficient space on the target compute instance to restore this backup: free disk space or restore with overwrite.';
@@ -160,7 +161,14 @@ export class BackupsService {
         const free = typeDisk - (await allocatedDiskMb(tx, target.id));
         if (contentsMb(contents) > free) throw errors.reason(INSUFFICIENT_SPACE);
       }
-      await writeContents(tx, contents, target.id, p.accountId, this.now());
+      await writeContents(tx, contents, target.id, p.accountId, this.now(), (diskId, key) =>
+        recordDiskSource(
+          tx,
+          this.d.machines,
+          { diskId, instanceId: target.id, accountId: p.accountId },
+          { kind: 'backup', backupId: row.id, key },
+        ),
+      );
       await startOp(this.d, tx, p, target, {
         op: 'restore',
         action: 'backups_restore',

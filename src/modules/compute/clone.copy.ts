@@ -76,6 +76,8 @@ export async function copySelection(
   target: { id: number; region: string },
   accountId: number,
   nowIso: string,
+  /** Told each new disk and the disk it copies (the compute driver's bytes). */
+  onDisk?: (diskId: number, fromDiskId: number) => Promise<void>,
 ): Promise<void> {
   const targetId = target.id;
   const diskMap = new Map<number, number>();
@@ -102,6 +104,7 @@ export async function copySelection(
         nowIso,
       );
       diskMap.set(d.id, id);
+      await onDisk?.(id, d.id);
     }
   }
   const ifaces = await interfacesOf(

@@ -27,6 +27,7 @@ import { setBackupsAddon } from './plan-changes.js';
 import { scheduleAutomaticBackups } from './backups.jobs.js';
 import { type OpDeps, startOp, typeAvailableIn } from './ops.start.js';
 import type { PlacementService } from '../placement/placement.service.js';
+import { recordDiskSource } from './machines.seam.js';
 
 type Body = Static<typeof CloneBody>;
 
@@ -87,7 +88,14 @@ export class CloneService {
       } else {
         target = await this.newTarget(tx, p, src, b, needMb, now);
       }
-      await copySelection(tx, sel, target, p.accountId, now);
+      await copySelection(tx, sel, target, p.accountId, now, (diskId, fromDiskId) =>
+        recordDiskSource(
+          tx,
+          this.d.machines,
+          { diskId, instanceId: target.id, accountId: p.accountId },
+          { kind: 'disk', from: { instanceId: src.id, region: src.region, diskId: fromDiskId } },
+        ),
+      );
       await tx.db
         .insertInto('instance_clones')
         .values({

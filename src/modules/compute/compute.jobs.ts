@@ -10,6 +10,7 @@ import { entityRefs } from '../events/events.types.js';
 import { dropTags } from '../tags/tags.repository.js';
 import { instanceById } from './compute.repository.js';
 import type { InstanceStatus } from './compute.table.js';
+import { performDelete, performLifecycle } from './machines.perform.js';
 
 /** Progress steps of each long operation (percent_complete moves at each). */
 export const STEPS = 4;
@@ -26,6 +27,8 @@ export interface LifecyclePayload {
   /** After provisioning: boot, or stay offline. */
   thenBoot?: boolean;
   username: string | null;
+  /** Rescue: the devices the rescue system boots with (the compute driver reads them). */
+  rescue?: Record<string, { disk_id?: number | null; volume_id?: number | null } | null>;
 }
 
 const KIND: Record<LifecycleOp, WorkKind> = {
@@ -77,6 +80,7 @@ export const lifecycleJob = defineJob<LifecyclePayload>({
   version: 1,
   payload: Type.Object({ instanceId: Type.Integer(), op: Type.String() }),
   maxAttempts: 5,
+  perform: performLifecycle,
   async handle(ctx, p) {
     const inst = await instanceById(ctx.db, p.instanceId);
     if (!inst) return undefined;
@@ -172,6 +176,7 @@ export const deleteJob = defineJob<DeletePayload>({
   version: 1,
   payload: Type.Object({ instanceId: Type.Integer() }),
   maxAttempts: 5,
+  perform: performDelete,
   async handle(ctx, p) {
     const delay = ctx.timing.stepMs('delete', 2);
     if (p.step === 0) {
@@ -193,6 +198,11 @@ export const deleteJob = defineJob<DeletePayload>({
       // Its backups go with it (the automatic schedule ends itself when it finds no instance).
       await ctx.db.db.deleteFrom('backups').where('instance_id', '=', inst.id).execute();
       await ctx.db.db.deleteFrom('instance_clones').where('target_id', '=', inst.id).execute();
+      if (ctx.machines.real) {
+        // The compute driver's rows of the instance (src/modules/compute/machines.seam.ts).
+        for (const table of ['instance_seeds', 'machine_samples', 'disk_sources'] as const)
+          await ctx.db.db.deleteFrom(table).where('instance_id', '=', inst.id).execute();
+      }
       await dropTags(ctx.db, 'compute', inst.id);
       await authz.dropEntity(ctx.db, 'compute', inst.id);
       await ctx.db.db.deleteFrom('instances').where('id', '=', inst.id).execute();

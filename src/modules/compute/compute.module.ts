@@ -26,6 +26,8 @@ import { PowerService } from './power.service.js';
 import { RebuildService } from './rebuild.service.js';
 import { computeStatsRoutes } from './stats.routes.js';
 import { StatsService } from './stats.service.js';
+import { MachinesService } from './machines.service.js';
+import { machinesRoutes } from './machines.routes.js';
 
 /**
  * Compute instances: create, power, disks, configs and interfaces, IPs (served by the networking
@@ -43,11 +45,14 @@ export const computeModule = defineArea({
     'instance_runs',
     'instance_clones',
     'backups',
+    'instance_seeds',
+    'machine_samples',
+    'disk_sources',
   ],
   entities: computeEntities,
   jobs: [...computeJobs, ...diskJobs, ...opJobs, ...backupJobs],
   services: (
-    { db, clock, events, queue },
+    { db, clock, events, queue, machines, log, config },
     { catalogue: { catalogue }, networking, placement: { groups: placement } },
   ) => {
     const { firewalls, ipAllocator: ips } = networking;
@@ -60,22 +65,35 @@ export const computeModule = defineArea({
       ips,
       firewalls,
       placement,
+      machines,
     });
     return {
       instances,
-      power: new PowerService({ db, clock, events, queue }, instances),
-      disks: new DisksService({ db, clock, events, queue, catalogue }, instances),
+      power: new PowerService({ db, clock, events, queue, machines }, instances),
+      disks: new DisksService({ db, clock, events, queue, catalogue, machines }, instances),
       configs: new ConfigsService({ db, clock, events, catalogue }, instances),
       interfaces: new InterfacesService({ db, clock, events }, instances),
-      stats: new StatsService({ db, clock, catalogue, firewalls }, instances),
-      ops: new OpsService({ db, clock, events, queue, catalogue, ips }, instances),
+      stats: new StatsService({ db, clock, catalogue, firewalls, machines }, instances),
+      ops: new OpsService({ db, clock, events, queue, catalogue, ips, machines }, instances),
       migrate: new MigrateService(
-        { db, clock, events, queue, catalogue, ips, placement },
+        { db, clock, events, queue, catalogue, ips, placement, machines },
         instances,
       ),
-      rebuild: new RebuildService({ db, clock, events, queue, catalogue }, instances),
-      clone: new CloneService({ db, clock, events, queue, catalogue, ips, placement }, instances),
-      backups: new BackupsService({ db, clock, events, queue, catalogue }, instances),
+      rebuild: new RebuildService({ db, clock, events, queue, catalogue, machines }, instances),
+      clone: new CloneService(
+        { db, clock, events, queue, catalogue, ips, placement, machines },
+        instances,
+      ),
+      backups: new BackupsService({ db, clock, events, queue, catalogue, machines }, instances),
+      machines: new MachinesService({
+        db,
+        machines,
+        events,
+        queue,
+        clock,
+        log: log.child({ subsystem: 'machines' }),
+        watchMs: config.machines.watchMs,
+      }),
     };
   },
   api: (ctx) => [
@@ -88,4 +106,5 @@ export const computeModule = defineArea({
     computeOpsRoutes(ctx),
     computeBackupsRoutes(ctx),
   ],
+  internal: (ctx) => [machinesRoutes(ctx)],
 });

@@ -90,7 +90,16 @@ export const computeTransferCascade: TransferCascade = {
   },
   async move(db, m) {
     const set = { account_id: m.to };
-    for (const table of ['instances', 'disks', 'configs', 'backups'] as const) {
+    // The compute driver's rows (seeds, samples, disk sources) go with their instance.
+    for (const table of [
+      'instances',
+      'disks',
+      'configs',
+      'backups',
+      'instance_seeds',
+      'machine_samples',
+      'disk_sources',
+    ] as const) {
       const idCol = table === 'instances' ? 'id' : 'instance_id';
       await db.db
         .updateTable(table)

@@ -6,6 +6,7 @@ import { isoSeconds } from '../../lib/time.js';
 import { STEPS } from './compute.jobs.js';
 import { diskInUse, findDisk, instanceById } from './compute.repository.js';
 import type { DiskStatus } from './compute.table.js';
+import { performDisk } from './machines.perform.js';
 
 export type DiskOp = 'create' | 'clone' | 'resize' | 'delete';
 
@@ -60,6 +61,7 @@ export const diskJob = defineJob<DiskJobPayload>({
   version: 1,
   payload: Type.Object({ op: Type.String(), instanceId: Type.Integer(), diskId: Type.Integer() }),
   maxAttempts: 5,
+  perform: performDisk,
   async handle(ctx, p) {
     const inst = await instanceById(ctx.db, p.instanceId);
     const disk = inst ? await findDisk(ctx.db, inst.id, p.diskId) : undefined;

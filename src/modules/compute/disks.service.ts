@@ -10,6 +10,8 @@ import { isoSeconds } from '../../lib/time.js';
 import type { CatalogueService } from '../catalogue/catalogue.service.js';
 import { entityRefs } from '../events/events.types.js';
 import type { EventWriter } from '../events/events.writer.js';
+import type { ComputeDriver } from '../../machines/driver.js';
+import { imageProblem, recordDiskSource, recordSeed } from './machines.seam.js';
 import {
   type ApiDisk,
   allocatedDiskMb,
@@ -40,6 +42,7 @@ export interface DisksDeps {
   events: EventWriter;
   queue: JobQueue;
   catalogue: CatalogueService;
+  machines: ComputeDriver;
 }
 
 const MAX_LABEL = 48;
@@ -150,11 +153,13 @@ export class DisksService {
       fe.add('size', `The image needs a disk of at least ${minSize} MB`);
     if (imageId === null && b.label === undefined)
       fe.add('label', 'label is required for an empty disk');
-    await checkDeployCredentials(this.d.db, fe, p, {
+    const keys = await checkDeployCredentials(this.d.db, fe, p, {
       imageId,
       imageFound: image !== undefined,
       ...b,
     });
+    const missing = image ? imageProblem(this.d.machines, image.id) : undefined;
+    if (missing) fe.add('image', missing);
     const stackscript = await checkStackScript(this.d.db, fe, p, b, imageId);
 
     return this.d.db.transaction(async (tx) => {
@@ -185,6 +190,15 @@ export class DisksService {
         this.now(),
       );
       if (stackscript) await recordDeployment(tx, stackscript, inst.id, p.accountId, this.now());
+      if (image)
+        await recordSeed(
+          tx,
+          this.d.machines,
+          { instanceId: inst.id, accountId: p.accountId },
+          { rootPass: b.root_pass, ...(keys.length > 0 ? { authorizedKeys: keys } : {}) },
+          this.now(),
+          true,
+        );
       const eventId = await this.event(tx, p, inst, 'disk_create', { id, label }, 'scheduled');
       await this.enqueue(tx, p, inst, { op: 'create', diskId: id, eventId }, id);
       return toApiDisk(await this.loadDisk(tx, inst, id));
@@ -297,6 +311,12 @@ export class DisksService {
         },
         this.now(),
       );
+      await recordDiskSource(
+        tx,
+        this.d.machines,
+        { diskId: id, instanceId: inst.id, accountId: p.accountId },
+        { kind: 'disk', from: { instanceId: inst.id, region: inst.region, diskId: src.id } },
+      );
       const eventId = await this.event(tx, p, inst, 'disk_duplicate', { id, label }, 'scheduled');
       // The source is busy for the job; the copy is `not ready` until it ends.
       await this.enqueue(tx, p, inst, { op: 'clone', diskId: id, eventId }, src.id);
@@ -359,6 +379,14 @@ export class DisksService {
       if (disk.filesystem !== 'ext3' && disk.filesystem !== 'ext4') {
         throw errors.reason(`A ${disk.filesystem} disk has no root password to reset.`);
       }
+      await recordSeed(
+        tx,
+        this.d.machines,
+        { instanceId: inst.id, accountId: p.accountId },
+        { rootPass: password },
+        this.now(),
+        true,
+      );
       await this.event(tx, p, inst, 'password_reset', disk, 'notification');
     });
   }

@@ -14,6 +14,8 @@ import type { EventWriter } from '../events/events.writer.js';
 import { entityRefs } from '../events/events.types.js';
 import type { FirewallsService } from '../networking/firewalls.service.js';
 import type { IpAllocator } from '../networking/ip-allocator.js';
+import type { ComputeDriver } from '../../machines/driver.js';
+import { assertCapacity, imageProblem, recordDiskSource, recordSeed } from './machines.seam.js';
 import { recordDeployment, checkStackScript } from '../stackscripts/stackscripts.deploy.js';
 import { setTags } from '../tags/tags.repository.js';
 import { rescheduleAutomaticBackups, scheduleAutomaticBackups } from './backups.jobs.js';
@@ -69,6 +71,8 @@ export interface InstanceDeps {
   firewalls?: FirewallsService;
   /** Places a new instance in its `placement_group` (the placement area). */
   placement?: PlacementService;
+  /** The compute driver (src/machines): image bytes, capacity and the seed at the seam. */
+  machines: ComputeDriver;
 }
 
 /** Compute instances: create, list, view, update and delete. */
@@ -162,11 +166,13 @@ export class InstancesService {
         ? await deployableBackup(this.d.db, fe, p, b.backup_id, region?.id, type?.disk)
         : undefined;
     const image = imageId === null ? undefined : await catalogue.deployableImage(p, imageId, fe);
-    await checkDeployCredentials(this.d.db, fe, p, {
+    const keys = await checkDeployCredentials(this.d.db, fe, p, {
       imageId,
       imageFound: image !== undefined,
       ...b,
     });
+    const missing = image ? imageProblem(this.d.machines, image.id) : undefined;
+    if (missing) fe.add('image', missing);
 
     const swap = b.swap_size ?? DEFAULT_SWAP_MB;
     if (type && image) {
@@ -225,6 +231,7 @@ export class InstancesService {
     return this.d.db.transaction(async (tx) => {
       const now = this.now();
       if (b.label !== undefined) await this.assertLabelFree(tx, p.accountId, b.label);
+      if (booted) await assertCapacity(tx, this.d.machines, null, type.id);
       const inserted = await tx.db
         .insertInto('instances')
         .values({
@@ -319,7 +326,14 @@ export class InstancesService {
       let configId: number | null = null;
       if (backup) {
         // Disks and configs as the backup holds them (`not ready` until provisioned).
-        configId = await writeContents(tx, backup, id, p.accountId, now);
+        configId = await writeContents(tx, backup, id, p.accountId, now, (diskId, key) =>
+          recordDiskSource(
+            tx,
+            this.d.machines,
+            { diskId, instanceId: id, accountId: p.accountId },
+            { kind: 'backup', backupId: b.backup_id as number, key },
+          ),
+        );
         await tx.db
           .updateTable('instances')
           .set({ image: backup.image })
@@ -380,6 +394,13 @@ export class InstancesService {
           now,
         );
         if (interfaces) await replaceInterfaces(tx, configId, id, interfaces);
+        await recordSeed(
+          tx,
+          this.d.machines,
+          { instanceId: id, accountId: p.accountId },
+          { rootPass: b.root_pass, authorizedKeys: keys, userData },
+          now,
+        );
       }
 
       const eventId = await this.d.events.record(tx, {

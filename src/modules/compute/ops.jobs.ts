@@ -8,6 +8,7 @@ import { lifecycleJob, STEPS } from './compute.jobs.js';
 import { instanceById } from './compute.repository.js';
 import type { InstanceStatus } from './compute.table.js';
 import { finishClone } from './clone.effects.js';
+import { performOp } from './machines.perform.js';
 import {
   abandonMigration,
   applyTypeChange,
@@ -131,6 +132,7 @@ export const opJob = defineJob<OpPayload>({
   version: 1,
   payload: Type.Object({ op: Type.String(), instanceId: Type.Integer() }),
   maxAttempts: 5,
+  perform: performOp,
   async handle(ctx, p) {
     const inst = await instanceById(ctx.db, p.instanceId);
     if (!inst || inst.status === 'deleting') {

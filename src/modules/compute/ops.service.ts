@@ -5,13 +5,14 @@ import { isoSeconds } from '../../lib/time.js';
 import type { CatalogueService } from '../catalogue/catalogue.service.js';
 import { entityRefs } from '../events/events.types.js';
 import type { IpAllocator } from '../networking/ip-allocator.js';
-import { lifecycleJob } from './compute.jobs.js';
+import { type LifecyclePayload, lifecycleJob } from './compute.jobs.js';
 import { DEVICE_SLOTS, type InstanceRow } from './compute.repository.js';
 import { checkPassword } from './compute.rules.js';
 import type { InstancesService } from './instances.service.js';
 import { DISKS_DO_NOT_FIT, diskFit, volumesProblem } from './ops.effects.js';
 import type { ResizeBody, RescueBody } from './ops.schemas.js';
 import { type OpDeps, outstandingBalance, startOp, typeAvailableIn } from './ops.start.js';
+import { assertCapacity, recordSeed } from './machines.seam.js';
 
 export interface OpsDeps extends OpDeps {
   catalogue: CatalogueService;
@@ -128,6 +129,7 @@ export class OpsService {
       fe.throwIfAny();
       await this.assertIdle(tx, inst);
       const running = inst.status === 'running';
+      if (!running) await assertCapacity(tx, this.d.machines, inst.id, inst.type);
       const eventId = await this.d.events.record(tx, {
         accountId: p.accountId,
         action: running ? 'compute_reboot' : 'compute_boot',
@@ -156,6 +158,9 @@ export class OpsService {
           step: 0,
           configId: null,
           username: p.username,
+          ...(this.d.machines.real
+            ? { rescue: devices as NonNullable<LifecyclePayload['rescue']> }
+            : {}),
         },
         { accountId: p.accountId, entity: { type: 'compute', id: inst.id } },
       );
@@ -179,6 +184,14 @@ export class OpsService {
         .where('filesystem', 'in', ['ext3', 'ext4'])
         .executeTakeFirst();
       if (!disk) throw errors.reason('Compute has no disk with a root password to reset.');
+      await recordSeed(
+        tx,
+        this.d.machines,
+        { instanceId: inst.id, accountId: p.accountId },
+        { rootPass },
+        isoSeconds(this.d.clock.nowMs()),
+        true,
+      );
       await this.d.events.record(tx, {
         accountId: p.accountId,
         action: 'password_reset',

@@ -2,6 +2,7 @@ import type { Principal } from '../../auth/principal.js';
 import type { Database } from '../../db/database.js';
 import type { JobQueue } from '../../jobs/queue.js';
 import type { Clock } from '../../lib/clock.js';
+import type { ComputeDriver } from '../../machines/driver.js';
 import { isoSeconds } from '../../lib/time.js';
 import type { InstanceType, Region } from '../catalogue/catalogue.data.js';
 import { entityRefs } from '../events/events.types.js';
@@ -15,6 +16,8 @@ export interface OpDeps {
   clock: Clock;
   events: EventWriter;
   queue: JobQueue;
+  /** The compute driver (src/machines): seeds, disk sources and capacity at the seam. */
+  machines: ComputeDriver;
 }
 
 export interface StartOp {

@@ -9,6 +9,8 @@ import type { InstanceRow } from './compute.repository.js';
 import type { InstancesService } from './instances.service.js';
 import { isoSeconds } from '../../lib/time.js';
 import type { Clock } from '../../lib/clock.js';
+import type { ComputeDriver } from '../../machines/driver.js';
+import { assertCapacity } from './machines.seam.js';
 
 /**
  * The config a boot or reboot uses (spec): `config_id` if given (it must belong to the
@@ -49,7 +51,13 @@ const NEXT_STATUS: Record<Exclude<LifecycleOp, 'provision'>, InstanceRow['status
 /** Boot, reboot and shut down. Queued actions must finish first (400 `Compute busy.`). */
 export class PowerService {
   constructor(
-    private readonly d: { db: Database; clock: Clock; events: EventWriter; queue: JobQueue },
+    private readonly d: {
+      db: Database;
+      clock: Clock;
+      events: EventWriter;
+      queue: JobQueue;
+      machines: ComputeDriver;
+    },
     private readonly instances: InstancesService,
   ) {}
 
@@ -80,6 +88,7 @@ export class PowerService {
       if (op === 'reboot' && inst.status === 'offline') op = 'boot';
       if (op === 'boot' && inst.status === 'running')
         throw errors.reason('Compute is already running.');
+      if (op === 'boot') await assertCapacity(tx, this.d.machines, inst.id, inst.type);
       const chosen =
         op === 'shutdown' ? inst.last_booted_config_id : await chooseConfig(tx, inst, configId);
       const action =

@@ -26,6 +26,7 @@ import { volumesProblem } from './ops.effects.js';
 import { type OpDeps, outstandingBalance, startOp, typeAvailableIn } from './ops.start.js';
 import { checkDeployCredentials } from './ssh.js';
 import { refuseIfLocked } from '../locks/locks.repository.js';
+import { imageProblem, recordSeed } from './machines.seam.js';
 
 type Body = Static<typeof RebuildBody>;
 
@@ -51,7 +52,7 @@ export class RebuildService {
     return this.d.db.transaction(async (tx) => {
       const inst = await this.instances.load(tx, p, id, 'read_write', true);
       await refuseIfLocked(tx, 'compute', inst.id, 'rebuild');
-      await checkDeployCredentials(tx, fe, p, {
+      const keys = await checkDeployCredentials(tx, fe, p, {
         imageId: b.image,
         imageFound: image !== undefined,
         root_pass: b.root_pass,
@@ -76,6 +77,8 @@ export class RebuildService {
         else if (image && !image.capabilities.includes('cloud-init'))
           fe.add('metadata.user_data', 'user_data needs an image that supports cloud-init');
       }
+      const missing = image ? imageProblem(this.d.machines, image.id) : undefined;
+      if (missing) fe.add('image', missing);
       fe.throwIfAny();
       if (!type || !image) throw errors.internal();
       if (typeId !== inst.type) {
@@ -105,6 +108,13 @@ export class RebuildService {
         })
         .where('id', '=', inst.id)
         .execute();
+      await recordSeed(
+        tx,
+        this.d.machines,
+        { instanceId: inst.id, accountId: p.accountId },
+        { rootPass: b.root_pass, authorizedKeys: keys, userData },
+        isoSeconds(this.d.clock.nowMs()),
+      );
       await startOp(this.d, tx, p, inst, {
         op: 'rebuild',
         action: 'compute_rebuild',

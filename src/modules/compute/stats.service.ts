@@ -9,6 +9,8 @@ import type { InstanceRow } from './compute.repository.js';
 import type { InstancesService } from './instances.service.js';
 import type { FirewallsService } from '../networking/firewalls.service.js';
 import type { ApiFirewall } from '../networking/firewalls.schemas.js';
+import type { ComputeDriver } from '../../machines/driver.js';
+import { sampledSeries } from './machines.stats.js';
 
 export const STEP_MS = 5 * 60_000;
 const DAY_MS = 86_400_000;
@@ -147,6 +149,7 @@ export class StatsService {
       clock: Clock;
       catalogue: CatalogueService;
       firewalls: FirewallsService;
+      machines: ComputeDriver;
     },
     private readonly instances: InstancesService,
   ) {}
@@ -181,6 +184,12 @@ export class StatsService {
     };
   }
 
+  /** The series of [from, to): the machine's sampled counters (QEMU driver), or the formula. */
+  private async series(inst: InstanceRow, from: number, to: number): Promise<StatsData> {
+    if (this.d.machines.real) return sampledSeries(this.d.db, inst.id, from, to);
+    return series(await this.subject(inst, from), from, to);
+  }
+
   /** 400 naming the field unless year/month is a month up to the current one, 2000..2037. */
   private checkMonth(year: number, month: number): { current: boolean } {
     const fe = new FieldErrors();
@@ -205,7 +214,7 @@ export class StatsService {
     const inst = await this.instances.load(this.d.db, p, id, 'read_only');
     const to = this.d.clock.nowMs();
     const from = to - DAY_MS;
-    return statsBody(this.title(inst, 'day'), series(await this.subject(inst, from), from, to));
+    return statsBody(this.title(inst, 'day'), await this.series(inst, from, to));
   }
 
   /** `GET …/stats/{year}/{month}`: that month, or the past 30 days for the current one. */
@@ -217,7 +226,7 @@ export class StatsService {
       ? [now - 30 * DAY_MS, now]
       : [monthStart(year, month), monthStart(year, month + 1)];
     const period = `${year}-${String(month).padStart(2, '0')}`;
-    return statsBody(this.title(inst, period), series(await this.subject(inst, from), from, to));
+    return statsBody(this.title(inst, period), await this.series(inst, from, to));
   }
 
   /** `GET …/transfer`: bytes sent this month; quota prorated from the type's monthly transfer (GB). */

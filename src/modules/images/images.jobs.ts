@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { authz } from '../../auth/authz.js';
-import { defineJob } from '../../jobs/job.js';
+import { defineJob, type PerformResult, type WorkContext } from '../../jobs/job.js';
 import { isoSeconds } from '../../lib/time.js';
 import { dropTags } from '../tags/tags.repository.js';
 import { deletePrivateImage, syncListing } from './images.repository.js';
@@ -19,6 +19,27 @@ export interface ImagizePayload {
 }
 
 /**
+ * The compute driver's work before the last step, outside the transaction: the disk's bytes are
+ * copied into the image (src/machines). Nothing with the simulated driver.
+ */
+async function performImagize(
+  ctx: WorkContext,
+  p: ImagizePayload,
+): Promise<PerformResult<ImagizePayload>> {
+  if (!ctx.machines.real || p.step < IMAGIZE_STEPS) return { payload: p };
+  const src = await ctx.db.db
+    .selectFrom('private_images')
+    .innerJoin('disks', 'disks.id', 'private_images.source_disk_id')
+    .innerJoin('instances', 'instances.id', 'disks.instance_id')
+    .select(['disks.id as diskId', 'instances.id as instanceId', 'instances.region'])
+    .where('private_images.id', '=', p.imageId)
+    .where('disks.status', '<>', 'deleting')
+    .executeTakeFirst();
+  if (src) await ctx.machines.captureImage(p.imageId, src);
+  return { payload: p };
+}
+
+/**
  * Captures a disk into a private image: `creating` until the copy is done, then `available`.
  * The event `disk_imagize` moves from scheduled to finished; the disk is busy meanwhile.
  */
@@ -27,6 +48,7 @@ export const imagizeJob = defineJob<ImagizePayload>({
   version: 1,
   payload: Type.Object({ imageId: Type.Integer(), eventId: Type.Integer() }),
   maxAttempts: 5,
+  perform: performImagize,
   async handle(ctx, p) {
     const img = await ctx.db.db
       .selectFrom('private_images')

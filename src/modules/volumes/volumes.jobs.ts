@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import type { JobContext } from '../../jobs/job.js';
+import type { JobContext, PerformResult, WorkContext } from '../../jobs/job.js';
 import { defineJob } from '../../jobs/job.js';
 import type { WorkKind } from '../../jobs/timing.js';
 import { isoSeconds } from '../../lib/time.js';
@@ -19,6 +19,8 @@ export interface VolumeJobPayload {
   op: VolumeOp;
   eventId: number;
   step: number;
+  /** Clone: the volume copied (the job's entity, busy meanwhile). */
+  sourceId?: number;
 }
 
 const KIND: Record<VolumeOp, WorkKind> = {
@@ -36,6 +38,39 @@ async function activate(ctx: JobContext, id: number): Promise<void> {
 }
 
 /**
+ * The compute driver's work (src/machines), before the last step, outside the transaction: the
+ * volume's file is made, grown, or copied from its source. Nothing with the simulated driver.
+ */
+async function performVolume(
+  ctx: WorkContext,
+  p: VolumeJobPayload,
+): Promise<PerformResult<VolumeJobPayload>> {
+  if (!ctx.machines.real || p.step < VOLUME_STEPS) return { payload: p };
+  const vol = await ctx.db.db
+    .selectFrom('volumes')
+    .select(['id', 'size', 'region', 'label', 'compute_id'])
+    .where('id', '=', p.volumeId)
+    .executeTakeFirst();
+  if (!vol) return { payload: p };
+  const ref = { volumeId: vol.id, region: vol.region, label: vol.label };
+  if (p.op === 'resize')
+    await ctx.machines.resizeVolume(ref, vol.size, vol.compute_id ?? undefined);
+  else if (p.op === 'clone' && p.sourceId !== undefined) {
+    const src = await ctx.db.db
+      .selectFrom('volumes')
+      .select(['id', 'region'])
+      .where('id', '=', p.sourceId)
+      .executeTakeFirst();
+    await ctx.machines.createVolume(
+      ref,
+      vol.size,
+      src ? { volumeId: src.id, region: src.region } : undefined,
+    );
+  } else await ctx.machines.createVolume(ref, vol.size);
+  return { payload: p };
+}
+
+/**
  * Create (`creating` → `active`), resize (`resizing` → `active`) and clone (the new volume is
  * `creating` until done; the job's entity is the source, which is busy meanwhile).
  */
@@ -44,6 +79,7 @@ export const volumeJob = defineJob<VolumeJobPayload>({
   version: 1,
   payload: Type.Object({ volumeId: Type.Integer(), op: Type.String() }),
   maxAttempts: 5,
+  perform: performVolume,
   async handle(ctx, p) {
     const vol = await ctx.db.db
       .selectFrom('volumes')

@@ -191,7 +191,14 @@ export class VolumesService {
     await this.d.queue.enqueue(
       db,
       volumeJob,
-      { volumeId, accountId: p.accountId, op, eventId, step: 0 },
+      {
+        volumeId,
+        accountId: p.accountId,
+        op,
+        eventId,
+        step: 0,
+        ...(entityId !== volumeId ? { sourceId: entityId } : {}),
+      },
       { accountId: p.accountId, entity: { type: 'volume', id: entityId } },
     );
   }
