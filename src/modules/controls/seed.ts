@@ -136,7 +136,7 @@ export async function seedIdentities(
 }
 
 export type Inject = (req: {
-  method: string;
+  method: 'GET' | 'POST' | 'PUT' | 'DELETE';
   url: string;
   headers: Record<string, string>;
   payload?: string;
