@@ -200,7 +200,8 @@ export async function buildApp(ctx: AppContext): Promise<StratusApp> {
     done();
   });
 
-  registerProbes(app, ctx);
-  await registerAreas(app, ctx);
+  const served = new Map<string, { operations: number; routes: number }>();
+  registerProbes(app, ctx, served);
+  await registerAreas(app, ctx, served);
   return app;
 }

@@ -21,9 +21,16 @@ export interface Config {
   readonly operatorToken: string | undefined;
   /** A JSON file of accounts, users, tokens and entities written on the first start. */
   readonly seedFile: string | undefined;
+  /** STRATUS_INIT_DIR: init hooks (request files and scripts) applied after the seed file. */
+  readonly initDir: string | undefined;
   readonly rateLimits: boolean;
   /** Run the job worker inside the API process. */
   readonly inProcessWorker: boolean;
+  /**
+   * STRATUS_WORKER_TIMEOUT: seconds without any job worker's heartbeat, while jobs wait, after
+   * which `/_stratus/ready` answers 503.
+   */
+  readonly workerTimeoutSeconds: number;
   readonly bodyLimit: number;
   /** A JSON file of per-region address pools replacing the defaults. */
   readonly ipPoolsFile: string | undefined;
@@ -146,8 +153,19 @@ export function envToConfig(env: RawEnv): Config {
     operatorToken,
     seedFile:
       env.STRATUS_SEED && env.STRATUS_SEED !== '' ? path.resolve(env.STRATUS_SEED) : undefined,
+    initDir:
+      env.STRATUS_INIT_DIR && env.STRATUS_INIT_DIR !== ''
+        ? path.resolve(env.STRATUS_INIT_DIR)
+        : undefined,
     rateLimits: onOff('STRATUS_RATE_LIMITS', env.STRATUS_RATE_LIMITS, true),
     inProcessWorker: onOff('STRATUS_WORKER', env.STRATUS_WORKER, true),
+    workerTimeoutSeconds: integer(
+      'STRATUS_WORKER_TIMEOUT',
+      env.STRATUS_WORKER_TIMEOUT,
+      30,
+      10,
+      86_400,
+    ),
     bodyLimit: integer(
       'STRATUS_BODY_LIMIT',
       env.STRATUS_BODY_LIMIT,

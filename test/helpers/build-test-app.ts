@@ -66,6 +66,8 @@ export interface TestAppOptions {
    * data directory or a blob backend, blobs are kept in memory.
    */
   env?: Record<string, string>;
+  /** Wall-clock time of heartbeats and readiness (default Date.now). */
+  wallNow?: () => number;
 }
 
 async function databaseUrl(): Promise<{ url: string; drop: () => Promise<void> }> {
@@ -96,6 +98,7 @@ export async function buildTestApp(opts: TestAppOptions = {}): Promise<TestApp> 
     clock,
     entities: opts.entities ?? [],
     ...(opts.areas ? { areas: opts.areas } : {}),
+    ...(opts.wallNow ? { wallNow: opts.wallNow } : {}),
     ...(inMemory
       ? {
           blobStores: (area: string) => {

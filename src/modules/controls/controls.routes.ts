@@ -19,10 +19,14 @@ import {
   TimingReply,
 } from './controls.schemas.js';
 import { FaultsBody } from './faults.js';
-import { seedRequests } from './seed.js';
+import type { InitHooks } from './init-hooks.js';
+import { ownUrl, populateAfterReset } from './populate.js';
+import type { Inject } from './seed.js';
+
+type InjectRequest = Parameters<Inject>[0];
 import { importSnapshotStream, SNAPSHOT_NDJSON, snapshotLines } from './snapshot-stream.js';
 
-type Ctx = RouteContext<{ controls: ControlsService }>;
+type Ctx = RouteContext<{ controls: ControlsService; init: InitHooks }>;
 
 /** The largest snapshot POST /_stratus/snapshot takes. */
 export const SNAPSHOT_BODY_LIMIT = 512 * 1024 * 1024;
@@ -33,7 +37,7 @@ export const SNAPSHOT_BODY_LIMIT = 512 * 1024 * 1024;
  */
 export function controlsRoutes(ctx: Ctx): FastifyPluginAsync {
   const { state } = ctx;
-  const { controls } = ctx.services;
+  const { controls, init } = ctx.services;
   return async (plain) => {
     const app = plain as unknown as StratusApp;
     const hide = { hide: true, tags: ['Emulator controls'] };
@@ -43,7 +47,14 @@ export function controlsRoutes(ctx: Ctx): FastifyPluginAsync {
       { schema: { ...hide, body: ResetBody, response: { 200: ResetReply } } },
       async (req) => {
         const { seed, ...result } = await state.reset(req.body.euuid);
-        if (seed) await seedRequests((r) => app.inject(r), seed.file, seed.tokens);
+        if (result.scope === 'all') {
+          const target = {
+            inject: (r: InjectRequest) => app.inject(r),
+            baseUrl: ownUrl(app.server),
+          };
+          const { init: run } = await populateAfterReset(init, target, seed);
+          if (run) return { ...result, init: run };
+        }
         return result;
       },
     );

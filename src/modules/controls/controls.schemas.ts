@@ -9,11 +9,32 @@ export const ResetBody = Type.Object(
   { additionalProperties: false },
 );
 
+/** One run of the init hooks (STRATUS_INIT_DIR). */
+export const InitRunSchema = Type.Object({
+  stage: Type.Union([Type.Literal('first-start'), Type.Literal('reset')]),
+  status: Type.Union([Type.Literal('running'), Type.Literal('done'), Type.Literal('failed')]),
+  started: Type.String(),
+  finished: Type.Optional(Type.String()),
+  files: Type.Array(
+    Type.Object({
+      file: Type.String(),
+      status: Type.Union([Type.Literal('done'), Type.Literal('failed'), Type.Literal('skipped')]),
+      ms: Type.Optional(Type.Integer()),
+      requests: Type.Optional(Type.Integer()),
+      exit_code: Type.Optional(Type.Union([Type.Integer(), Type.Null()])),
+      error: Type.Optional(Type.String()),
+      output: Type.Optional(Type.String()),
+    }),
+  ),
+});
+
 export const ResetReply = Type.Object({
   scope: Type.Union([Type.Literal('all'), Type.Literal('account')]),
   euuid: Type.Optional(Type.String()),
   /** The default admin's new token, when it was generated (shown once). */
   admin: Type.Optional(Type.Object({ username: Type.String(), token: Type.String() })),
+  /** The init hooks' run after the reset (STRATUS_INIT_DIR). */
+  init: Type.Optional(InitRunSchema),
   /** The seed file's accounts (STRATUS_SEED); `token` only where it was generated. */
   seeded: Type.Optional(
     Type.Array(
