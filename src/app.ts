@@ -73,6 +73,9 @@ const COMMON_HEADERS = {
   'x-spec-version': SPEC_VERSION,
 };
 
+/** Path parameters that are credentials: such paths are logged by their route pattern. */
+const SECRET_PARAM = /:(token|secret)\b/;
+
 /** Routes with a body schema see {} when no body was sent, so required fields are named. */
 function emptyBodyHook(req: FastifyRequest, _reply: FastifyReply, done: () => void): void {
   if (req.body === undefined) req.body = {};
@@ -187,15 +190,21 @@ export async function buildApp(ctx: AppContext): Promise<StratusApp> {
       (reply.statusCode === 404 ? 'not_found' : 'internal');
     const seconds = reply.elapsedTime / 1000;
     ctx.metrics.observe(op, req.method, reply.statusCode, seconds);
+    // One line per request. The request id is the child logger's `reqId` already; a route whose
+    // path carries a credential (an upload URL's secret) is logged by its pattern.
+    const pattern = req.routeOptions.url;
+    const path =
+      pattern && SECRET_PARAM.test(pattern) ? pattern : (req.url.split('?')[0] ?? req.url);
     req.log.info(
       {
-        reqId: req.id,
-        operationId: op,
         method: req.method,
+        path,
+        operation: req.routeOptions.config?.operationId ?? req.operation ?? pattern ?? null,
         status: reply.statusCode,
         ms: Math.round(reply.elapsedTime * 10) / 10,
+        account: req.principal?.accountEuuid ?? null,
       },
-      'request',
+      `${req.method} ${path} ${reply.statusCode}`,
     );
     done();
   });

@@ -58,7 +58,7 @@ export async function createContext(
 ): Promise<AppContext> {
   const modules: readonly AnyArea[] = [...areaModules, ...(overrides.areas ?? [])];
   checkAreas(modules);
-  const log = overrides.log ?? createLogger(config.logLevel);
+  const log = overrides.log ?? createLogger(config.logLevel, config.logFormat);
   const clock = overrides.clock ?? new EmulatorClock();
   const db = overrides.db ?? Database.connect(config.databaseUrl);
   await migrateToLatest(db.db, db.dialect);

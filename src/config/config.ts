@@ -8,6 +8,8 @@ export { ConfigError };
 export type TimingProfile = 'instant' | 'fast' | 'realistic';
 export type Dialect = 'sqlite' | 'postgres';
 export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+/** `auto`: readable lines (pino-pretty) when stdout is a terminal, JSON lines otherwise. */
+export type LogFormat = 'auto' | 'json' | 'pretty';
 
 export interface Config {
   readonly host: string;
@@ -39,6 +41,7 @@ export interface Config {
   /** The DNS server reverse DNS updates check forward records against (none: not checked). */
   readonly rdnsResolver: string | undefined;
   readonly logLevel: LogLevel;
+  readonly logFormat: LogFormat;
   /** STRATUS_ENCRYPTION_KEY: seals secrets that must be read back (object storage). */
   readonly encryptionKey: string | undefined;
   /** STRATUS_S3_ENDPOINT: public base URL of the S3 data plane (default: the request's host). */
@@ -62,6 +65,7 @@ const LOG_LEVELS: readonly LogLevel[] = [
   'trace',
   'silent',
 ];
+const LOG_FORMATS: readonly LogFormat[] = ['auto', 'json', 'pretty'];
 const ADMIN_TOKEN_RE = /^[A-Za-z0-9_\-.]{16,128}$/;
 
 function oneOf<T extends string>(
@@ -180,6 +184,7 @@ export function envToConfig(env: RawEnv): Config {
     feedCacheMb: integer('STRATUS_FEED_CACHE_MB', env.STRATUS_FEED_CACHE_MB, 16, 0, 4096),
     rdnsResolver: resolverOf(env.STRATUS_RDNS_RESOLVER),
     logLevel: oneOf('LOG_LEVEL', env.LOG_LEVEL, LOG_LEVELS, 'info'),
+    logFormat: oneOf('LOG_FORMAT', env.LOG_FORMAT, LOG_FORMATS, 'auto'),
     encryptionKey:
       env.STRATUS_ENCRYPTION_KEY && env.STRATUS_ENCRYPTION_KEY !== ''
         ? env.STRATUS_ENCRYPTION_KEY

@@ -17,6 +17,7 @@ export interface RawEnv {
   STRATUS_FEED_CACHE_MB?: string;
   STRATUS_RDNS_RESOLVER?: string;
   LOG_LEVEL?: string;
+  LOG_FORMAT?: string;
   STRATUS_ENCRYPTION_KEY?: string;
   STRATUS_S3_ENDPOINT?: string;
   STRATUS_S3_VIRTUAL_HOSTS?: string;
@@ -49,6 +50,7 @@ export function readEnv(source: NodeJS.ProcessEnv = process.env): RawEnv {
     STRATUS_FEED_CACHE_MB: source.STRATUS_FEED_CACHE_MB,
     STRATUS_RDNS_RESOLVER: source.STRATUS_RDNS_RESOLVER,
     LOG_LEVEL: source.LOG_LEVEL,
+    LOG_FORMAT: source.LOG_FORMAT,
     STRATUS_ENCRYPTION_KEY: source.STRATUS_ENCRYPTION_KEY,
     STRATUS_S3_ENDPOINT: source.STRATUS_S3_ENDPOINT,
     STRATUS_S3_VIRTUAL_HOSTS: source.STRATUS_S3_VIRTUAL_HOSTS,
