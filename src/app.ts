@@ -19,7 +19,7 @@ import { canonicalIdsHook, integerParams } from './http/path-ids.js';
 import { lazySerializerFactory, lazyValidator } from './http/lazy-compilers.js';
 import './http/route-config.js';
 import type { StratusApp } from './http/stratus-app.js';
-import { faultsHook } from './modules/controls/faults.js';
+import { FAULT_RULES_DOC, faultsHook } from './modules/controls/faults.js';
 import { operatorHook } from './modules/controls/operator.js';
 import { registerOpenApi, SPEC_VERSION } from './http/openapi.js';
 import { registerProbes } from './platform/probes.js';
@@ -163,7 +163,7 @@ export async function buildApp(ctx: AppContext): Promise<StratusApp> {
     }
   });
 
-  await registerOpenApi(app);
+  await registerOpenApi(app, { faultRulesDoc: FAULT_RULES_DOC });
 
   app.setErrorHandler(errorHandler);
   app.setNotFoundHandler((req, reply) => {

@@ -5,6 +5,8 @@ import type { Clock } from '../../lib/clock.js';
 import { isoSeconds } from '../../lib/time.js';
 import { scopeProblem } from '../../auth/scopes.js';
 import { ConfigError } from '../../config/config-error.js';
+import { errors } from '../../errors/errors.js';
+import { hashSecret } from '../../lib/secrets.js';
 import { bootstrapAccount } from '../identity/bootstrap.js';
 import { emailProblem, usernameProblem } from '../identity/identity.rules.js';
 import { insertToken, insertUser } from '../identity/identity.repository.js';
@@ -262,4 +264,56 @@ export async function seedRequests(
     n++;
   }
   return n;
+}
+
+/**
+ * `POST /_stratus/seed`: a seed document applied now, beside the existing state (a test's own
+ * accounts). Checked as a seed file is, and against the database: a username or token already
+ * taken is a 400 naming the place, and nothing is written. Returns what a first start prints.
+ */
+export async function applySeedNow(
+  db: Database,
+  clock: Clock,
+  data: unknown,
+): Promise<SeedResult & { file: SeedFile }> {
+  const problem = await checkSeed(data);
+  if (problem) throw errors.invalidField(problem.place, problem.problem);
+  const seed = data as SeedFile;
+  return db.transaction(async (tx) => {
+    for (const [i, a] of (seed.accounts ?? []).entries()) {
+      const names: [string, string][] = [
+        [`accounts[${i}].username`, a.username],
+        ...(a.users ?? []).map((u, j): [string, string] => [
+          `accounts[${i}].users[${j}].username`,
+          u.username,
+        ]),
+      ];
+      for (const [place, name] of names) {
+        const taken = await tx.db
+          .selectFrom('users')
+          .select('id')
+          .where((eb) => eb(eb.fn('lower', ['username']), '=', name.toLowerCase()))
+          .executeTakeFirst();
+        if (taken) throw errors.invalidField(place, `Username "${name}" is taken.`);
+      }
+      const tokens: [string, string][] = [
+        ...(a.token ? [[`accounts[${i}].token`, a.token] as [string, string]] : []),
+        ...(a.users ?? []).flatMap((u, j) =>
+          (u.tokens ?? []).map((t, k): [string, string] => [
+            `accounts[${i}].users[${j}].tokens[${k}].token`,
+            t.token,
+          ]),
+        ),
+      ];
+      for (const [place, token] of tokens) {
+        const taken = await tx.db
+          .selectFrom('tokens')
+          .select('id')
+          .where('token_hash', '=', hashSecret(token))
+          .executeTakeFirst();
+        if (taken) throw errors.invalidField(place, 'This token is taken.');
+      }
+    }
+    return { file: seed, ...(await seedIdentities(tx, clock, seed)) };
+  });
 }

@@ -68,3 +68,82 @@ describe('emulator controls: reset with a seed file', () => {
     expect((await t.get('/v4/volumes', { token: TEAM })).body.results).toBe(0);
   });
 });
+
+describe('emulator controls: seed now', () => {
+  let t: TestApp;
+  let token: string;
+  beforeEach(async () => {
+    t = await buildTestApp();
+    token = await operatorToken(t);
+  });
+  afterEach(async () => {
+    await t.close();
+  });
+
+  it('seed: accounts, users, tokens, then requests, beside the current state', async () => {
+    await createVolume(t, 'mine');
+    const r = await op(t, token).post('/_stratus/seed', {
+      accounts: [
+        {
+          email: 'qa@example.com',
+          username: 'qa-lead',
+          users: [
+            {
+              username: 'qa-reader',
+              email: 'r@example.com',
+              restricted: true,
+              tokens: [{ token: 'qa-reader-0123456789', scopes: 'volumes:read_only' }],
+            },
+          ],
+        },
+      ],
+      requests: [
+        {
+          as: 'qa-lead',
+          method: 'POST',
+          path: '/v4/volumes',
+          body: { label: 'qa', region: 'us-east', size: 20 },
+        },
+      ],
+    });
+    expect(r.status, r.text).toBe(200);
+    expect(r.body).toEqual({
+      accounts: [{ euuid: expect.any(String), username: 'qa-lead', token: expect.any(String) }],
+      requests: 1,
+    });
+    const lead = r.body.accounts[0].token as string;
+    expect((await t.get('/v4/volumes', { token: lead })).body.data[0].label).toBe('qa');
+    expect((await t.get('/v4/profile', { token: 'qa-reader-0123456789' })).body).toMatchObject({
+      username: 'qa-reader',
+      restricted: true,
+    });
+    // The state that was there stays.
+    expect((await t.get('/v4/volumes')).body.data[0].label).toBe('mine');
+  });
+
+  it('seed: a username or token already taken is a 400 naming the place; nothing is written', async () => {
+    const taken = await op(t, token).post('/_stratus/seed', {
+      accounts: [
+        { email: 'a@example.com', username: 'fresh-one' },
+        { email: 'b@example.com', username: 'OWNER' },
+      ],
+    });
+    expect(taken.status).toBe(400);
+    expect(taken.body.errors).toEqual([
+      { field: 'accounts[1].username', reason: 'Username "OWNER" is taken.' },
+    ]);
+    const token2 = await op(t, token).post('/_stratus/seed', {
+      accounts: [{ email: 'c@example.com', username: 'fresh-two', token: t.admin.token }],
+    });
+    expect(token2.body.errors).toEqual([
+      { field: 'accounts[0].token', reason: 'This token is taken.' },
+    ]);
+    const bad = await op(t, token).post('/_stratus/seed', {
+      accounts: [{ email: 'c@example.com', username: 'x' }],
+    });
+    expect(bad.status).toBe(400);
+    expect(bad.body.errors[0].field).toBe('accounts[0].username');
+    const users = await t.ctx.db.db.selectFrom('users').select('username').execute();
+    expect(users.map((u) => u.username)).toEqual(['owner']);
+  });
+});
