@@ -3,7 +3,9 @@ import { accountNoticesModule } from './modules/account-notices/notices.module.j
 import { billingModule } from './modules/billing/billing.module.js';
 import { catalogueModule } from './modules/catalogue/catalogue.module.js';
 import { computeModule } from './modules/compute/compute.module.js';
+import { consoleModule } from './modules/console/console.module.js';
 import { controlsModule } from './modules/controls/controls.module.js';
+import { domainsModule } from './modules/domains/domains.module.js';
 import { eventsModule } from './modules/events/events.module.js';
 import { identityModule } from './modules/identity/identity.module.js';
 import { imagesModule } from './modules/images/images.module.js';
@@ -42,7 +44,9 @@ export const areaModules = [
   objectStorageModule,
   transfersModule,
   accountNoticesModule,
+  domainsModule,
   controlsModule,
+  consoleModule,
 ] as const;
 
 /** The services of every area, by area name: `ctx.areas.compute.instances`. */

@@ -1,5 +1,4 @@
 import type { Logger } from 'pino';
-import { STRATUS_VERSION } from './version.js';
 import { Heartbeat } from './jobs/heartbeat.js';
 import { type Areas, areaModules } from './areas.js';
 import type { Config } from './config/config.js';
@@ -18,6 +17,7 @@ import { readSeedFile, seedIdentities } from './modules/controls/seed.js';
 import { StateService } from './modules/controls/state.service.js';
 import { EventWriter } from './modules/events/events.writer.js';
 import { ensureDefaultAccount, restoreBootstrapTokens } from './modules/identity/bootstrap.js';
+import { STRATUS_VERSION } from './platform/version.js';
 import type { AnyArea } from './platform/area.js';
 import { checkAreas } from './platform/check-areas.js';
 import type { Platform, Runtime } from './platform/platform.js';
@@ -72,6 +72,7 @@ export async function createContext(
   const queue = new JobQueue(clock);
   const runner = new JobRunner({
     db,
+    config,
     clock,
     timing,
     events,
@@ -161,5 +162,5 @@ export function needsOf(
   });
 }
 
-/** The version written into snapshots (package.json's). */
+/** The version written into snapshots (package.json's, src/platform/version.ts). */
 export { STRATUS_VERSION };

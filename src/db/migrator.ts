@@ -20,7 +20,11 @@ import * as m0017 from './migrations/0017-billing.js';
 import * as m0018 from './migrations/0018-account-actions.js';
 import * as m0019 from './migrations/0019-storage.js';
 import * as m0020 from './migrations/0020-oauth-security.js';
+import * as m0035 from './migrations/0035-domains.js';
+import * as m0043 from './migrations/0043-object-storage-key-owners.js';
+import * as m0044 from './migrations/0044-tfa-flag.js';
 import * as m0052 from './migrations/0052-job-workers.js';
+import * as m0054 from './migrations/0054-console-client.js';
 import type { MigrationContext } from './migrations/helpers.js';
 
 interface MigrationModule {
@@ -50,7 +54,11 @@ const MIGRATIONS: Record<string, MigrationModule> = {
   '0018-account-actions': m0018,
   '0019-storage': m0019,
   '0020-oauth-security': m0020,
+  '0035-domains': m0035,
+  '0043-object-storage-key-owners': m0043,
+  '0044-tfa-flag': m0044,
   '0052-job-workers': m0052,
+  '0054-console-client': m0054,
 };
 
 class StratusMigrationProvider implements MigrationProvider {

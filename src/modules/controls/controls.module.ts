@@ -4,6 +4,7 @@ import { ControlsService } from './controls.service.js';
 import { FaultSet } from './faults.js';
 import { InitHooks } from './init-hooks.js';
 import { OperatorAuth } from './operator.js';
+import { OperatorViews } from './operator-views.js';
 
 /**
  * The emulator controls under `/_stratus/` (behind the operator token): timing, clock, faults,
@@ -21,6 +22,7 @@ export const controlsModule = defineArea({
       faults,
       operator: new OperatorAuth(db, config.operatorToken),
       init: new InitHooks({ db, clock, log: log.child({ subsystem: 'init' }) }, config.initDir),
+      views: new OperatorViews({ db, clock, runner, inProcess: config.inProcessWorker }),
     };
   },
   // Settings stored by the controls (another process, an earlier run) apply from the start.

@@ -23,13 +23,20 @@ import {
 } from './controls.schemas.js';
 import { FAULT_RULES_DOC, FaultsBody } from './faults.js';
 import type { InitHooks } from './init-hooks.js';
+import {
+  JobsQuery,
+  OperatorAccountPage,
+  OperatorJobsSchema,
+  type OperatorViews,
+} from './operator-views.js';
+import { PageQuery } from '../../http/schemas/common.js';
 import { ownUrl, populateAfterReset } from './populate.js';
 import { applySeedNow, type Inject, seedRequests } from './seed.js';
 import { importSnapshotStream, SNAPSHOT_NDJSON, snapshotLines } from './snapshot-stream.js';
 
 type InjectRequest = Parameters<Inject>[0];
 
-type Ctx = RouteContext<{ controls: ControlsService; init: InitHooks }>;
+type Ctx = RouteContext<{ controls: ControlsService; init: InitHooks; views: OperatorViews }>;
 
 /** The largest snapshot POST /_stratus/snapshot takes. */
 export const SNAPSHOT_BODY_LIMIT = 512 * 1024 * 1024;
@@ -41,7 +48,7 @@ export const SNAPSHOT_BODY_LIMIT = 512 * 1024 * 1024;
  */
 export function controlsRoutes(ctx: Ctx): FastifyPluginAsync {
   const { state, db, clock } = ctx;
-  const { controls, init } = ctx.services;
+  const { controls, init, views } = ctx.services;
   return async (plain) => {
     const app = plain as unknown as StratusApp;
     const inject = (r: InjectRequest) => app.inject(r);
@@ -248,6 +255,40 @@ export function controlsRoutes(ctx: Ctx): FastifyPluginAsync {
         }
         return controls.advance(ms ?? Math.round((seconds ?? 0) * 1000));
       },
+    );
+
+    app.get(
+      '/_stratus/accounts',
+      {
+        schema: {
+          ...doc(
+            'stratusListAccounts',
+            'Every account, for the operator',
+            'A page of every account (`page`, `page_size`): its euuid, email, company, balance, ' +
+              'active since and users; what the web console\u2019s operator panel shows.',
+          ),
+          querystring: PageQuery,
+          response: { 200: OperatorAccountPage },
+        },
+      },
+      (req) => views.accounts(req.query),
+    );
+    app.get(
+      '/_stratus/jobs',
+      {
+        schema: {
+          ...doc(
+            'stratusListJobs',
+            'The job queue, for the operator',
+            'A page of jobs (`status`: queued, running, succeeded, failed) with their entity, ' +
+              'attempts, lease and last error; the counts by status, the lag and this ' +
+              'process\u2019s runner.',
+          ),
+          querystring: JobsQuery,
+          response: { 200: OperatorJobsSchema },
+        },
+      },
+      (req) => views.jobs(req.query),
     );
 
     app.get(

@@ -1,4 +1,5 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { publicOrigin } from '../../http/public-url.js';
 import type { RouteContext } from '../../platform/area.js';
 import type { AuthorizeService } from './authorize.service.js';
 import type { TokenService } from './token.service.js';
@@ -99,11 +100,6 @@ function basicAuth(req: FastifyRequest): string | undefined {
   return m?.[1];
 }
 
-/** Where the issuer is reached: the request's own scheme and host. */
-function issuer(req: FastifyRequest): string {
-  return `${req.protocol}://${req.host}`;
-}
-
 /**
  * The login service, served by the API process outside `/v4`: `/oauth/authorize` (sign-in and
  * consent pages), `/oauth/token`, `/oauth/revoke` and the RFC 8414 metadata.
@@ -111,6 +107,8 @@ function issuer(req: FastifyRequest): string {
 export function loginServiceRoutes(ctx: Ctx) {
   const authorize = ctx.services.authorize;
   const tokens = ctx.services.tokens;
+  // Where the issuer is reached: STRATUS_PUBLIC_URL, else the request's own scheme and host.
+  const issuer = (req: FastifyRequest): string => publicOrigin(ctx.config, req);
   return async (app: FastifyInstance) => {
     // Forms (RFC 6749 §3.2): urlencoded bodies, parsed into strings.
     app.addContentTypeParser(
@@ -129,7 +127,8 @@ export function loginServiceRoutes(ctx: Ctx) {
     );
 
     app.get('/.well-known/oauth-authorization-server', async (req) => {
-      const base = issuer(req);
+      // The issuer: STRATUS_PUBLIC_URL, else the request's own scheme and host.
+      const base = publicOrigin(ctx.config, req);
       return {
         issuer: base,
         authorization_endpoint: `${base}/oauth/authorize`,
@@ -158,7 +157,7 @@ export function loginServiceRoutes(ctx: Ctx) {
 
     app.get('/oauth/authorize', async (req, reply) => {
       const q = pick(flat(req.query));
-      const v = await authorize.validate(q);
+      const v = await authorize.validate(q, issuer(req));
       if (!v.ok) return notOk(reply, v);
       return html(reply, 200, signInPage(v.client.label, q), v.client.redirect_uri);
     });
@@ -168,6 +167,7 @@ export function loginServiceRoutes(ctx: Ctx) {
       const q = pick(body);
       const r = await authorize.signIn(
         q,
+        issuer(req),
         {
           username: body.username ?? '',
           password: body.password ?? '',
@@ -183,7 +183,7 @@ export function loginServiceRoutes(ctx: Ctx) {
       if ('page' in r || 'redirect' in r) return notOk(reply, r);
       if (!r.ok) {
         if (r.retryAfter !== undefined) reply.header('retry-after', String(r.retryAfter));
-        const client = await authorize.client(q.client_id);
+        const client = await authorize.client(q.client_id, issuer(req));
         return html(
           reply,
           r.status,
@@ -217,7 +217,7 @@ export function loginServiceRoutes(ctx: Ctx) {
     });
 
     app.post('/oauth/token', async (req, reply) =>
-      oauthReply(reply, await tokens.token(flat(req.body), basicAuth(req))),
+      oauthReply(reply, await tokens.token(flat(req.body), basicAuth(req), issuer(req))),
     );
     // RFC 7009, and the path the official client library posts to when it logs out.
     for (const path of ['/oauth/revoke', '/oauth/token/expire'])
