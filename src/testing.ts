@@ -108,8 +108,17 @@ export async function startStratus(opts: StartOptions = {}): Promise<StratusServ
   const adminToken = token('admin');
   const operatorToken = token('operator');
   const dataDir = mkdtempSync(join(tmpdir(), 'stratus-testing-'));
+  // The test process's own Stratus settings (a developer's shell, a CI job) are not passed on:
+  // the server is the same wherever the suite runs; `opts.env` adds any.
+  const inherited = Object.fromEntries(
+    Object.entries(process.env).filter(
+      (e): e is [string, string] =>
+        e[1] !== undefined &&
+        !/^(HOST|PORT|DATABASE_URL|STRATUS_.*|LOG_LEVEL|LOG_FORMAT)$/.test(e[0]),
+    ),
+  );
   const env: Record<string, string> = {
-    ...(process.env as Record<string, string>),
+    ...inherited,
     HOST: '127.0.0.1',
     PORT: '0',
     DATABASE_URL: opts.databaseUrl ?? 'sqlite::memory:',

@@ -86,6 +86,24 @@ describe('stratus/testing', () => {
 });
 
 describe('stratus/testing start and stop', () => {
+  it('startStratus: the test process’s Stratus settings do not reach the server; env does', async () => {
+    const before = process.env.STRATUS_SEED;
+    // A seed file that does not exist would stop the start if it were passed on.
+    process.env.STRATUS_SEED = '/nonexistent/stratus-seed.json';
+    let stratus: StratusServer | undefined;
+    try {
+      stratus = await startStratus({ env: { STRATUS_WORKER: 'off' } });
+      const info = (await (await fetch(`${stratus.url}/_stratus/info`)).json()) as {
+        workers: { in_process: boolean };
+      };
+      expect(info.workers.in_process).toBe(false);
+    } finally {
+      if (before === undefined) delete process.env.STRATUS_SEED;
+      else process.env.STRATUS_SEED = before;
+      await stratus?.stop();
+    }
+  });
+
   it('stop: the server no longer answers', async () => {
     const stratus = await startStratus();
     const url = stratus.url;
