@@ -107,8 +107,6 @@ function basicAuth(req: FastifyRequest): string | undefined {
 export function loginServiceRoutes(ctx: Ctx) {
   const authorize = ctx.services.authorize;
   const tokens = ctx.services.tokens;
-  // Where the issuer is reached: STRATUS_PUBLIC_URL, else the request's own scheme and host.
-  const issuer = (req: FastifyRequest): string => publicOrigin(ctx.config, req);
   return async (app: FastifyInstance) => {
     // Forms (RFC 6749 §3.2): urlencoded bodies, parsed into strings.
     app.addContentTypeParser(
