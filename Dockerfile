@@ -11,7 +11,7 @@ FROM node:20-bookworm AS build
 ENV npm_config_build_from_source=true \
     npm_config_nodedir=/usr/local
 WORKDIR /app
-COPY package.json package-lock.json tsconfig.json tsconfig.build.json ./
+COPY package.json package-lock.json tsconfig.json tsconfig.build.json tsconfig.testing.json ./
 COPY bin ./bin
 COPY src ./src
 # The web console's sources: `npm run build` makes dist/console/ from them.

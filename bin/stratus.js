@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 // The `stratus` command. It runs the compiled output in dist/ (made by `npm run build`, which
 // `npm install` runs) when that build is newer than every file under src/; otherwise, as after
-// an edit, the TypeScript sources through tsx's loader, so a stale build never runs.
+// an edit, the TypeScript sources through tsx's loader, so a stale build never runs. The
+// package made by `npm pack` has no src/ and always runs dist/.
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -17,6 +18,8 @@ function buildIsFresh() {
     return false;
   }
   const src = path.join(root, 'src');
+  // The installed package ships dist/ without src/: its build is the only one.
+  if (!fs.existsSync(src)) return true;
   for (const entry of fs.readdirSync(src, { recursive: true, withFileTypes: true })) {
     if (!entry.isFile()) continue;
     if (fs.statSync(path.join(entry.parentPath, entry.name)).mtimeMs > built) return false;

@@ -20,7 +20,7 @@ import { notProvidedReason, UnservedRouter } from './http/unserved.js';
 import { lazySerializerFactory, lazyValidator } from './http/lazy-compilers.js';
 import './http/route-config.js';
 import type { StratusApp } from './http/stratus-app.js';
-import { faultsHook } from './modules/controls/faults.js';
+import { FAULT_RULES_DOC, faultsHook } from './modules/controls/faults.js';
 import { operatorHook } from './modules/controls/operator.js';
 import { registerOpenApi, SPEC_VERSION } from './http/openapi.js';
 import { registerProbes } from './platform/probes.js';
@@ -73,6 +73,9 @@ const COMMON_HEADERS = {
   vary: 'Authorization, X-Filter',
   'x-spec-version': SPEC_VERSION,
 };
+
+/** Path parameters that are credentials: such paths are logged by their route pattern. */
+const SECRET_PARAM = /:(token|secret)\b/;
 
 /** Routes with a body schema see {} when no body was sent, so required fields are named. */
 function emptyBodyHook(req: FastifyRequest, _reply: FastifyReply, done: () => void): void {
@@ -161,7 +164,7 @@ export async function buildApp(ctx: AppContext): Promise<StratusApp> {
     }
   });
 
-  await registerOpenApi(app);
+  await registerOpenApi(app, { faultRulesDoc: FAULT_RULES_DOC });
 
   app.setErrorHandler(errorHandler);
   // Paths of the areas of the API this server does not serve: 501 naming the area.
@@ -200,20 +203,27 @@ export async function buildApp(ctx: AppContext): Promise<StratusApp> {
           : 'internal');
     const seconds = reply.elapsedTime / 1000;
     ctx.metrics.observe(op, req.method, reply.statusCode, seconds);
+    // One line per request. The request id is the child logger's `reqId` already; a route whose
+    // path carries a credential (an upload URL's secret) is logged by its pattern.
+    const pattern = req.routeOptions.url;
+    const path =
+      pattern && SECRET_PARAM.test(pattern) ? pattern : (req.url.split('?')[0] ?? req.url);
     req.log.info(
       {
-        reqId: req.id,
-        operationId: op,
         method: req.method,
+        path,
+        operation: req.routeOptions.config?.operationId ?? req.operation ?? pattern ?? null,
         status: reply.statusCode,
         ms: Math.round(reply.elapsedTime * 10) / 10,
+        account: req.principal?.accountEuuid ?? null,
       },
-      'request',
+      `${req.method} ${path} ${reply.statusCode}`,
     );
     done();
   });
 
-  registerProbes(app, ctx);
-  await registerAreas(app, ctx);
+  const served = new Map<string, { operations: number; routes: number }>();
+  registerProbes(app, ctx, served);
+  await registerAreas(app, ctx, served);
   return app;
 }

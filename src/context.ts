@@ -1,4 +1,5 @@
 import type { Logger } from 'pino';
+import { Heartbeat } from './jobs/heartbeat.js';
 import { type Areas, areaModules } from './areas.js';
 import type { Config } from './config/config.js';
 import { Database } from './db/database.js';
@@ -16,7 +17,7 @@ import { DbRateLimitStore } from './modules/controls/rate-limit-store.js';
 import { readSeedFile, seedIdentities } from './modules/controls/seed.js';
 import { StateService } from './modules/controls/state.service.js';
 import { EventWriter } from './modules/events/events.writer.js';
-import { ensureDefaultAccount } from './modules/identity/bootstrap.js';
+import { ensureDefaultAccount, restoreBootstrapTokens } from './modules/identity/bootstrap.js';
 import { STRATUS_VERSION } from './platform/version.js';
 import type { AnyArea } from './platform/area.js';
 import { checkAreas } from './platform/check-areas.js';
@@ -33,6 +34,8 @@ export interface AppContext extends Runtime {
   modules: readonly AnyArea[];
   /** State kept outside the database, every area's and the platform's: reset and import call each. */
   stateHooks: StateHook[];
+  /** This process's job-worker heartbeat (started where the runner runs). */
+  heartbeat: Heartbeat;
 }
 
 export interface ContextOverrides {
@@ -47,6 +50,8 @@ export interface ContextOverrides {
   areas?: readonly AnyArea[];
   /** The compute driver (default: STRATUS_COMPUTE_DRIVER's). */
   machines?: ComputeDriver;
+  /** Wall-clock time for heartbeats and readiness (tests); default Date.now. */
+  wallNow?: () => number;
 }
 
 /** Connects, migrates, builds the platform, then every area's services in the list's order. */
@@ -56,7 +61,7 @@ export async function createContext(
 ): Promise<AppContext> {
   const modules: readonly AnyArea[] = [...areaModules, ...(overrides.areas ?? [])];
   checkAreas(modules);
-  const log = overrides.log ?? createLogger(config.logLevel);
+  const log = overrides.log ?? createLogger(config.logLevel, config.logFormat);
   const clock = overrides.clock ?? new EmulatorClock();
   const db = overrides.db ?? Database.connect(config.databaseUrl);
   await migrateToLatest(db.db, db.dialect);
@@ -111,14 +116,20 @@ export async function createContext(
     clock,
     hooks: stateHooks,
     version: STRATUS_VERSION,
-    firstStart: async (tx) => {
+    firstStart: async (tx, kept) => {
       const first = await ensureDefaultAccount(tx, clock, config.adminToken);
+      // Read again (a reset applies the file as it is now); checked at every start.
       const seed = config.seedFile ? await readSeedFile(config.seedFile) : undefined;
       const seeded = seed ? { file: seed, ...(await seedIdentities(tx, clock, seed)) } : undefined;
-      return {
-        ...(first && !config.adminToken ? { adminToken: first.token } : {}),
-        ...(seeded ? { seeded } : {}),
-      };
+      // After a reset the default admin gets its earlier token back (the one a test suite or an
+      // operator holds); seeded accounts get their configured token, or a new one shown again.
+      const restored =
+        first && kept && !config.adminToken
+          ? await restoreBootstrapTokens(tx, kept, [first.username])
+          : new Set<string>();
+      const adminToken =
+        first && !config.adminToken && !restored.has(first.username) ? first.token : undefined;
+      return { ...(adminToken ? { adminToken } : {}), ...(seeded ? { seeded } : {}) };
     },
   });
   return {
@@ -130,6 +141,13 @@ export async function createContext(
     stateHooks,
     rateLimits: db.dialect === 'postgres' ? new DbRateLimitStore(db) : new MemoryRateLimitStore(),
     metrics: new Metrics(),
+    heartbeat: new Heartbeat({
+      db,
+      runner,
+      log: subsystem(log, 'jobs'),
+      version: STRATUS_VERSION,
+      ...(overrides.wallNow ? { wallNow: overrides.wallNow } : {}),
+    }),
   };
 }
 
@@ -152,5 +170,5 @@ export function needsOf(
   });
 }
 
-/** The version written into snapshots (src/platform/version.ts). */
+/** The version written into snapshots (package.json's, src/platform/version.ts). */
 export { STRATUS_VERSION };

@@ -1,7 +1,10 @@
 import type { Config } from './config/config.js';
 import { buildApp } from './app.js';
 import { createContext } from './context.js';
-import { seedRequests } from './modules/controls/seed.js';
+import { ConfigError } from './config/config-error.js';
+import { checkInitDir } from './modules/controls/init-hooks.js';
+import { ownUrl } from './modules/controls/populate.js';
+import { type Inject, readSeedFile, seedRequests } from './modules/controls/seed.js';
 
 export interface Running {
   url: string;
@@ -16,12 +19,17 @@ export async function serve(
   config: Config,
   out: (line: string) => void = console.log,
 ): Promise<Running> {
+  // A bad seed file or init folder stops the start before anything is written.
+  if (config.seedFile) await readSeedFile(config.seedFile);
+  const badInit = config.initDir ? checkInitDir(config.initDir) : undefined;
+  if (badInit) throw new ConfigError('STRATUS_INIT_DIR', badInit);
   const ctx = await createContext(config);
   const first = await ctx.state.initialise();
   const operatorToken = await ctx.areas.controls.operator.ensure();
   const app = await buildApp(ctx);
+  const inject = (r: Parameters<Inject>[0]) => app.inject(r);
   if (first?.seeded) {
-    const n = await seedRequests((r) => app.inject(r), first.seeded.file, first.seeded.tokens);
+    const n = await seedRequests(inject, first.seeded.file, first.seeded.tokens);
     out(`Seeded ${first.seeded.accounts.length} account(s) and ${n} request(s) from STRATUS_SEED.`);
     for (const a of first.seeded.accounts.filter((x) => x.token)) {
       out(`  seeded user "${a.username}" token: ${a.token}`);
@@ -36,6 +44,7 @@ export async function serve(
     ctx.runner.start();
     // The QEMU driver's host agent (power-offs, volume hot-plug, statistics) runs beside the jobs.
     ctx.areas.compute.machines.agent.start();
+    ctx.heartbeat.start('serve');
   }
   const dns = config.dns.port === undefined ? undefined : await ctx.areas.domains.dns.listen();
 
@@ -48,10 +57,27 @@ export async function serve(
     out(`Created the default account (user "admin"). Its personal access token (scope *):`);
     out(`  ${first.adminToken ?? '(the value of STRATUS_ADMIN_TOKEN)'}`);
     out(`Try: curl -H "Authorization: Bearer <token>" ${url}/v4/profile`);
+  } else {
+    out(
+      'The database already has accounts: the admin token was shown at its first start. ' +
+        'A new one: stratus admin token --username admin (same DATABASE_URL).',
+    );
   }
   if (operatorToken) {
     out('Operator token of the emulator controls (/_stratus/*), shown once:');
     out(`  ${operatorToken}`);
+  }
+  if (first && config.initDir) {
+    const run = await ctx.areas.controls.init.run('first-start', {
+      inject,
+      baseUrl: ownUrl(app.server),
+    });
+    const failed = run?.files.find((f) => f.status === 'failed');
+    out(
+      failed
+        ? `Init hooks (STRATUS_INIT_DIR): ${failed.file} failed: ${failed.error ?? ''} (see /_stratus/health)`
+        : `Init hooks (STRATUS_INIT_DIR): ${run?.files.length ?? 0} file(s) applied.`,
+    );
   }
 
   let closing: Promise<void> | undefined;
@@ -70,6 +96,7 @@ export async function serve(
       ctx.areas.controls.controls.stopSync();
       await ctx.areas.compute.machines.agent.stop();
       await ctx.runner.stop();
+      await ctx.heartbeat.stop();
       await ctx.db.close();
     })();
     return closing;
@@ -115,6 +142,7 @@ export async function work(
   ctx.areas.controls.controls.startSync();
   ctx.runner.start();
   ctx.areas.compute.machines.agent.start();
+  ctx.heartbeat.start('worker');
   out(`Stratus worker ${ctx.runner.workerId} is running jobs (database: ${ctx.db.dialect})`);
   let closing: Promise<void> | undefined;
   const close = () => {
@@ -122,6 +150,7 @@ export async function work(
       ctx.areas.controls.controls.stopSync();
       await ctx.areas.compute.machines.agent.stop();
       await ctx.runner.stop();
+      await ctx.heartbeat.stop();
       await ctx.db.close();
     })();
     return closing;

@@ -1,5 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { formatScopes, grantsScope, isSubset, parseScopes, type ScopeSet } from './scopes.js';
+import {
+  formatScopes,
+  grantsScope,
+  isSubset,
+  parseScopes,
+  type ScopeSet,
+  scopeProblem,
+} from './scopes.js';
 
 const parsed = (s: string): ScopeSet => {
   const set = parseScopes(s);
@@ -117,5 +124,46 @@ describe('isSubset', () => {
     expect(
       isSubset(parsed('computes:read_only events:read_only'), parsed('computes:read_write')),
     ).toBe(false);
+  });
+});
+
+describe('scopeProblem', () => {
+  it('scopeProblem: names the first bad scope of a list and what is wrong with it', () => {
+    expect(scopeProblem('events:read_only nothing:read_only')).toBe(
+      `"nothing:read_only": unknown area "nothing" (one of ${[
+        'account',
+        'databases',
+        'domains',
+        'events',
+        'firewall',
+        'images',
+        'ips',
+        'computes',
+        'lke',
+        'longview',
+        'nodebalancers',
+        'object_storage',
+        'stackscripts',
+        'volumes',
+        'vpc',
+      ].join(', ')})`,
+    );
+    expect(scopeProblem('events:read_only,computes:write')).toBe(
+      '"computes:write": unknown level "write" (read_only or read_write)',
+    );
+    expect(scopeProblem('computes')).toBe(
+      '"computes": give a level, computes:read_only or computes:read_write',
+    );
+    expect(scopeProblem('* events:read_only')).toBe(
+      '"*" is every scope and cannot be listed with others',
+    );
+    expect(scopeProblem(' ')).toMatch(/^no scope given/);
+  });
+
+  it('scopeProblem: none for every list parseScopes accepts', () => {
+    for (const ok of ['*', 'events:read_only', 'computes:read_write, vpc:read_only']) {
+      expect(parseScopes(ok)).toBeDefined();
+      expect(scopeProblem(ok)).toBeUndefined();
+    }
   });
 });

@@ -50,6 +50,35 @@ export function parseScopes(input: string): ScopeSet | undefined {
   return { all: false, areas };
 }
 
+/**
+ * Why a scope list does not parse, naming the first bad scope: `"computes:write": the level must
+ * be read_only or read_write`. Undefined when it parses.
+ */
+export function scopeProblem(input: string): string | undefined {
+  const parts = input
+    .split(/[\s,]+/)
+    .map((p) => p.trim())
+    .filter((p) => p !== '');
+  if (parts.length === 0) return 'no scope given: use "*" or a list such as "events:read_only"';
+  if (parts.includes('*')) {
+    return parts.length === 1 ? undefined : '"*" is every scope and cannot be listed with others';
+  }
+  for (const part of parts) {
+    const m = /^([^:]*)(?::(.*))?$/.exec(part);
+    const area = m?.[1] ?? '';
+    const level = m?.[2];
+    if (!AREA_SET.has(area)) {
+      return `"${part}": unknown area "${area}" (one of ${SCOPE_AREAS.join(', ')})`;
+    }
+    if (level !== 'read_only' && level !== 'read_write') {
+      return level === undefined
+        ? `"${part}": give a level, ${area}:read_only or ${area}:read_write`
+        : `"${part}": unknown level "${level}" (read_only or read_write)`;
+    }
+  }
+  return parseScopes(input) ? undefined : `"${input}" is not a list of scopes`;
+}
+
 /** The canonical string form: `*`, or sorted space-separated scopes. */
 export function formatScopes(set: ScopeSet): string {
   if (set.all) return '*';

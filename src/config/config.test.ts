@@ -179,6 +179,28 @@ describe('envToConfig', () => {
     expect(err?.message).toMatch(/^LOG_LEVEL: must be one of fatal, error, warn, info/);
   });
 
+  it('envToConfig: LOG_FORMAT is auto, json or pretty (auto by default)', () => {
+    expect(envToConfig({}).logFormat).toBe('auto');
+    for (const f of ['auto', 'json', 'pretty'] as const) {
+      expect(envToConfig({ LOG_FORMAT: f }).logFormat).toBe(f);
+    }
+    expect(failure({ LOG_FORMAT: 'xml' })?.message).toBe(
+      'LOG_FORMAT: must be one of auto, json, pretty (got "xml")',
+    );
+  });
+
+  it('envToConfig: STRATUS_WORKER_TIMEOUT is 10 to 86400 seconds, default 30', () => {
+    expect(envToConfig({}).workerTimeoutSeconds).toBe(30);
+    expect(envToConfig({ STRATUS_WORKER_TIMEOUT: '90' }).workerTimeoutSeconds).toBe(90);
+    expect(failure({ STRATUS_WORKER_TIMEOUT: '5' })?.variable).toBe('STRATUS_WORKER_TIMEOUT');
+    expect(failure({ STRATUS_WORKER_TIMEOUT: 'soon' })?.variable).toBe('STRATUS_WORKER_TIMEOUT');
+  });
+
+  it('envToConfig: STRATUS_INIT_DIR is resolved to an absolute path', () => {
+    expect(envToConfig({}).initDir).toBeUndefined();
+    expect(envToConfig({ STRATUS_INIT_DIR: 'init' }).initDir).toBe(path.resolve('init'));
+  });
+
   it('envToConfig: STRATUS_ADMIN_TOKEN takes 16 to 128 of A-Za-z0-9_-.', () => {
     const ok = ['a'.repeat(16), 'A-b_c.d'.repeat(3), 'x'.repeat(128)];
     for (const v of ok) expect(envToConfig({ STRATUS_ADMIN_TOKEN: v }).adminToken).toBe(v);

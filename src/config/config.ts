@@ -10,6 +10,8 @@ export { ConfigError };
 export type TimingProfile = 'instant' | 'fast' | 'realistic';
 export type Dialect = 'sqlite' | 'postgres';
 export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+/** `auto`: readable lines (pino-pretty) when stdout is a terminal, JSON lines otherwise. */
+export type LogFormat = 'auto' | 'json' | 'pretty';
 
 export interface Config {
   readonly host: string;
@@ -23,9 +25,16 @@ export interface Config {
   readonly operatorToken: string | undefined;
   /** A JSON file of accounts, users, tokens and entities written on the first start. */
   readonly seedFile: string | undefined;
+  /** STRATUS_INIT_DIR: init hooks (request files and scripts) applied after the seed file. */
+  readonly initDir: string | undefined;
   readonly rateLimits: boolean;
   /** Run the job worker inside the API process. */
   readonly inProcessWorker: boolean;
+  /**
+   * STRATUS_WORKER_TIMEOUT: seconds without any job worker's heartbeat, while jobs wait, after
+   * which `/_stratus/ready` answers 503.
+   */
+  readonly workerTimeoutSeconds: number;
   readonly bodyLimit: number;
   /** A JSON file of per-region address pools replacing the defaults. */
   readonly ipPoolsFile: string | undefined;
@@ -41,6 +50,7 @@ export interface Config {
    */
   readonly managedChecks: boolean;
   readonly logLevel: LogLevel;
+  readonly logFormat: LogFormat;
   /** STRATUS_ENCRYPTION_KEY: seals secrets that must be read back (object storage). */
   readonly encryptionKey: string | undefined;
   /** STRATUS_S3_ENDPOINT: public base URL of the S3 data plane (default: the public URL). */
@@ -76,6 +86,7 @@ const LOG_LEVELS: readonly LogLevel[] = [
   'trace',
   'silent',
 ];
+const LOG_FORMATS: readonly LogFormat[] = ['auto', 'json', 'pretty'];
 const ADMIN_TOKEN_RE = /^[A-Za-z0-9_\-.]{16,128}$/;
 
 function oneOf<T extends string>(
@@ -167,8 +178,19 @@ export function envToConfig(env: RawEnv): Config {
     operatorToken,
     seedFile:
       env.STRATUS_SEED && env.STRATUS_SEED !== '' ? path.resolve(env.STRATUS_SEED) : undefined,
+    initDir:
+      env.STRATUS_INIT_DIR && env.STRATUS_INIT_DIR !== ''
+        ? path.resolve(env.STRATUS_INIT_DIR)
+        : undefined,
     rateLimits: onOff('STRATUS_RATE_LIMITS', env.STRATUS_RATE_LIMITS, true),
     inProcessWorker: onOff('STRATUS_WORKER', env.STRATUS_WORKER, true),
+    workerTimeoutSeconds: integer(
+      'STRATUS_WORKER_TIMEOUT',
+      env.STRATUS_WORKER_TIMEOUT,
+      30,
+      10,
+      86_400,
+    ),
     bodyLimit: integer(
       'STRATUS_BODY_LIMIT',
       env.STRATUS_BODY_LIMIT,
@@ -191,6 +213,7 @@ export function envToConfig(env: RawEnv): Config {
     ),
     managedChecks: onOff('STRATUS_MANAGED_CHECKS', env.STRATUS_MANAGED_CHECKS, true),
     logLevel: oneOf('LOG_LEVEL', env.LOG_LEVEL, LOG_LEVELS, 'info'),
+    logFormat: oneOf('LOG_FORMAT', env.LOG_FORMAT, LOG_FORMATS, 'auto'),
     encryptionKey:
       env.STRATUS_ENCRYPTION_KEY && env.STRATUS_ENCRYPTION_KEY !== ''
         ? env.STRATUS_ENCRYPTION_KEY

@@ -32,6 +32,7 @@ import * as m0043 from './migrations/0043-object-storage-key-owners.js';
 import * as m0044 from './migrations/0044-tfa-flag.js';
 import * as m0050 from './migrations/0050-machines.js';
 import * as m0051 from './migrations/0051-disk-sources.js';
+import * as m0052 from './migrations/0052-job-workers.js';
 import * as m0054 from './migrations/0054-console-client.js';
 import type { MigrationContext } from './migrations/helpers.js';
 
@@ -74,6 +75,7 @@ const MIGRATIONS: Record<string, MigrationModule> = {
   '0044-tfa-flag': m0044,
   '0050-machines': m0050,
   '0051-disk-sources': m0051,
+  '0052-job-workers': m0052,
   '0054-console-client': m0054,
 };
 

@@ -24,3 +24,15 @@ export function isRetryableTxError(err: unknown): boolean {
   // (WAL); busy_timeout does not wait for it, a new attempt succeeds.
   return c === '40001' || c === '40P01' || c === 'SQLITE_BUSY' || c === 'SQLITE_BUSY_SNAPSHOT';
 }
+
+/**
+ * Data the database refuses (PostgreSQL classes 22 and 23: bad values, constraint violations;
+ * SQLite constraint and type mismatches), as opposed to a failure of the database itself.
+ */
+export function isDataError(err: unknown): boolean {
+  const c = codeOf(err);
+  if (c === undefined) return false;
+  return (
+    /^2[23][0-9A-Z]{3}$/.test(c) || c.startsWith('SQLITE_CONSTRAINT') || c === 'SQLITE_MISMATCH'
+  );
+}

@@ -43,6 +43,6 @@ export function errorHandler(
   if (fe.statusCode === 400) return send(reply, errors.malformedJson());
   if (fe.statusCode === 413) return send(reply, errors.payloadTooLarge());
   if (fe.statusCode === 415) return send(reply, errors.unsupportedMediaType());
-  req.log.error({ err, reqId: req.id }, 'unhandled error');
+  req.log.error({ err }, 'unhandled error');
   return send(reply, errors.internal());
 }

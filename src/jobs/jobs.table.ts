@@ -23,6 +23,24 @@ export interface JobsTable {
   updated: string;
 }
 
+/** A process that runs jobs, as its heartbeat last wrote it (src/jobs/heartbeat.ts). */
+export interface JobWorkersTable {
+  /** The runner's id (`w-1a2b3c4d`). */
+  id: string;
+  /** `serve` (the worker inside an API process) or `worker`. */
+  kind: string;
+  host: string;
+  pid: number;
+  version: string;
+  /** When the process started (ISO, wall time). */
+  started: string;
+  /** Wall-clock epoch ms of the runner's last pass over the queue, written every few seconds. */
+  last_seen_ms: number;
+  /** Job steps this process has run. */
+  steps: number;
+}
+
 export interface JobTables {
   jobs: JobsTable;
+  job_workers: JobWorkersTable;
 }

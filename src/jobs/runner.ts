@@ -66,6 +66,8 @@ export class JobRunner {
   private readonly leaseMs: number;
   private readonly batchSize: number;
   private readonly pollMs: number;
+  /** Wall-clock epoch ms when the loop last went over the queue (the heartbeat reports it). */
+  lastPassMs: number | undefined;
   private stopping = false;
   private loop: Promise<void> | undefined;
   private wakeUp: (() => void) | undefined;
@@ -81,6 +83,8 @@ export class JobRunner {
   /** Claims the jobs due now (up to a batch) and marks them running for this worker. */
   private async claim(): Promise<ClaimedJob[]> {
     const { db, clock } = this.deps;
+    // Wall time, not the job clock: the heartbeat says whether this process works the queue.
+    this.lastPassMs = Date.now();
     const now = clock.nowMs();
     const skipLocked = db.dialect === 'postgres' ? sql` for update skip locked` : sql``;
     return db.transaction(async (tx) => {

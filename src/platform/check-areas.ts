@@ -1,11 +1,12 @@
 import type { AnyArea } from './area.js';
 
 /**
- * Tables of the platform itself, owned by no area: the job queue, the migrations' bookkeeping and
- * the sealer's keyring.
+ * Tables of the platform itself, owned by no area: the job queue and its workers' heartbeats, the
+ * migrations' bookkeeping and the sealer's keyring.
  */
 export const PLATFORM_TABLES: readonly string[] = [
   'jobs',
+  'job_workers',
   'stratus_migrations',
   'stratus_migrations_lock',
   'obj_keyring',

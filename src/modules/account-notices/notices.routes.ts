@@ -88,16 +88,26 @@ export function noticesOperatorRoutes(ctx: Ctx): FastifyPluginAsync {
   return async (plain) => {
     const app = plain as unknown as StratusApp;
     const hide = { hide: true, tags: ['Emulator controls'] };
+    // Summaries and operation ids for the controls' own document (/_stratus/openapi.json).
+    const doc = (operationId: string, summary: string) => ({ ...hide, operationId, summary });
     app.get(
       '/_stratus/maintenance',
-      { schema: { ...hide, response: { 200: OperatorMaintenanceList } } },
+      {
+        schema: {
+          ...doc(
+            'stratusListMaintenance',
+            'Scheduled maintenance of instances (?euuid=: one account)',
+          ),
+          response: { 200: OperatorMaintenanceList },
+        },
+      },
       (req) => svc.listMaintenance((req.query as { euuid?: string }).euuid),
     );
     app.post(
       '/_stratus/maintenance',
       {
         schema: {
-          ...hide,
+          ...doc('stratusCreateMaintenance', 'Schedule an instance\u2019s maintenance'),
           body: CreateMaintenanceBody,
           response: { 200: OperatorMaintenanceSchema },
         },
@@ -108,7 +118,7 @@ export function noticesOperatorRoutes(ctx: Ctx): FastifyPluginAsync {
       '/_stratus/maintenance/:id/cancel',
       {
         schema: {
-          ...hide,
+          ...doc('stratusCancelMaintenance', 'Cancel scheduled maintenance'),
           params: MaintenanceIdParams,
           response: { 200: OperatorMaintenanceSchema },
         },

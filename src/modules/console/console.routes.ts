@@ -67,7 +67,17 @@ export function consoleRoutes(ctx: Ctx) {
     app.get(
       '/_stratus/info',
       {
-        schema: { hide: true, response: { 200: ServerInfoSchema } },
+        schema: {
+          // Hidden from the API's document; listed in the controls' one (src/http/openapi.ts).
+          hide: true,
+          tags: ['Emulator controls'],
+          operationId: 'stratusGetInfo',
+          summary: 'The server\u2019s facts (open)',
+          description:
+            'Version, engine, timing, clock, workers and the base URLs as the ' +
+            'request reached the server: what the console\u2019s landing page shows. No token.',
+          response: { 200: ServerInfoSchema },
+        },
         config: { operatorToken: false },
       },
       async (req) => {

@@ -9,7 +9,8 @@ import { type CliIo, stdio } from '../../lib/cli-io.js';
 import { type AppContext, createContext } from '../../context.js';
 import { ApiError } from '../../errors/api-error.js';
 import { FaultsBody } from './faults.js';
-import { seedRequests } from './seed.js';
+import { ownUrl, populateAfterReset } from './populate.js';
+import type { Inject } from './seed.js';
 import { importSnapshotStream, snapshotLines } from './snapshot-stream.js';
 
 const OPTIONS = {
@@ -20,6 +21,8 @@ const OPTIONS = {
 } as const;
 
 class CliError extends Error {}
+
+type InjectRequest = Parameters<Inject>[0];
 
 function readJson(file: string | undefined): unknown {
   if (!file) throw new CliError('--file is required (a path, or - for stdin)');
@@ -56,10 +59,21 @@ export async function controlsCommand(
     switch (`${command} ${sub ?? ''}`.trim()) {
       case 'state reset': {
         const { seed, ...result } = await ctx.state.reset(values.euuid);
-        if (seed) {
+        if (result.scope === 'all' && (seed || config.initDir)) {
           const app = await buildApp(ctx);
-          await seedRequests((r) => app.inject(r), seed.file, seed.tokens);
-          await app.close();
+          try {
+            // Init scripts reach the API over HTTP: a server of this process, for their time.
+            if (config.initDir) await app.listen({ host: '127.0.0.1', port: 0 });
+            const target = {
+              inject: (r: InjectRequest) => app.inject(r),
+              baseUrl: ownUrl(app.server),
+            };
+            const { init } = await populateAfterReset(ctx.areas.controls.init, target, seed);
+            json(init ? { ...result, init } : result);
+          } finally {
+            await app.close();
+          }
+          return 0;
         }
         json(result);
         return 0;

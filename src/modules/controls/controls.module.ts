@@ -2,6 +2,7 @@ import { defineArea } from '../../platform/area.js';
 import { controlsRoutes } from './controls.routes.js';
 import { ControlsService } from './controls.service.js';
 import { FaultSet } from './faults.js';
+import { InitHooks } from './init-hooks.js';
 import { OperatorAuth } from './operator.js';
 import { OperatorViews } from './operator-views.js';
 
@@ -14,12 +15,13 @@ export const controlsModule = defineArea({
   name: 'controls',
   needs: [],
   tables: ['emulator_settings', 'emulator_fault_counters', 'rate_limit_counters'],
-  services: ({ config, db, clock, timing, runner }) => {
+  services: ({ config, db, clock, timing, runner, log }) => {
     const faults = new FaultSet();
     return {
       controls: new ControlsService({ db, clock, timing, faults, runner }),
       faults,
       operator: new OperatorAuth(db, config.operatorToken),
+      init: new InitHooks({ db, clock, log: log.child({ subsystem: 'init' }) }, config.initDir),
       views: new OperatorViews({ db, clock, runner, inProcess: config.inProcessWorker }),
     };
   },

@@ -1,19 +1,94 @@
 import { Type } from '@sinclair/typebox';
 import { FaultRuleSchema } from './faults.js';
+import { SeedFileSchema } from './seed.js';
 
 export const ResetBody = Type.Object(
   {
-    /** One account (its euuid); every account when absent. */
-    euuid: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })),
+    euuid: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: 64,
+        description: 'One account (its euuid); every account when absent (or no body).',
+      }),
+    ),
   },
-  { additionalProperties: false },
+  {
+    additionalProperties: false,
+    examples: [{}, { euuid: '9D2E6F1A-6C1B-4B0E-9F52-1A2B3C4D5E6F' }],
+  },
 );
+
+/** A seed document, as STRATUS_SEED's file. */
+export const SeedBody = Type.Composite([SeedFileSchema], {
+  additionalProperties: false,
+  examples: [
+    {
+      accounts: [
+        {
+          email: 'ci@example.com',
+          username: 'ci-bot',
+          token: 'ci-token-0123456789',
+          users: [
+            {
+              username: 'reader',
+              email: 'reader@example.com',
+              restricted: true,
+              tokens: [{ token: 'reader-token-0123456789', scopes: 'volumes:read_only' }],
+            },
+          ],
+        },
+      ],
+      requests: [
+        {
+          as: 'ci-bot',
+          method: 'POST',
+          path: '/v4/volumes',
+          body: { label: 'data', region: 'us-east', size: 20 },
+        },
+      ],
+    },
+  ],
+});
+
+export const SeedReply = Type.Object({
+  accounts: Type.Array(
+    Type.Object({
+      euuid: Type.String(),
+      username: Type.String(),
+      token: Type.Optional(
+        Type.String({ description: 'The `*` token drawn for the account (none given), once.' }),
+      ),
+    }),
+  ),
+  requests: Type.Integer({ description: 'The requests made.' }),
+});
+
+/** One run of the init hooks (STRATUS_INIT_DIR). */
+export const InitRunSchema = Type.Object({
+  stage: Type.Union([Type.Literal('first-start'), Type.Literal('reset')]),
+  status: Type.Union([Type.Literal('running'), Type.Literal('done'), Type.Literal('failed')]),
+  started: Type.String(),
+  finished: Type.Optional(Type.String()),
+  files: Type.Array(
+    Type.Object({
+      file: Type.String(),
+      status: Type.Union([Type.Literal('done'), Type.Literal('failed'), Type.Literal('skipped')]),
+      ms: Type.Optional(Type.Integer()),
+      requests: Type.Optional(Type.Integer()),
+      exit_code: Type.Optional(Type.Union([Type.Integer(), Type.Null()])),
+      error: Type.Optional(Type.String()),
+      output: Type.Optional(Type.String()),
+    }),
+  ),
+});
 
 export const ResetReply = Type.Object({
   scope: Type.Union([Type.Literal('all'), Type.Literal('account')]),
   euuid: Type.Optional(Type.String()),
   /** The default admin's new token, when it was generated (shown once). */
   admin: Type.Optional(Type.Object({ username: Type.String(), token: Type.String() })),
+  /** The init hooks' run after the reset (STRATUS_INIT_DIR). */
+  init: Type.Optional(InitRunSchema),
   /** The seed file's accounts (STRATUS_SEED); `token` only where it was generated. */
   seeded: Type.Optional(
     Type.Array(
@@ -61,12 +136,18 @@ const Profile = Type.Union([
 export const TimingBody = Type.Object(
   {
     profile: Type.Optional(Profile),
-    /** Milliseconds per kind of work, replacing the profile's figure. */
     overrides: Type.Optional(
-      Type.Record(Type.String(), Type.Integer({ minimum: 0, maximum: 86_400_000 })),
+      Type.Record(Type.String(), Type.Integer({ minimum: 0, maximum: 86_400_000 }), {
+        description:
+          'Milliseconds per kind of work (the keys of `durations_ms`), replacing the ' +
+          'profile\u2019s figure. A new profile without overrides clears them.',
+      }),
     ),
   },
-  { additionalProperties: false },
+  {
+    additionalProperties: false,
+    examples: [{ profile: 'instant' }, { profile: 'fast', overrides: { provision: 5000 } }],
+  },
 );
 
 export const TimingReply = Type.Object({
@@ -83,7 +164,7 @@ export const ClockReply = Type.Object({
 
 export const ClockBody = Type.Object(
   { mode: Type.Union([Type.Literal('system'), Type.Literal('manual')]) },
-  { additionalProperties: false },
+  { additionalProperties: false, examples: [{ mode: 'manual' }] },
 );
 
 export const AdvanceBody = Type.Object(
@@ -91,7 +172,7 @@ export const AdvanceBody = Type.Object(
     seconds: Type.Optional(Type.Number({ minimum: 0, maximum: 365 * 86_400 })),
     ms: Type.Optional(Type.Integer({ minimum: 0, maximum: 365 * 86_400_000 })),
   },
-  { additionalProperties: false },
+  { additionalProperties: false, examples: [{ seconds: 45 }, { ms: 1500 }] },
 );
 
 export const AdvanceReply = Type.Composite([ClockReply, Type.Object({ steps: Type.Integer() })]);

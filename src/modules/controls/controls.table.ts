@@ -29,13 +29,14 @@ export interface ControlsTables {
 
 /**
  * Tables that are not the cloud's state: reset leaves them alone and snapshots leave them out
- * (the migrations' own tables, the controls' settings). Rate-limit counters are emptied by a
- * reset but never exported.
+ * (the migrations' own tables, the controls' settings, the job workers' heartbeats). Rate-limit
+ * counters are emptied by a reset but never exported.
  */
 export const CONTROL_TABLES: readonly string[] = [
   'stratus_migrations',
   'stratus_migrations_lock',
   'emulator_settings',
   'emulator_fault_counters',
+  'job_workers',
 ];
 export const TRANSIENT_TABLES: readonly string[] = ['rate_limit_counters'];

@@ -5,42 +5,118 @@ import type { Database } from '../../db/database.js';
 import { ApiError } from '../../errors/api-error.js';
 import { errors } from '../../errors/errors.js';
 
+const d = (description: string) => ({ description });
+
 export const FaultRuleSchema = Type.Object(
   {
-    id: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })),
-    method: Type.Optional(Type.String({ pattern: '^[A-Za-z]+$' })),
-    /** `*` is one path segment, `**` any number; without a /v4 prefix it matches /v4 and /v4beta. */
-    path: Type.Optional(Type.String({ minLength: 1, maxLength: 500 })),
-    operationId: Type.Optional(Type.String({ minLength: 1 })),
-    /** The account's euuid. */
-    account: Type.Optional(Type.String({ minLength: 1 })),
-    probability: Type.Optional(Type.Number({ minimum: 0, maximum: 1 })),
-    /** How many requests the rule answers, over every process; unlimited when absent. */
-    count: Type.Optional(Type.Integer({ minimum: 1 })),
-    response: Type.Union([
-      Type.Literal('rate_limit'),
-      Type.Literal('busy'),
-      Type.Literal('error'),
-      Type.Literal('maintenance'),
-      Type.Literal('latency'),
-    ]),
-    retry_after: Type.Optional(Type.Integer({ minimum: 0, maximum: 86_400 })),
-    /** The `<Entity>` of `<Entity> busy.`; derived from the path when absent. */
-    entity: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })),
-    status: Type.Optional(
-      Type.Union([Type.Literal(500), Type.Literal(502), Type.Literal(503), Type.Literal(504)]),
+    id: Type.Optional(
+      Type.String({ minLength: 1, maxLength: 64, ...d('Yours to choose; random when absent.') }),
     ),
-    message: Type.Optional(Type.String({ minLength: 1, maxLength: 500 })),
-    /** Added before the answer (with any response; alone with `latency`). */
-    latency_ms: Type.Optional(Type.Integer({ minimum: 0, maximum: 120_000 })),
+    method: Type.Optional(
+      Type.String({ pattern: '^[A-Za-z]+$', ...d('Matches this HTTP method only (any case).') }),
+    ),
+    path: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: 500,
+        ...d(
+          'Matches paths by pattern: `*` is one segment, `**` any number. Without a `/v4` ' +
+            'prefix it matches `/v4` and `/v4beta` (`/volumes/*`); with one, only that.',
+        ),
+      }),
+    ),
+    operationId: Type.Optional(
+      Type.String({ minLength: 1, ...d('Matches one API operation (`createVolume`).') }),
+    ),
+    account: Type.Optional(
+      Type.String({ minLength: 1, ...d('Matches requests of one account (its euuid).') }),
+    ),
+    probability: Type.Optional(
+      Type.Number({ minimum: 0, maximum: 1, ...d('The chance a matching request is hit (1).') }),
+    ),
+    count: Type.Optional(
+      Type.Integer({
+        minimum: 1,
+        ...d('How many requests the rule answers, over every process; unlimited when absent.'),
+      }),
+    ),
+    response: Type.Union(
+      [
+        Type.Literal('rate_limit'),
+        Type.Literal('busy'),
+        Type.Literal('error'),
+        Type.Literal('maintenance'),
+        Type.Literal('latency'),
+      ],
+      d(
+        '`rate_limit`: 429 with `Retry-After`; `busy`: 400 `<Entity> busy.`; `error`: ' +
+          '`status` (500 by default) with `message`; `maintenance`: 503 with ' +
+          '`X-Maintenance-Mode`, which clients do not retry; `latency`: `latency_ms`, then the ' +
+          'real answer.',
+      ),
+    ),
+    retry_after: Type.Optional(
+      Type.Integer({ minimum: 0, maximum: 86_400, ...d('`rate_limit`: seconds (1).') }),
+    ),
+    entity: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: 64,
+        ...d('`busy`: the `<Entity>` of `<Entity> busy.`; derived from the path when absent.'),
+      }),
+    ),
+    status: Type.Optional(
+      Type.Union(
+        [Type.Literal(500), Type.Literal(502), Type.Literal(503), Type.Literal(504)],
+        d('`error`: the status.'),
+      ),
+    ),
+    message: Type.Optional(
+      Type.String({ minLength: 1, maxLength: 500, ...d('`error`, `maintenance`: the reason.') }),
+    ),
+    latency_ms: Type.Optional(
+      Type.Integer({
+        minimum: 0,
+        maximum: 120_000,
+        ...d('Added before the answer (with any response; alone with `latency`).'),
+      }),
+    ),
   },
   { additionalProperties: false },
 );
 export type FaultRule = Static<typeof FaultRuleSchema> & { id: string };
 
+/** The fault-rule format, as the controls' OpenAPI document states it. */
+export const FAULT_RULES_DOC =
+  'The rules replace the current ones (an empty list clears them). A request to the API ' +
+  '(never to `/_stratus/`) meets the rules in order; the first whose `method`, `path`, ' +
+  '`operationId` and `account` all match (each optional), that passes its `probability` and ' +
+  'has `count` left, answers with its `response`. A refused request changes nothing. Every ' +
+  'process on the database follows within 250 ms; counts are shared.';
+
 export const FaultsBody = Type.Object(
   { rules: Type.Array(FaultRuleSchema, { maxItems: 200 }) },
-  { additionalProperties: false },
+  {
+    additionalProperties: false,
+    examples: [
+      {
+        rules: [
+          {
+            id: 'throttle-creates',
+            method: 'POST',
+            path: '/compute/instances',
+            response: 'rate_limit',
+            retry_after: 2,
+            count: 3,
+          },
+          { operationId: 'getVolume', response: 'busy', probability: 0.25 },
+          { path: '/networking/**', response: 'error', status: 503, message: 'Try later.' },
+          { response: 'latency', latency_ms: 400 },
+        ],
+      },
+      { rules: [] },
+    ],
+  },
 );
 
 const ENTITY_BY_SEGMENT: Record<string, string> = {

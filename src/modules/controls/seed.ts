@@ -3,7 +3,12 @@ import { type Static, Type } from '@sinclair/typebox';
 import type { Database } from '../../db/database.js';
 import type { Clock } from '../../lib/clock.js';
 import { isoSeconds } from '../../lib/time.js';
+import { scopeProblem } from '../../auth/scopes.js';
+import { ConfigError } from '../../config/config-error.js';
+import { errors } from '../../errors/errors.js';
+import { hashSecret } from '../../lib/secrets.js';
 import { bootstrapAccount } from '../identity/bootstrap.js';
+import { emailProblem, usernameProblem } from '../identity/identity.rules.js';
 import { insertToken, insertUser } from '../identity/identity.repository.js';
 
 const TokenText = Type.String({ pattern: '^[A-Za-z0-9_\\-.]{16,128}$' });
@@ -17,7 +22,7 @@ const SeedToken = Type.Object(
 );
 const SeedUser = Type.Object(
   {
-    username: Type.String({ minLength: 3, maxLength: 32 }),
+    username: Type.String(),
     email: Type.String({ minLength: 3 }),
     restricted: Type.Optional(Type.Boolean()),
     tokens: Type.Optional(Type.Array(SeedToken)),
@@ -28,7 +33,7 @@ const SeedAccount = Type.Object(
   {
     email: Type.String({ minLength: 3 }),
     /** The account's first, unrestricted user. */
-    username: Type.String({ minLength: 3, maxLength: 32 }),
+    username: Type.String(),
     /** That user's `*` token; random (and shown once) when absent. */
     token: Type.Optional(TokenText),
     users: Type.Optional(Type.Array(SeedUser)),
@@ -55,18 +60,104 @@ export const SeedFileSchema = Type.Object(
 );
 export type SeedFile = Static<typeof SeedFileSchema>;
 
-/** Reads and checks a seed file; the error names the file and the first bad place. */
-export async function readSeedFile(file: string): Promise<SeedFile> {
-  // Loaded on demand: only a first start with a seed file needs the checker.
+/** `/accounts/0/username` → `accounts[0].username`. */
+export function placeOf(pointer: string): string {
+  const parts = pointer.split('/').slice(1);
+  let out = '';
+  for (const p of parts) out += /^\d+$/.test(p) ? `[${p}]` : out === '' ? p : `.${p}`;
+  return out === '' ? '(the document)' : out;
+}
+
+export interface SeedProblem {
+  /** Where, as `accounts[0].username`. */
+  place: string;
+  problem: string;
+}
+
+/**
+ * Every rule a seed's entries must meet, beyond the schema: the API's username, email and scope
+ * rules, usernames unique (the default account's `admin` included) and tokens unique, and each
+ * request made as a user the seed gives a token. The first problem, or undefined.
+ */
+export function seedProblem(seed: SeedFile): SeedProblem | undefined {
+  const names = new Map<string, string>([['admin', 'the default account']]);
+  const tokens = new Set<string>();
+  const withToken = new Set<string>();
+  const user = (place: string, username: string, email: string): SeedProblem | undefined => {
+    const u = usernameProblem(username);
+    if (u) return { place: `${place}.username`, problem: `${u} (got "${username}")` };
+    const e = emailProblem(email);
+    if (e) return { place: `${place}.email`, problem: `${e} (got "${email}")` };
+    const taken = names.get(username.toLowerCase());
+    if (taken) {
+      return { place: `${place}.username`, problem: `"${username}" is already ${taken}` };
+    }
+    names.set(username.toLowerCase(), `the username of ${place}`);
+    return undefined;
+  };
+  const token = (place: string, value: string): SeedProblem | undefined => {
+    if (tokens.has(value)) return { place, problem: 'the same token is given twice' };
+    tokens.add(value);
+    return undefined;
+  };
+  for (const [i, a] of (seed.accounts ?? []).entries()) {
+    const at = `accounts[${i}]`;
+    const p =
+      user(at, a.username, a.email) ?? (a.token ? token(`${at}.token`, a.token) : undefined);
+    if (p) return p;
+    withToken.add(a.username.toLowerCase());
+    for (const [j, u] of (a.users ?? []).entries()) {
+      const uat = `${at}.users[${j}]`;
+      const up = user(uat, u.username, u.email);
+      if (up) return up;
+      for (const [k, t] of (u.tokens ?? []).entries()) {
+        const tat = `${uat}.tokens[${k}]`;
+        const tp = token(`${tat}.token`, t.token);
+        if (tp) return tp;
+        const sp = t.scopes === undefined ? undefined : scopeProblem(t.scopes);
+        if (sp) return { place: `${tat}.scopes`, problem: sp };
+        withToken.add(u.username.toLowerCase());
+      }
+    }
+  }
+  for (const [i, r] of (seed.requests ?? []).entries()) {
+    if (!withToken.has(r.as.toLowerCase())) {
+      return {
+        place: `requests[${i}].as`,
+        problem: `"${r.as}" is not a user of this seed with a token (an account's first user, or a user with tokens)`,
+      };
+    }
+  }
+  return undefined;
+}
+
+/** A seed document's first problem (schema, then rules), or undefined. */
+export async function checkSeed(data: unknown): Promise<SeedProblem | undefined> {
+  // Loaded on demand: only a seed needs the checker.
   const { Value } = await import('@sinclair/typebox/value');
+  const first = Value.Errors(SeedFileSchema, data).First();
+  if (first) {
+    const got = first.value === undefined ? '' : ` (got ${JSON.stringify(first.value)})`;
+    return { place: placeOf(first.path), problem: `${first.message}${got}` };
+  }
+  return seedProblem(data as SeedFile);
+}
+
+/**
+ * Reads and checks a seed file (every start reads it, so a bad one stops the start before
+ * anything is written). The error names the variable, the file, the entry and the field:
+ * `STRATUS_SEED: /srv/seed.json: accounts[0].username: Username must be … (got "ci")`.
+ */
+export async function readSeedFile(file: string): Promise<SeedFile> {
   let data: unknown;
   try {
     data = JSON.parse(readFileSync(file, 'utf8'));
   } catch (err) {
-    throw new Error(`STRATUS_SEED: cannot read ${file}: ${(err as Error).message}`);
+    throw new ConfigError('STRATUS_SEED', `cannot read ${file}: ${(err as Error).message}`);
   }
-  const first = Value.Errors(SeedFileSchema, data).First();
-  if (first) throw new Error(`STRATUS_SEED: ${file}${first.path || '/'}: ${first.message}`);
+  const problem = await checkSeed(data);
+  if (problem)
+    throw new ConfigError('STRATUS_SEED', `${file}: ${problem.place}: ${problem.problem}`);
   return data as SeedFile;
 }
 
@@ -97,7 +188,7 @@ export async function seedIdentities(
       username: a.username,
       ...(a.token ? { token: a.token } : {}),
     });
-    result.tokens.set(a.username, b.token);
+    result.tokens.set(a.username.toLowerCase(), b.token);
     result.accounts.push({
       euuid: b.euuid,
       username: a.username,
@@ -128,7 +219,8 @@ export async function seedIdentities(
           },
           now,
         );
-        if (!result.tokens.has(u.username)) result.tokens.set(u.username, t.token);
+        if (!result.tokens.has(u.username.toLowerCase()))
+          result.tokens.set(u.username.toLowerCase(), t.token);
       }
     }
   }
@@ -136,7 +228,7 @@ export async function seedIdentities(
 }
 
 export type Inject = (req: {
-  method: string;
+  method: 'GET' | 'POST' | 'PUT' | 'DELETE';
   url: string;
   headers: Record<string, string>;
   payload?: string;
@@ -150,8 +242,13 @@ export async function seedRequests(
 ): Promise<number> {
   let n = 0;
   for (const [i, r] of (seed.requests ?? []).entries()) {
-    const token = tokens.get(r.as);
-    if (!token) throw new Error(`STRATUS_SEED: requests[${i}]: no seeded token for user "${r.as}"`);
+    const token = tokens.get(r.as.toLowerCase());
+    if (!token) {
+      throw new ConfigError(
+        'STRATUS_SEED',
+        `requests[${i}].as: no seeded token for user "${r.as}"`,
+      );
+    }
     const res = await inject({
       method: r.method,
       url: r.path,
@@ -159,11 +256,64 @@ export async function seedRequests(
       ...(r.body !== undefined ? { payload: JSON.stringify(r.body) } : {}),
     });
     if (res.statusCode >= 300) {
-      throw new Error(
-        `STRATUS_SEED: requests[${i}] ${r.method} ${r.path}: ${res.statusCode} ${res.body}`,
+      throw new ConfigError(
+        'STRATUS_SEED',
+        `requests[${i}] ${r.method} ${r.path}: ${res.statusCode} ${res.body}`,
       );
     }
     n++;
   }
   return n;
+}
+
+/**
+ * `POST /_stratus/seed`: a seed document applied now, beside the existing state (a test's own
+ * accounts). Checked as a seed file is, and against the database: a username or token already
+ * taken is a 400 naming the place, and nothing is written. Returns what a first start prints.
+ */
+export async function applySeedNow(
+  db: Database,
+  clock: Clock,
+  data: unknown,
+): Promise<SeedResult & { file: SeedFile }> {
+  const problem = await checkSeed(data);
+  if (problem) throw errors.invalidField(problem.place, problem.problem);
+  const seed = data as SeedFile;
+  return db.transaction(async (tx) => {
+    for (const [i, a] of (seed.accounts ?? []).entries()) {
+      const names: [string, string][] = [
+        [`accounts[${i}].username`, a.username],
+        ...(a.users ?? []).map((u, j): [string, string] => [
+          `accounts[${i}].users[${j}].username`,
+          u.username,
+        ]),
+      ];
+      for (const [place, name] of names) {
+        const taken = await tx.db
+          .selectFrom('users')
+          .select('id')
+          .where((eb) => eb(eb.fn('lower', ['username']), '=', name.toLowerCase()))
+          .executeTakeFirst();
+        if (taken) throw errors.invalidField(place, `Username "${name}" is taken.`);
+      }
+      const tokens: [string, string][] = [
+        ...(a.token ? [[`accounts[${i}].token`, a.token] as [string, string]] : []),
+        ...(a.users ?? []).flatMap((u, j) =>
+          (u.tokens ?? []).map((t, k): [string, string] => [
+            `accounts[${i}].users[${j}].tokens[${k}].token`,
+            t.token,
+          ]),
+        ),
+      ];
+      for (const [place, token] of tokens) {
+        const taken = await tx.db
+          .selectFrom('tokens')
+          .select('id')
+          .where('token_hash', '=', hashSecret(token))
+          .executeTakeFirst();
+        if (taken) throw errors.invalidField(place, 'This token is taken.');
+      }
+    }
+    return { file: seed, ...(await seedIdentities(tx, clock, seed)) };
+  });
 }

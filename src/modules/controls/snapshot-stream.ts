@@ -154,7 +154,7 @@ export async function importSnapshotStream(
         blobs++;
       }
     }
-    const result = await state.importSnapshot(doc);
+    const result = await state.importSnapshot(doc, { bytesCame: doc.blobs === 'follow' });
     return { ...result, blobs };
   } catch (err) {
     for (const w of written) await w.store.delete(w.key).catch(() => undefined);

@@ -1,11 +1,14 @@
 import { sql } from 'kysely';
+import { ConfigError } from '../../config/config-error.js';
 import { principalChanged } from '../../auth/principal-cache.js';
 import type { Database } from '../../db/database.js';
-import { isUniqueViolation } from '../../errors/db-errors.js';
+import { isDataError, isUniqueViolation } from '../../errors/db-errors.js';
+import { ApiError } from '../../errors/api-error.js';
 import { errors } from '../../errors/errors.js';
 import type { Clock } from '../../lib/clock.js';
 import { isoSeconds } from '../../lib/time.js';
 import { touchFeed } from '../events/events.feed.js';
+import { bootstrapTokens, type StoredToken } from '../identity/bootstrap.js';
 import {
   anyDb,
   belongsTo,
@@ -33,8 +36,12 @@ export interface StateDeps {
   clock: Clock;
   hooks: readonly StateHook[];
   version: string;
-  /** What the first start writes into an empty database: the default account, the seed file. */
-  firstStart(tx: Database): Promise<FirstStart>;
+  /**
+   * What the first start writes into an empty database: the default account, the seed file.
+   * After a full reset, `kept` holds the first-start tokens from before it, by username: the
+   * users made again keep them.
+   */
+  firstStart(tx: Database, kept?: ReadonlyMap<string, StoredToken>): Promise<FirstStart>;
 }
 
 export interface ResetResult {
@@ -94,11 +101,19 @@ export class StateService {
         await this.afterWrite(tx, [account.id]);
         return { scope: 'account', euuid };
       }
+      // The tokens a test suite or an operator holds for the first-start users stay valid.
+      const kept = await bootstrapTokens(tx);
       await clearTables(tx, tables);
       for (const [table, b] of baseline) await insertRows(tx, table, b.columns, b.rows);
       await restoreSequences(tx, tables, {});
       for (const h of hooks) await h.onReset?.(tx, {});
-      const first = await this.deps.firstStart(tx);
+      const first = await this.deps.firstStart(tx, kept).catch((err: unknown) => {
+        // The seed file changed since the start and is now refused: the answer names the cause.
+        if (err instanceof ConfigError) {
+          throw errors.reason(`${err.message}. Nothing was reset.`, 'reset_seed_failed');
+        }
+        throw err;
+      });
       await this.afterWrite(tx);
       return {
         scope: 'all',
@@ -187,8 +202,67 @@ export class StateService {
     return this.deps.hooks;
   }
 
-  /** Replaces the whole state with a snapshot's, in one transaction. */
-  async importSnapshot(input: unknown): Promise<{ tables: number; rows: number }> {
+  /**
+   * The bytes a snapshot's rows refer to that neither came with it nor are in this server's blob
+   * stores, as `<area>/<key>` (a document exported with `?bytes=false`, imported elsewhere or
+   * after the objects went away).
+   */
+  async missingBlobs(snap: Snapshot): Promise<string[]> {
+    const missing: string[] = [];
+    for (const h of this.deps.hooks) {
+      if (!h.blobs) continue;
+      const { area, store } = h.blobs;
+      const keys = [...new Set(h.blobs.keys(snap.tables))];
+      // A few at a time: each is a stat (local disk) or a HEAD request (S3).
+      for (let i = 0; i < keys.length; i += 16) {
+        const batch = keys.slice(i, i + 16);
+        const heads = await Promise.all(batch.map((k) => store.head(k)));
+        heads.forEach((head, j) => {
+          if (head === null) missing.push(`${area}/${batch[j]}`);
+        });
+      }
+    }
+    return missing;
+  }
+
+  /**
+   * Replaces the whole state with a snapshot's, in one transaction. A document without its bytes
+   * (format 1, or exported with `?bytes=false`) is refused while its rows refer to bytes this
+   * server does not have: those objects would exist without their data. `bytesCame`: the
+   * streamed form brought them (written before this call).
+   */
+  async importSnapshot(
+    input: unknown,
+    opts: { bytesCame?: boolean } = {},
+  ): Promise<{ tables: number; rows: number }> {
+    const { db } = this.deps;
+    if (!opts.bytesCame) {
+      const snap = checkSnapshot(
+        input,
+        await appliedMigrations(db),
+        stateTables(await listTables(db)),
+      );
+      const missing = await this.missingBlobs(snap);
+      if (missing.length > 0) {
+        throw errors.invalidField(
+          'blobs',
+          `The snapshot's rows refer to ${missing.length} object or image byte stream(s) it does ` +
+            `not carry (exported without bytes) and this server does not have (${missing
+              .slice(0, 5)
+              .join(', ')}${missing.length > 5 ? ', …' : ''}). Export it with its bytes ` +
+            '(GET /_stratus/snapshot, stratus state export), or import it where those bytes are. ' +
+            'Nothing was imported.',
+        );
+      }
+    }
+    try {
+      return await this.writeSnapshot(input);
+    } catch (err) {
+      throw asImportError(err);
+    }
+  }
+
+  private async writeSnapshot(input: unknown): Promise<{ tables: number; rows: number }> {
     const { db, hooks } = this.deps;
     return db.transaction(async (tx) => {
       await startLock(tx);
@@ -205,7 +279,11 @@ export class StateService {
       for (const t of exported) {
         const data = snap.tables[t.name];
         if (!data) continue;
-        await insertRows(tx, t.name, data.columns, data.rows);
+        try {
+          await insertRows(tx, t.name, data.columns, data.rows);
+        } catch (err) {
+          throw asImportError(err, t.name);
+        }
         rows += data.rows.length;
       }
       await restoreSequences(tx, exported, floor);
@@ -247,4 +325,16 @@ const KEPT_BY_ACCOUNT_CLOSE: readonly string[] = [
 async function appliedMigrations(db: Database): Promise<string[]> {
   const rows = await anyDb(db).selectFrom('stratus_migrations').select('name').execute();
   return rows.map((r) => String(r.name)).sort();
+}
+
+/**
+ * A snapshot's rows the database refuses (a duplicate key, a reference to a row it lacks, a
+ * missing value, a value of the wrong type): a 400 naming the table and the database's reason;
+ * the transaction rolled back, so nothing was imported. Other errors pass through.
+ */
+function asImportError(err: unknown, table?: string): unknown {
+  if (err instanceof ApiError || !isDataError(err)) return err;
+  const why = err instanceof Error ? err.message : String(err);
+  const text = `The snapshot's rows were refused by the database: ${why}. Nothing was imported.`;
+  return table ? errors.invalidField(`tables.${table}`, text) : errors.reason(text);
 }

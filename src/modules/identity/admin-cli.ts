@@ -1,6 +1,6 @@
 import type { CliIo } from '../../lib/cli-io.js';
 import { parseArgs } from 'node:util';
-import { formatScopes, parseScopes } from '../../auth/scopes.js';
+import { formatScopes, parseScopes, scopeProblem } from '../../auth/scopes.js';
 import type { Config } from '../../config/config.js';
 import { Database, toBool } from '../../db/database.js';
 import { migrateToLatest } from '../../db/migrator.js';
@@ -93,7 +93,9 @@ async function token(db: Database, io: AdminIo, values: Values): Promise<void> {
   const scopes = parseScopes(values.scopes ?? '*');
   if (!scopes)
     throw new CliError(
-      '--scopes must be * or a list such as "computes:read_write events:read_only"',
+      `--scopes must be * or a list such as "computes:read_write events:read_only": ${
+        scopeProblem(values.scopes ?? '*') ?? 'invalid'
+      }`,
     );
   const nowMs = io.clock.nowMs();
   let expiry: string | null = null;

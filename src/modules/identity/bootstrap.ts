@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import type { Database } from '../../db/database.js';
 import { isUniqueViolation } from '../../errors/db-errors.js';
 import type { Clock } from '../../lib/clock.js';
@@ -65,4 +66,61 @@ export async function ensureDefaultAccount(
     if (isUniqueViolation(err)) return undefined;
     throw err;
   }
+}
+
+/** A `*` token made by a first start, as stored (its hash and the prefix tokens list shows). */
+export interface StoredToken {
+  hash: string;
+  prefix: string;
+}
+
+/**
+ * The first-start tokens (label `bootstrap`) of every user, by lower-case username: read before a
+ * full reset, so the users the reset makes again get the same tokens back.
+ */
+export async function bootstrapTokens(db: Database): Promise<Map<string, StoredToken>> {
+  const rows = await db.db
+    .selectFrom('tokens')
+    .innerJoin('users', 'users.id', 'tokens.user_id')
+    .select(['users.username', 'tokens.token_hash', 'tokens.token_prefix'])
+    .where('tokens.label', '=', 'bootstrap')
+    .where('tokens.kind', '=', 'pat')
+    .orderBy('tokens.id')
+    .execute();
+  const out = new Map<string, StoredToken>();
+  for (const r of rows) {
+    const key = r.username.toLowerCase();
+    if (!out.has(key)) out.set(key, { hash: r.token_hash, prefix: r.token_prefix });
+  }
+  return out;
+}
+
+/**
+ * Gives the first-start token of each of `usernames` its stored value from before a reset;
+ * returns the usernames whose token was restored (their new random token was never shown).
+ */
+export async function restoreBootstrapTokens(
+  db: Database,
+  kept: ReadonlyMap<string, StoredToken>,
+  usernames: readonly string[],
+): Promise<Set<string>> {
+  const restored = new Set<string>();
+  for (const name of usernames) {
+    const stored = kept.get(name.toLowerCase());
+    if (!stored) continue;
+    const user = await db.db
+      .selectFrom('users')
+      .select('id')
+      .where(sql<boolean>`lower(username) = ${name.toLowerCase()}`)
+      .executeTakeFirst();
+    if (!user) continue;
+    const res = await db.db
+      .updateTable('tokens')
+      .set({ token_hash: stored.hash, token_prefix: stored.prefix })
+      .where('user_id', '=', user.id)
+      .where('label', '=', 'bootstrap')
+      .executeTakeFirst();
+    if (Number(res.numUpdatedRows) > 0) restored.add(name.toLowerCase());
+  }
+  return restored;
 }

@@ -197,6 +197,9 @@ export function firewallInternalRoutes(ctx: Ctx): FastifyPluginAsyncTypebox {
       {
         schema: {
           hide: true,
+          // Shown in the controls' own document (/_stratus/openapi.json).
+          tags: ['Stratus extensions'],
+          summary: 'What a firewall\u2019s rules do with one packet',
           params: FirewallParams,
           body: EvaluateBody,
           response: { 200: EvaluateResult },

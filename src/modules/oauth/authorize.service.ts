@@ -1,5 +1,5 @@
 import type { Sealer } from '../../platform/sealer.js';
-import { formatScopes, parseScopes } from '../../auth/scopes.js';
+import { formatScopes, parseScopes, scopeProblem } from '../../auth/scopes.js';
 import type { Database } from '../../db/database.js';
 import type { Clock } from '../../lib/clock.js';
 import { hashSecret, newSecret } from '../../lib/secrets.js';
@@ -94,7 +94,7 @@ export class AuthorizeService {
       return fail('unsupported_response_type', 'response_type must be code');
     const rawScopes = q.scopes ?? q.scope ?? '*';
     const scopes = parseScopes(rawScopes);
-    if (!scopes) return fail('invalid_scope', 'scopes must be * or a list of <area>:<level>');
+    if (!scopes) return fail('invalid_scope', scopeProblem(rawScopes) ?? 'invalid scopes');
     if (q.code_challenge !== undefined || q.code_challenge_method !== undefined) {
       if ((q.code_challenge_method ?? 'plain') !== 'S256')
         return fail('invalid_request', 'code_challenge_method must be S256');

@@ -1,6 +1,6 @@
 import type { Principal } from '../../auth/principal.js';
 import { principalChanged } from '../../auth/principal-cache.js';
-import { formatScopes, isSubset, parseScopes } from '../../auth/scopes.js';
+import { formatScopes, isSubset, parseScopes, scopeProblem } from '../../auth/scopes.js';
 import type { Database } from '../../db/database.js';
 import { errors, FieldErrors } from '../../errors/errors.js';
 import type { Clock } from '../../lib/clock.js';
@@ -96,7 +96,9 @@ export class TokensService {
       if (!wanted)
         fe.add(
           'scopes',
-          'scopes must be "*" or a list such as "computes:read_write events:read_only"',
+          `scopes must be "*" or a list such as "computes:read_write events:read_only": ${
+            scopeProblem(body.scopes) ?? 'invalid'
+          }`,
         );
       else if (!isSubset(wanted, p.scopes))
         fe.add('scopes', 'A token cannot have more scopes than the token that creates it');

@@ -70,6 +70,25 @@ describe('emulator controls: operator token and reset', () => {
     expect(await createVolume(t, 'again', admin)).toBe(1);
   });
 
+  it('reset: the default admin keeps its token (the one printed at the first start)', async () => {
+    // The first reset makes the default account (this test app began without it).
+    const first = await op(t, token).post('/_stratus/reset');
+    const admin = first.body.admin.token as string;
+    await createVolume(t, 'gone', admin);
+    const again = await op(t, token).post('/_stratus/reset');
+    expect(again.status, again.text).toBe(200);
+    // No new token to show: the one the caller holds still works.
+    expect(again.body).toEqual({ scope: 'all' });
+    const me = await t.get('/v4/profile', { token: admin });
+    expect(me.status).toBe(200);
+    expect(me.body.username).toBe('admin');
+    expect((await t.get('/v4/volumes', { token: admin })).body.results).toBe(0);
+    // It is the only token of the new admin, listed as before.
+    const list = (await t.get('/v4/profile/tokens', { token: admin })).body;
+    expect(list.data.map((x: { label: string }) => x.label)).toEqual(['bootstrap']);
+    expect(list.data[0].token).toBe(admin.slice(0, 16));
+  });
+
   it('reset: one account loses its entities and events, keeps its users and tokens; others untouched', async () => {
     const other = await secondAccount(t);
     const mine = await createVolume(t, 'mine');

@@ -199,4 +199,31 @@ describe('emulator controls: snapshots with bytes', () => {
     const again = await importNdjson(a, JSON.stringify(v1));
     expect(again.status).toBe(200);
   });
+
+  it('importSnapshot: rows without their bytes (?bytes=false) are refused while this server lacks the bytes; nothing changes', async () => {
+    const { key } = await populate(a);
+    const rowsOnly = (await op(a, token).get('/_stratus/snapshot?bytes=false')).body;
+    expect(rowsOnly.blobs).toBe('omitted');
+    // Here the bytes still exist: the document imports, and the object reads back whole.
+    const same = await op(a, token).post('/_stratus/snapshot', rowsOnly);
+    expect(same.status, same.text).toBe(200);
+    expect((await readObject(a, key)).equals(OBJECT)).toBe(true);
+
+    // After a reset the bytes are gone: the rows would name objects without data.
+    expect((await op(a, token).post('/_stratus/reset')).status).toBe(200);
+    const before = (await op(a, token).get('/_stratus/snapshot?bytes=false')).body.tables;
+    const r = await op(a, token).post('/_stratus/snapshot', rowsOnly);
+    expect(r.status).toBe(400);
+    expect(r.body.errors).toHaveLength(1);
+    expect(r.body.errors[0].field).toBe('blobs');
+    expect(r.body.errors[0].reason).toMatch(
+      /^The snapshot's rows refer to 2 object or image byte stream\(s\) it does not carry \(exported without bytes\) and this server does not have \((objects|images)\/[0-9a-f]{32}, (objects|images)\/[0-9a-f]{32}\)\. Export it with its bytes/,
+    );
+    expect(r.body.errors[0].reason).toMatch(/Nothing was imported\.$/);
+    // The same answer for the document sent as NDJSON.
+    const streamed = await importNdjson(a, JSON.stringify(rowsOnly));
+    expect(streamed.status).toBe(400);
+    expect(streamed.body.errors[0].field).toBe('blobs');
+    expect((await op(a, token).get('/_stratus/snapshot?bytes=false')).body.tables).toEqual(before);
+  });
 });

@@ -112,6 +112,38 @@ describe('emulator controls: snapshots', () => {
     expect((await op(t, token).post('/_stratus/snapshot')).status).toBe(400);
   });
 
+  it('importSnapshot: rows the database refuses are a 400 naming the table and the cause, not a 500; nothing changes', async () => {
+    await createVolume(t, 'keep');
+    const saved = (await op(t, token).get('/_stratus/snapshot?bytes=false')).body;
+    const vols = saved.tables.volumes as { columns: string[]; rows: unknown[][] };
+    // The same volume twice: a duplicate primary key.
+    const dup = {
+      ...saved,
+      tables: { ...saved.tables, volumes: { ...vols, rows: [vols.rows[0], vols.rows[0]] } },
+    };
+    await createVolume(t, 'later');
+    const before = (await t.get('/v4/volumes')).body;
+    const r = await op(t, token).post('/_stratus/snapshot', dup);
+    expect(r.status, r.text).toBe(400);
+    expect(r.body.errors).toEqual([
+      {
+        field: 'tables.volumes',
+        reason: expect.stringMatching(
+          /^The snapshot's rows were refused by the database: .+\. Nothing was imported\.$/,
+        ),
+      },
+    ]);
+    // A missing value where the table needs one.
+    const label = vols.columns.indexOf('label');
+    const row = [...(vols.rows[0] as unknown[])];
+    row[label] = null;
+    const nulled = { ...saved, tables: { ...saved.tables, volumes: { ...vols, rows: [row] } } };
+    const n = await op(t, token).post('/_stratus/snapshot', nulled);
+    expect(n.status, n.text).toBe(400);
+    expect(n.body.errors[0].field).toBe('tables.volumes');
+    expect((await t.get('/v4/volumes')).body).toEqual(before);
+  });
+
   it('importSnapshot: tables the code does not list travel too', async () => {
     await sql`create table zz_area (id integer primary key, account_id integer, v text)`.execute(
       t.ctx.db.db,

@@ -76,6 +76,23 @@ describe('personal access tokens', () => {
     expect(sub.body.scopes).toBe('account:read_only');
   });
 
+  it('createPersonalAccessToken: an invalid scope list is a 400 naming the bad scope', async () => {
+    const t = app();
+    const r = await t.post('/v4/profile/tokens', {
+      label: 'x',
+      scopes: 'events:read_only computes:read_all',
+    });
+    expect(r.status).toBe(400);
+    expect(r.body.errors).toEqual([
+      {
+        field: 'scopes',
+        reason:
+          'scopes must be "*" or a list such as "computes:read_write events:read_only": ' +
+          '"computes:read_all": unknown level "read_all" (read_only or read_write)',
+      },
+    ]);
+  });
+
   it('createPersonalAccessToken: a new token cannot have more scopes than the acting token', async () => {
     const t = app();
     const u = await createTestUser(t, { scopes: 'account:read_write computes:read_only' });

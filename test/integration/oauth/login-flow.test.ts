@@ -166,8 +166,13 @@ describe('oauth login service', () => {
     const loc = new URL(String(rt.headers.location));
     expect(loc.searchParams.get('error')).toBe('unsupported_response_type');
     expect(loc.searchParams.get('state')).toBe('st-1');
-    const sc = await authorize(authorizeQuery(c, { scopes: 'nonsense' }));
-    expect(new URL(String(sc.headers.location)).searchParams.get('error')).toBe('invalid_scope');
+    const sc = await authorize(authorizeQuery(c, { scopes: 'events:read_only volume:read_only' }));
+    const scLoc = new URL(String(sc.headers.location));
+    expect(scLoc.searchParams.get('error')).toBe('invalid_scope');
+    // The description names the bad scope, not just the rule.
+    expect(scLoc.searchParams.get('error_description')).toMatch(
+      /^"volume:read_only": unknown area "volume"/,
+    );
     const plain = await authorize(
       authorizeQuery(c, { code_challenge: 'x'.repeat(43), code_challenge_method: 'plain' }),
     );

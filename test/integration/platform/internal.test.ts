@@ -11,10 +11,10 @@ describe('internal endpoints', () => {
     await t.close();
   });
 
-  it('health: answers ok without a token', async () => {
+  it('health: answers ok without a token, as JSON', async () => {
     const r = await t.get('/_stratus/health', { token: null });
     expect(r.status).toBe(200);
-    expect(r.body).toEqual({ status: 'ok' });
+    expect(r.body).toMatchObject({ status: 'ok', engine: DIALECT, database: 'up', problems: [] });
   });
 
   it('ready: answers ready with the database engine', async () => {
