@@ -64,7 +64,9 @@ export async function createContext(
   const timing = new Timing(config.timing);
   const events = new EventWriter(clock);
   const queue = new JobQueue(clock);
+  const blobs = overrides.blobStores ?? (await createBlobStores(config.dataDir, config.blob));
   const runner = new JobRunner({
+    blobs,
     db,
     clock,
     timing,
@@ -86,7 +88,7 @@ export async function createContext(
     runner,
     entities,
     sealer: new Sealer(db, config.encryptionKey),
-    blobs: overrides.blobStores ?? (await createBlobStores(config.dataDir, config.blob)),
+    blobs,
   };
 
   const built: Record<string, unknown> = {};

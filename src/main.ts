@@ -2,6 +2,7 @@ import type { Config } from './config/config.js';
 import { buildApp } from './app.js';
 import { createContext } from './context.js';
 import { seedRequests } from './modules/controls/seed.js';
+import { listenS3 } from './modules/object-storage/s3/s3.listener.js';
 
 export interface Running {
   url: string;
@@ -31,11 +32,17 @@ export async function serve(
   await app.listen({ host: config.host, port: config.port });
   const addr = app.server.address();
   const port = typeof addr === 'object' && addr ? addr.port : config.port;
-  const url = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`;
+  const hostPart = config.host.includes(':') ? `[${config.host}]` : config.host;
+  const url = `http://${hostPart}:${port}`;
+  const s3 =
+    config.s3Port !== undefined
+      ? await listenS3(app.server, config.host, config.s3Port)
+      : undefined;
   if (config.inProcessWorker) ctx.runner.start();
 
   out(`Stratus is listening on ${url}/v4 (database: ${ctx.db.dialect}, timing: ${config.timing})`);
   out(`API reference: ${url}/_stratus/docs   OpenAPI: ${url}/v4/openapi.json`);
+  if (s3) out(`S3 data plane at the root of http://${hostPart}:${s3.port} (STRATUS_S3_PORT)`);
   if (first) {
     // Shown once, on stdout only: it is never logged and never shown again.
     out(`Created the default account (user "admin"). Its personal access token (scope *):`);
@@ -55,6 +62,7 @@ export async function serve(
       // app.close() would wait for the keep-alive timeout (72 s).
       const sweep = setInterval(() => app.server.closeIdleConnections(), 50);
       try {
+        await s3?.close();
         await app.close();
       } finally {
         clearInterval(sweep);

@@ -1,10 +1,13 @@
 import type { CascadeContext } from '../entities/entities.js';
+import type { BlobStores } from '../storage/index.js';
 import type { TSchema } from '@sinclair/typebox';
 
 /** What a job step sees. `db` is the step's transaction. */
 export interface JobContext extends CascadeContext {
   jobId: number;
   attempt: number;
+  /** The areas' blob stores (jobs that free bytes: object storage lifecycle rules). */
+  blobs?: BlobStores;
 }
 
 /**

@@ -1,3 +1,4 @@
+import type { BlobStores } from '../storage/index.js';
 import type { EntityRegistry } from '../entities/entities.js';
 import { randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
@@ -22,6 +23,8 @@ export interface RunnerDeps {
   entities: EntityRegistry;
   log: Logger;
   definitions: readonly AnyJobDefinition[];
+  /** The areas' blob stores, handed to job steps. */
+  blobs?: BlobStores;
   /** How long a claimed job stays locked to this worker. */
   leaseMs?: number;
   batchSize?: number;
@@ -102,8 +105,9 @@ export class JobRunner {
   }
 
   private context(db: Database, job: ClaimedJob): JobContext {
-    const { clock, timing, events, queue, entities, log } = this.deps;
+    const { clock, timing, events, queue, entities, log, blobs } = this.deps;
     return {
+      ...(blobs ? { blobs } : {}),
       db,
       clock,
       timing,
