@@ -41,6 +41,15 @@ describe('object storage rules', () => {
   });
 });
 
+describe("S3's own listener", () => {
+  it('envToConfig: STRATUS_S3_PORT is a port, unset means no listener', () => {
+    expect(envToConfig({}).s3Port).toBeUndefined();
+    expect(envToConfig({ STRATUS_S3_PORT: '9000' }).s3Port).toBe(9000);
+    for (const bad of ['http', '70000', '-1'])
+      expect(() => envToConfig({ STRATUS_S3_PORT: bad }), bad).toThrow(/STRATUS_S3_PORT/);
+  });
+});
+
 describe('SigV4 canonical forms', () => {
   it('uriEncode: RFC 3986, slashes kept only in paths', () => {
     expect(uriEncode("a b/c~d*e'(f)!", true)).toBe('a%20b/c~d%2Ae%27%28f%29%21');

@@ -129,3 +129,25 @@ describe('S3 dispatch: every operation by name, or 501', () => {
     await intact();
   });
 });
+
+describe('docs/fidelity.md', () => {
+  it('the S3 operations table names every operation with what the server does', async () => {
+    const { readFile } = await import('node:fs/promises');
+    const doc = await readFile(new URL('../../../docs/fidelity.md', import.meta.url), 'utf8');
+    const rows = new Map(
+      [...doc.matchAll(/^\| (\w+) \| `[^`]+` \| ([^|]+) \| (yes|no) \|/gm)].map((m) => [
+        m[1] as string,
+        (m[2] as string).trim(),
+      ]),
+    );
+    for (const o of S3_OPERATIONS) {
+      const want = o.sameAs
+        ? `as ${o.sameAs}`
+        : served().has(o.servedAs ?? o.name)
+          ? 'served'
+          : '501';
+      expect(rows.get(o.name), o.name).toBe(want);
+    }
+    expect(rows.size).toBe(S3_OPERATIONS.length);
+  });
+});

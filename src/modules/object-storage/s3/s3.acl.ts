@@ -220,12 +220,28 @@ export async function grantsFromXml(body: string, owner: string, r: GranteeResol
   return out;
 }
 
+const RANK: readonly Permission[] = ['READ', 'WRITE', 'READ_ACP', 'WRITE_ACP', 'FULL_CONTROL'];
+
+/**
+ * Grants in the order RGW lists them: groups, then accounts; each grantee's permissions READ,
+ * WRITE, READ_ACP, WRITE_ACP, FULL_CONTROL (clients that compare lists rely on it).
+ */
+function ordered(grants: Grant[]): Grant[] {
+  const keyOf = (g: Grant) => (g.grantee.type === 'Group' ? g.grantee.uri : g.grantee.id);
+  const groups = GROUPS.filter((uri) =>
+    grants.some((g) => g.grantee.type === 'Group' && g.grantee.uri === uri),
+  );
+  const users = [...new Set(grants.filter((g) => g.grantee.type === 'CanonicalUser').map(keyOf))];
+  const byRank = (a: Grant, b: Grant) => RANK.indexOf(a.permission) - RANK.indexOf(b.permission);
+  return [...groups, ...users].flatMap((k) => grants.filter((g) => keyOf(g) === k).sort(byRank));
+}
+
 /** The AccessControlPolicy document of a resource's grants. */
 export function aclDocument(owner: string, grants: Grant[]): string {
   return xml('AccessControlPolicy', {
     Owner: { ID: owner, DisplayName: owner },
     AccessControlList: {
-      Grant: grants.map((g) => ({
+      Grant: ordered(grants).map((g) => ({
         Grantee:
           g.grantee.type === 'Group'
             ? { '@_xmlns:xsi': XSI, '@_xsi:type': 'Group', URI: g.grantee.uri }

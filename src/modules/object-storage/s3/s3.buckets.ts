@@ -293,7 +293,8 @@ export class S3Buckets {
     const prefixes = listing.entries.filter((e) => !e.row).map((e) => ({ Prefix: enc(e.name) }));
     const common = {
       Name: b.label,
-      Prefix: enc(prefix),
+      // ListObjects (v1) gives the prefix as asked (RGW; the SDKs decode it only in v2).
+      Prefix: v2 ? enc(prefix) : prefix,
       ...(delimiter !== '' ? { Delimiter: enc(delimiter) } : {}),
       MaxKeys: max,
       ...(c.query.get('encoding-type') === 'url' ? { EncodingType: 'url' } : {}),

@@ -30,11 +30,11 @@ export function metadataOf(c: S3Call): Record<string, string> {
       metaBytes += Buffer.byteLength(k.slice('x-amz-meta-'.length)) + Buffer.byteLength(v);
       out[k] = v;
     } else if (k === 'content-encoding') {
-      const kept = v
-        .split(',')
-        .map((s) => s.trim())
-        .filter((s) => s !== '' && s.toLowerCase() !== 'aws-chunked')
-        .join(',');
+      const codings = v.split(',').map((s) => s.trim());
+      const framed = codings.some((s) => s.toLowerCase() === 'aws-chunked');
+      const kept = framed
+        ? codings.filter((s) => s !== '' && s.toLowerCase() !== 'aws-chunked').join(', ')
+        : v;
       if (kept !== '') out[k] = kept;
     } else if (KEPT_HEADERS.includes(k)) {
       out[k] = v;
@@ -179,16 +179,16 @@ export function readConditions(c: S3Call, o: ObjectRow): 'ok' | 'not-modified' {
 /**
  * The write conditions of PutObject and CompleteMultipartUpload, checked against the current
  * object inside the write's transaction: `If-None-Match: *` (no object may exist: how lock
- * writers take a lock) and `If-Match: <etag>` (this object must still be there).
+ * writers take a lock) or an ETag (the object must not be that one), and `If-Match` (the object
+ * must exist, and be that one unless `*`).
  */
 export function writeConditions(c: S3Call): ((current: ObjectRow | undefined) => void) | undefined {
   const ifNone = header(c.req, 'if-none-match');
   const ifMatch = header(c.req, 'if-match');
   if (ifNone === undefined && ifMatch === undefined) return undefined;
-  if (ifNone !== undefined && ifNone.trim() !== '*')
-    throw s3errors.headerNotImplemented('If-None-Match', 'only * is supported on writes');
   return (current) => {
-    if (ifNone !== undefined && current) throw s3errors.preconditionFailed();
+    if (ifNone !== undefined && current && etagMatches(ifNone, current.etag))
+      throw s3errors.preconditionFailed();
     if (ifMatch !== undefined) {
       if (!current) throw s3errors.noSuchKey(c.key ?? '');
       if (!etagMatches(ifMatch, current.etag)) throw s3errors.preconditionFailed();

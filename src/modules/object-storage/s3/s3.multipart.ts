@@ -9,7 +9,7 @@ import type { S3Env } from './s3.buckets.js';
 import { body, isoDate, quoted, type S3Call, send, smallBody } from './s3.context.js';
 import { s3errors } from './s3.errors.js';
 import { contentTypeOf, metadataOf, writeConditions } from './s3.headers.js';
-import { requireLength, S3Objects } from './s3.objects.js';
+import { S3Objects } from './s3.objects.js';
 import { type CustomerKey, customerKey, sseHeaders, sseRecord, type SseRecord } from './s3.sse.js';
 import { rootOf, text, xml } from './s3.xml.js';
 
@@ -172,7 +172,6 @@ export class S3Multipart {
     const n = partNumber(c);
     const up = await this.upload(c, b);
     const key = partKey(c, up);
-    requireLength(c);
     const input = body(c);
     const stored = await this.e.data.store(input.stream, input, MAX_PART, key);
     try {

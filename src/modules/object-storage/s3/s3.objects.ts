@@ -14,7 +14,7 @@ import { authorize, effectiveCaller, versionedAction } from './s3.access.js';
 import { aclDocument, cannedGrants, grantsOf, requestGrants, storedAcl } from './s3.acl.js';
 import { header } from './s3.auth.js';
 import { aclOfRequest, type S3Env } from './s3.buckets.js';
-import { body, isAwsChunked, isoDate, quoted, type S3Call, send, smallBody } from './s3.context.js';
+import { body, isoDate, quoted, type S3Call, send, smallBody } from './s3.context.js';
 import { S3Error, s3errors } from './s3.errors.js';
 import {
   applyOverrides,
@@ -83,14 +83,6 @@ export function parseCopySource(value: string): {
   };
 }
 
-/** A body's length must be known: Content-Length, or the decoded length of aws-chunked. */
-export function requireLength(c: S3Call): void {
-  const h = c.req.headers;
-  if (h['content-length'] === undefined && h['x-amz-decoded-content-length'] === undefined) {
-    if (h['transfer-encoding'] !== undefined || isAwsChunked(c.req)) throw s3errors.missingLength();
-  }
-}
-
 export class S3Objects {
   constructor(private readonly e: S3Env) {}
 
@@ -146,7 +138,6 @@ export class S3Objects {
       },
       this.e.accounts,
     );
-    requireLength(c);
     const f = await this.writeFields(c, b);
     const check = writeConditions(c);
     const input = body(c);
