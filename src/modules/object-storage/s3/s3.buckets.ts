@@ -97,23 +97,19 @@ export class S3Buckets {
       token !== undefined ? Buffer.from(token, 'base64url').toString('utf8') : undefined;
     let rows: { label: string; created: string }[] = [];
     if (c.caller.accountId !== null) {
-      let q =
-        c.caller.accountId !== null
-          ? this.e.db.db
-              .selectFrom('obj_buckets')
-              .select(['label', 'created'])
-              .where('account_id', '=', c.caller.accountId)
-              .where('cluster', '=', c.cluster)
-          : undefined;
-      if (q && prefix !== '') q = q.where('label', '>=', prefix);
-      if (q && after !== undefined) q = q.where('label', '>', after);
-      rows = q
-        ? await q
-            .orderBy('label')
-            .limit(max + 1)
-            .execute()
-        : [];
-      rows = rows.filter((r) => r.label.startsWith(prefix));
+      let q = this.e.db.db
+        .selectFrom('obj_buckets')
+        .select(['label', 'created'])
+        .where('account_id', '=', c.caller.accountId)
+        .where('cluster', '=', c.cluster);
+      if (prefix !== '') q = q.where('label', '>=', prefix);
+      if (after !== undefined) q = q.where('label', '>', after);
+      rows = (
+        await q
+          .orderBy('label')
+          .limit(max + 1)
+          .execute()
+      ).filter((r) => r.label.startsWith(prefix));
     }
     const truncated = rows.length > max;
     const page = rows.slice(0, max);
