@@ -68,6 +68,7 @@ export async function createContext(
   const runner = new JobRunner({
     blobs,
     db,
+    config,
     clock,
     timing,
     events,

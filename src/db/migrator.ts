@@ -20,6 +20,9 @@ import * as m0017 from './migrations/0017-billing.js';
 import * as m0018 from './migrations/0018-account-actions.js';
 import * as m0019 from './migrations/0019-storage.js';
 import * as m0020 from './migrations/0020-oauth-security.js';
+import * as m0035 from './migrations/0035-domains.js';
+import * as m0043 from './migrations/0043-object-storage-key-owners.js';
+import * as m0044 from './migrations/0044-tfa-flag.js';
 import * as m0045 from './migrations/0045-s3-compatibility.js';
 import type { MigrationContext } from './migrations/helpers.js';
 
@@ -50,6 +53,9 @@ const MIGRATIONS: Record<string, MigrationModule> = {
   '0018-account-actions': m0018,
   '0019-storage': m0019,
   '0020-oauth-security': m0020,
+  '0035-domains': m0035,
+  '0043-object-storage-key-owners': m0043,
+  '0044-tfa-flag': m0044,
   '0045-s3-compatibility': m0045,
 };
 
