@@ -262,6 +262,21 @@ describe('S3 objects: edge cases', () => {
     expect(
       (await s3.send(new HeadObjectCommand({ Bucket: 'edge', Key: 'gz' }))).ContentEncoding,
     ).toBe('gzip');
+    // A plain (unframed) body whose encoding names aws-chunked: stored as sent, the name dropped.
+    for (const [enc, kept] of [
+      ['aws-chunked', undefined],
+      ['gzip, aws-chunked', 'gzip'],
+      ['aws-chunked, aws-chunked', undefined],
+    ] as const) {
+      for (const Body of ['', 'plain']) {
+        await s3.send(
+          new PutObjectCommand({ Bucket: 'edge', Key: 'named', Body, ContentEncoding: enc }),
+        );
+        const got = await s3.send(new GetObjectCommand({ Bucket: 'edge', Key: 'named' }));
+        expect(got.ContentEncoding).toBe(kept);
+        expect(await got.Body?.transformToString()).toBe(Body);
+      }
+    }
   });
 
   it('GetObject: a range of an empty object is 416 InvalidRange', async () => {

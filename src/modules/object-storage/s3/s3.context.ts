@@ -70,13 +70,22 @@ export function body(c: S3Call): { stream: Readable; sha256?: string; md5Base64?
   const p = c.caller.payload;
   const md5 = header(c.req, 'content-md5');
   continueBody(c);
-  const chunked = p.startsWith('STREAMING-') || isAwsChunked(c.req);
+  // Framed when the payload mode says so, or the encoding does with the decoded length S3 asks
+  // for; an `aws-chunked` encoding on a plain body (boto3 sends one as asked) is not framing.
+  const chunked =
+    p.startsWith('STREAMING-') ||
+    (isAwsChunked(c.req) && header(c.req, 'x-amz-decoded-content-length') !== undefined);
   const stream = chunked
     ? c.req.pipe(
         new AwsChunkedDecoder(p.startsWith('STREAMING-AWS4') ? c.caller.chunks : undefined),
       )
     : (c.req as Readable);
-  if (chunked) c.req.on('error', (e) => stream.destroy(e));
+  if (chunked) {
+    c.req.on('error', (e) => stream.destroy(e));
+    // A framing error can come after the reader stopped (a refused or failed write, a body
+    // cut short): readers see it through their own listeners; it must never go unhandled.
+    stream.on('error', () => {});
+  }
   return {
     stream,
     ...(/^[0-9a-f]{64}$/.test(p) ? { sha256: p } : {}),
