@@ -45,6 +45,7 @@ export async function serve(
   if (dns) out(`DNS server: ${dnsAddress(dns)} (UDP and TCP)`);
   out(`API reference: ${url}/_stratus/docs   OpenAPI: ${url}/v4/openapi.json`);
   if (s3) out(`S3 data plane at the root of http://${hostPart}:${s3.port} (STRATUS_S3_PORT)`);
+  out(`Web console: ${url}/`);
   if (first) {
     // Shown once, on stdout only: it is never logged and never shown again.
     out(`Created the default account (user "admin"). Its personal access token (scope *):`);

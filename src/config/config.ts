@@ -55,6 +55,8 @@ export interface Config {
   readonly s3Port: number | undefined;
   /** STRATUS_BLOB_*: where bytes are kept (local disk or an S3-compatible cluster). */
   readonly blob: BlobConfig;
+  /** STRATUS_CONSOLE_DIR: another build of the web console (default: the package's dist/console). */
+  readonly consoleDir: string | undefined;
   /** STRATUS_DNS_*: the authoritative DNS server of the domains area. */
   readonly dns: DnsConfig;
 }
@@ -188,6 +190,10 @@ export function envToConfig(env: RawEnv): Config {
         ? undefined
         : integer('STRATUS_S3_PORT', env.STRATUS_S3_PORT, 0, 0, 65535),
     blob: blobConfig(env),
+    consoleDir:
+      env.STRATUS_CONSOLE_DIR && env.STRATUS_CONSOLE_DIR !== ''
+        ? path.resolve(env.STRATUS_CONSOLE_DIR)
+        : undefined,
     dns: dnsConfig(env, host),
   });
 }

@@ -24,6 +24,7 @@ import * as m0035 from './migrations/0035-domains.js';
 import * as m0043 from './migrations/0043-object-storage-key-owners.js';
 import * as m0044 from './migrations/0044-tfa-flag.js';
 import * as m0045 from './migrations/0045-s3-compatibility.js';
+import * as m0054 from './migrations/0054-console-client.js';
 import type { MigrationContext } from './migrations/helpers.js';
 
 interface MigrationModule {
@@ -57,6 +58,7 @@ const MIGRATIONS: Record<string, MigrationModule> = {
   '0043-object-storage-key-owners': m0043,
   '0044-tfa-flag': m0044,
   '0045-s3-compatibility': m0045,
+  '0054-console-client': m0054,
 };
 
 class StratusMigrationProvider implements MigrationProvider {
