@@ -77,6 +77,7 @@ export async function createContext(
   const machines =
     overrides.machines ?? (await createComputeDriver(config.machines, blobs('images'), log));
   const runner = new JobRunner({
+    blobs,
     db,
     config,
     clock,

@@ -5,6 +5,7 @@ import { ConfigError } from './config/config-error.js';
 import { checkInitDir } from './modules/controls/init-hooks.js';
 import { ownUrl } from './modules/controls/populate.js';
 import { type Inject, readSeedFile, seedRequests } from './modules/controls/seed.js';
+import { listenS3 } from './modules/object-storage/s3/s3.listener.js';
 
 export interface Running {
   url: string;
@@ -39,7 +40,12 @@ export async function serve(
   await app.listen({ host: config.host, port: config.port });
   const addr = app.server.address();
   const port = typeof addr === 'object' && addr ? addr.port : config.port;
-  const url = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`;
+  const hostPart = config.host.includes(':') ? `[${config.host}]` : config.host;
+  const url = `http://${hostPart}:${port}`;
+  const s3 =
+    config.s3Port !== undefined
+      ? await listenS3(app.server, config.host, config.s3Port)
+      : undefined;
   if (config.inProcessWorker) {
     ctx.runner.start();
     // The QEMU driver's host agent (power-offs, volume hot-plug, statistics) runs beside the jobs.
@@ -51,6 +57,7 @@ export async function serve(
   out(`Stratus is listening on ${url}/v4 (database: ${ctx.db.dialect}, timing: ${config.timing})`);
   if (dns) out(`DNS server: ${dnsAddress(dns)} (UDP and TCP)`);
   out(`API reference: ${url}/_stratus/docs   OpenAPI: ${url}/v4/openapi.json`);
+  if (s3) out(`S3 data plane at the root of http://${hostPart}:${s3.port} (STRATUS_S3_PORT)`);
   out(`Web console: ${url}/`);
   if (first) {
     // Shown once, on stdout only: it is never logged and never shown again.
@@ -88,6 +95,7 @@ export async function serve(
       // app.close() would wait for the keep-alive timeout (72 s).
       const sweep = setInterval(() => app.server.closeIdleConnections(), 50);
       try {
+        await s3?.close();
         await app.close();
       } finally {
         clearInterval(sweep);

@@ -66,6 +66,11 @@ export interface Config {
    * resolves every such name to the server). Requests in that form are served either way.
    */
   readonly s3VirtualHosts: boolean;
+  /**
+   * STRATUS_S3_PORT: a second listener (on HOST) that serves the S3 data plane at its root
+   * (`/<bucket>/<key>`), for clients that cannot keep a path prefix; unset: none.
+   */
+  readonly s3Port: number | undefined;
   /** STRATUS_BLOB_*: where bytes are kept (local disk or an S3-compatible cluster). */
   readonly blob: BlobConfig;
   /** STRATUS_COMPUTE_DRIVER and STRATUS_VM_*: what runs compute instances. */
@@ -221,6 +226,10 @@ export function envToConfig(env: RawEnv): Config {
     s3Endpoint: httpUrl('STRATUS_S3_ENDPOINT', env.STRATUS_S3_ENDPOINT),
     publicUrl: httpUrl('STRATUS_PUBLIC_URL', env.STRATUS_PUBLIC_URL),
     s3VirtualHosts: onOff('STRATUS_S3_VIRTUAL_HOSTS', env.STRATUS_S3_VIRTUAL_HOSTS, false),
+    s3Port:
+      env.STRATUS_S3_PORT === undefined || env.STRATUS_S3_PORT === ''
+        ? undefined
+        : integer('STRATUS_S3_PORT', env.STRATUS_S3_PORT, 0, 0, 65535),
     blob: blobConfig(env),
     machines: machinesConfig(env, dataDir),
     consoleDir:

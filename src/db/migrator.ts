@@ -33,6 +33,7 @@ import * as m0044 from './migrations/0044-tfa-flag.js';
 import * as m0050 from './migrations/0050-machines.js';
 import * as m0051 from './migrations/0051-disk-sources.js';
 import * as m0052 from './migrations/0052-job-workers.js';
+import * as m0045 from './migrations/0045-s3-compatibility.js';
 import * as m0054 from './migrations/0054-console-client.js';
 import type { MigrationContext } from './migrations/helpers.js';
 
@@ -76,6 +77,7 @@ const MIGRATIONS: Record<string, MigrationModule> = {
   '0050-machines': m0050,
   '0051-disk-sources': m0051,
   '0052-job-workers': m0052,
+  '0045-s3-compatibility': m0045,
   '0054-console-client': m0054,
 };
 

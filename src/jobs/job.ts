@@ -1,5 +1,6 @@
 import type { Config } from '../config/config.js';
 import type { CascadeContext } from '../entities/entities.js';
+import type { BlobStores } from '../storage/index.js';
 import type { TSchema } from '@sinclair/typebox';
 import type { ComputeDriver } from '../machines/driver.js';
 
@@ -11,6 +12,8 @@ export interface JobContext extends CascadeContext {
   attempt: number;
   /** What runs compute instances (src/machines): the simulated driver or QEMU. */
   machines: ComputeDriver;
+  /** The areas' blob stores (jobs that free bytes: object storage lifecycle rules). */
+  blobs?: BlobStores;
 }
 
 /** What `perform` sees: the same, but `db` is the database itself, with no transaction open. */

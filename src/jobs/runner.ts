@@ -1,3 +1,4 @@
+import type { BlobStores } from '../storage/index.js';
 import type { EntityRegistry } from '../entities/entities.js';
 import { randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
@@ -31,6 +32,8 @@ export interface RunnerDeps {
   /** The compute driver, which jobs' `perform` phases call (src/machines); default: simulated. */
   machines?: ComputeDriver;
   definitions: readonly AnyJobDefinition[];
+  /** The areas' blob stores, handed to job steps. */
+  blobs?: BlobStores;
   /** How long a claimed job stays locked to this worker. */
   leaseMs?: number;
   batchSize?: number;
@@ -115,9 +118,10 @@ export class JobRunner {
   }
 
   private context(db: Database, job: ClaimedJob): JobContext {
-    const { clock, timing, events, queue, entities, log } = this.deps;
+    const { clock, timing, events, queue, entities, log, blobs } = this.deps;
     const machines = this.deps.machines ?? SIMULATED;
     return {
+      ...(blobs ? { blobs } : {}),
       db,
       config: this.deps.config,
       clock,

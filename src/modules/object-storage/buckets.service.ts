@@ -109,7 +109,13 @@ export class BucketsService {
     accountId: number,
     cluster: string,
     label: string,
-    o: { acl: BucketRow['acl']; cors: boolean },
+    o: {
+      acl: BucketRow['acl'];
+      cors: boolean;
+      /** The data plane's grants (with `acl` 'custom') and object lock (versioning on). */
+      grants?: string | null;
+      objectLock?: boolean;
+    },
   ): Promise<BucketRow & { existed?: boolean }> {
     const existing = await findBucket(this.d.db, cluster, label);
     if (existing) {
@@ -134,6 +140,15 @@ export class BucketsService {
             ssl_cert: null,
             ssl_key_sealed: null,
             created: isoSeconds(this.d.clock.nowMs()),
+            grants: o.grants ?? null,
+            object_lock: o.objectLock ? 1 : 0,
+            versioning: o.objectLock ? 'Enabled' : null,
+            lock_config: null,
+            policy: null,
+            cors: null,
+            lifecycle: null,
+            website: null,
+            tags: null,
           })
           .returningAll()
           .executeTakeFirstOrThrow();
@@ -158,21 +173,28 @@ export class BucketsService {
     return {};
   }
 
-  /** Deletes an empty bucket (objects and unfinished uploads count as content). */
+  /**
+   * Deletes a bucket without objects (every version and delete marker counts). Unfinished
+   * multipart uploads do not keep it: they are aborted with it, their parts' bytes freed after
+   * the commit (as S3 and RGW delete a bucket).
+   */
   async removeRow(b: BucketRow, notEmpty: () => Error): Promise<void> {
     await this.d.db.transaction(async (tx) => {
       const row = await tx
         .forUpdate(tx.db.selectFrom('obj_buckets').select('objects').where('id', '=', b.id))
         .executeTakeFirst();
       if (!row) return;
-      const upload = await tx.db
-        .selectFrom('obj_uploads')
-        .select('id')
-        .where('bucket_id', '=', b.id)
-        .executeTakeFirst();
-      if (Number(row.objects) > 0 || upload) throw notEmpty();
+      if (Number(row.objects) > 0) throw notEmpty();
+      const parts = await tx.db
+        .selectFrom('obj_parts')
+        .innerJoin('obj_uploads', 'obj_uploads.id', 'obj_parts.upload_id')
+        .select('obj_parts.blob')
+        .where('obj_uploads.bucket_id', '=', b.id)
+        .execute();
       await tx.db.deleteFrom('obj_buckets').where('id', '=', b.id).execute();
       await dropKeyAccess(tx, b.account_id, [b]);
+      const blobs = parts.map((p) => p.blob);
+      tx.onCommit(() => this.d.data.dropBlobs(blobs));
     });
   }
 

@@ -19,7 +19,7 @@ import type {
   SslUpload,
 } from './objects.schemas.js';
 import type { KeysService } from './keys.service.js';
-import { aclDocument } from './s3/s3.xml.js';
+import { cannedAclDocument } from './s3/s3.acl.js';
 import { presign, uriEncode } from './s3/sigv4.js';
 
 export interface ContentDeps {
@@ -44,7 +44,7 @@ export class ContentService {
   async getAcl(p: Principal, cluster: string, label: string, name: string): Promise<ApiObjectAcl> {
     authz.requireAccountAccess(p, 'read_only');
     const { obj } = await this.object(p, cluster, label, name);
-    return { acl: obj.acl, acl_xml: aclDocument(obj.acl, p.accountEuuid) };
+    return { acl: obj.acl, acl_xml: cannedAclDocument(obj.acl, p.accountEuuid, obj.grants) };
   }
 
   async putAcl(
@@ -57,10 +57,10 @@ export class ContentService {
     const { obj } = await this.object(p, cluster, label, body.name);
     await this.d.db.db
       .updateTable('obj_objects')
-      .set({ acl: body.acl })
+      .set({ acl: body.acl, grants: null })
       .where('id', '=', obj.id)
       .execute();
-    return { acl: body.acl, acl_xml: aclDocument(body.acl, p.accountEuuid) };
+    return { acl: body.acl, acl_xml: cannedAclDocument(body.acl, p.accountEuuid) };
   }
 
   async list(

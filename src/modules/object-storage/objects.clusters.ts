@@ -44,24 +44,41 @@ export function bucketHostname(
 }
 
 /**
- * Host names under which `<bucket>.<name>` is a virtual-host-style request: `localhost` and the
- * host of STRATUS_S3_ENDPOINT (else of STRATUS_PUBLIC_URL).
+ * Host names under which `<bucket>.<name>` is a virtual-host-style request: `s3.localhost`,
+ * `localhost` and the host of STRATUS_S3_ENDPOINT (else of STRATUS_PUBLIC_URL), longest first, so
+ * `b.s3.localhost` is bucket `b`.
  */
 export function virtualHostSuffixes(configured: string | undefined): string[] {
-  const out = ['localhost'];
+  const out = ['s3.localhost', 'localhost'];
   if (configured) out.push(new URL(configured).hostname.toLowerCase());
-  return out;
+  return [...new Set(out)].sort((a, b) => b.length - a.length);
 }
 
-/** The bucket a Host header names in virtual-host style, or undefined (path style). */
-export function bucketOfHost(
+/**
+ * What a Host header names under one of `suffixes`: `<cluster>.<suffix>` a cluster,
+ * `<bucket>.<cluster>.<suffix>` a bucket of a cluster, `<bucket>.<suffix>` a bucket; nothing
+ * for any other host (an address, or the suffix itself).
+ */
+export function parseS3Host(
   host: string | undefined,
   suffixes: readonly string[],
-): string | undefined {
-  if (!host) return undefined;
+  clusters: readonly string[],
+): { bucket?: string; cluster?: string } {
+  if (!host) return {};
   const name = host.toLowerCase().replace(/:\d+$/, '');
+  if (suffixes.includes(name)) return {};
   for (const s of suffixes) {
-    if (name.length > s.length + 1 && name.endsWith(`.${s}`)) return name.slice(0, -(s.length + 1));
+    if (name.length <= s.length + 1 || !name.endsWith(`.${s}`)) continue;
+    const left = name.slice(0, -(s.length + 1));
+    if (clusters.includes(left)) return { cluster: left };
+    const c = clusters.find((id) => left.endsWith(`.${id}`));
+    if (c) return { bucket: left.slice(0, -(c.length + 1)), cluster: c };
+    return { bucket: left };
   }
-  return undefined;
+  return {};
+}
+
+/** The cluster of requests that name none: `us-east-1` when it exists, else the first. */
+export function defaultCluster(clusters: readonly string[]): string {
+  return clusters.includes('us-east-1') ? 'us-east-1' : (clusters[0] ?? '');
 }

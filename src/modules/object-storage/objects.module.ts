@@ -8,10 +8,12 @@ import type { CatalogueData } from '../catalogue/catalogue.data.js';
 import { columnValues } from '../controls/snapshot.js';
 import type { StateHook } from '../../platform/state-hook.js';
 import type { EventWriter } from '../events/events.writer.js';
+import type { JobQueue } from '../../jobs/queue.js';
+import { lifecycleJob } from './s3/s3.lifecycle.js';
 import { BucketsService } from './buckets.service.js';
 import { ContentService } from './content.service.js';
 import { KeysService } from './keys.service.js';
-import { clusterIds, virtualHostSuffixes } from './objects.clusters.js';
+import { clusterIds, defaultCluster, virtualHostSuffixes } from './objects.clusters.js';
 import type { Sealer } from '../../platform/sealer.js';
 import { ObjectData } from './objects.data.js';
 import { blobsOf } from './objects.repository.js';
@@ -35,6 +37,7 @@ export function createObjectStorage(d: {
   db: Database;
   clock: Clock;
   events: EventWriter;
+  queue: JobQueue;
   catalogue: CatalogueData;
   log: { error(obj: object, msg: string): void };
   /** The process's one sealer (src/modules/object-storage/objects.crypto.ts). */
@@ -60,10 +63,12 @@ export function createObjectStorage(d: {
     db: d.db,
     clock: d.clock,
     sealer,
+    queue: d.queue,
     data,
     buckets,
     clusters,
     hostSuffixes: virtualHostSuffixes(d.config.s3Endpoint ?? d.config.publicUrl),
+    defaultCluster: defaultCluster(clusters),
   });
   return { buckets, content, keys, data, s3, clusters };
 }
@@ -116,12 +121,14 @@ export const objectStorageModule = defineArea({
     'obj_transfer',
   ],
   entities: objectStorageEntities,
-  services: ({ config, db, clock, events, log, sealer, blobs }, { catalogue }) =>
+  jobs: [lifecycleJob],
+  services: ({ config, db, clock, events, queue, log, sealer, blobs }, { catalogue }) =>
     createObjectStorage({
       config,
       db,
       clock,
       events,
+      queue,
       catalogue: catalogue.data,
       log,
       sealer,

@@ -19,7 +19,18 @@ export async function findBucket(
   return (lock ? db.forUpdate(q) : q).executeTakeFirst();
 }
 
+/** The current object of a name: its latest version, unless that is a delete marker. */
 export async function findObject(
+  db: Database,
+  bucketId: number,
+  name: string,
+): Promise<ObjectRow | undefined> {
+  const row = await findLatest(db, bucketId, name);
+  return row && row.delete_marker === 0 ? row : undefined;
+}
+
+/** The latest version of a name (a delete marker too), or undefined. */
+export async function findLatest(
   db: Database,
   bucketId: number,
   name: string,
@@ -28,7 +39,24 @@ export async function findObject(
     .selectFrom('obj_objects')
     .selectAll()
     .where('bucket_id', '=', bucketId)
+    .where('is_latest', '=', 1)
     .where('name', '=', name)
+    .executeTakeFirst();
+}
+
+/** One version of a name ('null' for the null version), or undefined. */
+export async function findVersion(
+  db: Database,
+  bucketId: number,
+  name: string,
+  versionId: string,
+): Promise<ObjectRow | undefined> {
+  return db.db
+    .selectFrom('obj_objects')
+    .selectAll()
+    .where('bucket_id', '=', bucketId)
+    .where('name', '=', name)
+    .where('version_id', '=', versionId)
     .executeTakeFirst();
 }
 

@@ -2,8 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { envToConfig } from '../../config/config.js';
 import { bucketHostname, toApiCluster } from './objects.clusters.js';
 import { bucketLabelProblem, pemFromApi } from './objects.rules.js';
-import { aclFromXml } from './s3/s3.acl.js';
-import { aclDocument } from './s3/s3.xml.js';
+import { cannedAclDocument, grantsFromXml, storedAcl } from './s3/s3.acl.js';
 import { canonicalQuery, parseAmzDate, uriEncode } from './s3/sigv4.js';
 
 describe('object storage rules', () => {
@@ -20,9 +19,12 @@ describe('object storage rules', () => {
     );
   });
 
-  it('aclFromXml: a policy document maps back to its canned ACL', () => {
-    for (const acl of ['private', 'public-read', 'public-read-write', 'authenticated-read'])
-      expect(aclFromXml(aclDocument(acl, 'owner'))).toBe(acl);
+  it("grantsFromXml: a canned ACL's document maps back to that canned ACL", async () => {
+    const accounts = { byId: async (id: string) => id, byEmail: async () => undefined };
+    for (const acl of ['private', 'public-read', 'public-read-write', 'authenticated-read']) {
+      const grants = await grantsFromXml(cannedAclDocument(acl, 'owner'), 'owner', accounts);
+      expect(storedAcl(grants, 'owner')).toEqual({ acl, grants: null });
+    }
   });
 
   it("envToConfig: STRATUS_S3_ENDPOINT must be an http(s) URL; it names the clusters' domain", () => {
@@ -36,6 +38,15 @@ describe('object storage rules', () => {
     expect(bucketHostname(c.s3Endpoint as string, 'us-east-1', 'b1')).toBe(
       's3.example.com/_stratus/s3/us-east-1/b1',
     );
+  });
+});
+
+describe("S3's own listener", () => {
+  it('envToConfig: STRATUS_S3_PORT is a port, unset means no listener', () => {
+    expect(envToConfig({}).s3Port).toBeUndefined();
+    expect(envToConfig({ STRATUS_S3_PORT: '9000' }).s3Port).toBe(9000);
+    for (const bad of ['http', '70000', '-1'])
+      expect(() => envToConfig({ STRATUS_S3_PORT: bad }), bad).toThrow(/STRATUS_S3_PORT/);
   });
 });
 
@@ -67,17 +78,27 @@ describe('SigV4 canonical forms', () => {
 });
 
 describe('virtual-host-style addressing', () => {
-  it('bucketOfHost: <bucket>.localhost and <bucket>.<STRATUS_S3_ENDPOINT host>, any port; else path style', async () => {
-    const { bucketOfHost, virtualHostSuffixes } = await import('./objects.clusters.js');
+  it('parseS3Host: <bucket>.s3.localhost, <bucket>.localhost, <bucket>.<cluster>.<suffix>, <cluster>.<suffix>; else path style', async () => {
+    const { parseS3Host, virtualHostSuffixes } = await import('./objects.clusters.js');
     const s = virtualHostSuffixes('https://s3.example.com');
-    expect(bucketOfHost('photos.localhost:8080', s)).toBe('photos');
-    expect(bucketOfHost('my.dotted.bucket.s3.example.com', s)).toBe('my.dotted.bucket');
-    expect(bucketOfHost('Photos.LOCALHOST', s)).toBe('photos');
-    expect(bucketOfHost('localhost:8080', s)).toBeUndefined();
-    expect(bucketOfHost('127.0.0.1:8080', s)).toBeUndefined();
-    expect(bucketOfHost('s3.example.com', s)).toBeUndefined();
-    expect(bucketOfHost('photos.other.net', s)).toBeUndefined();
-    expect(bucketOfHost(undefined, s)).toBeUndefined();
+    const clusters = ['us-east-1', 'eu-central-1'];
+    expect(parseS3Host('photos.localhost:8080', s, clusters)).toEqual({ bucket: 'photos' });
+    expect(parseS3Host('photos.s3.localhost:8080', s, clusters)).toEqual({ bucket: 'photos' });
+    expect(parseS3Host('my.dotted.bucket.s3.example.com', s, clusters)).toEqual({
+      bucket: 'my.dotted.bucket',
+    });
+    expect(parseS3Host('Photos.LOCALHOST', s, clusters)).toEqual({ bucket: 'photos' });
+    expect(parseS3Host('us-east-1.localhost', s, clusters)).toEqual({ cluster: 'us-east-1' });
+    expect(parseS3Host('b1.eu-central-1.s3.localhost', s, clusters)).toEqual({
+      bucket: 'b1',
+      cluster: 'eu-central-1',
+    });
+    expect(parseS3Host('localhost:8080', s, clusters)).toEqual({});
+    expect(parseS3Host('s3.localhost:8080', s, clusters)).toEqual({});
+    expect(parseS3Host('127.0.0.1:8080', s, clusters)).toEqual({});
+    expect(parseS3Host('s3.example.com', s, clusters)).toEqual({});
+    expect(parseS3Host('photos.other.net', s, clusters)).toEqual({});
+    expect(parseS3Host(undefined, s, clusters)).toEqual({});
   });
 
   it('bucketHostname: path style by default, <bucket>.<domain> with virtual hosts', async () => {

@@ -26,6 +26,24 @@ export interface ObjBucketsTable {
   /** The TLS private key, sealed with the keyring (never stored in clear). */
   ssl_key_sealed: string | null;
   created: string;
+  /** S3 versioning: null (never enabled), 'Enabled' or 'Suspended'. */
+  versioning: string | null;
+  /** Object lock was enabled at creation (it cannot be turned off). */
+  object_lock: Generated<number>;
+  /** JSON: the object lock default retention ({mode, days} or {mode, years}), or null. */
+  lock_config: string | null;
+  /** JSON Grant[] when `acl` is 'custom' (a canned `acl` is its own grants). */
+  grants: string | null;
+  /** The bucket policy document, as stored (JSON text), or null. */
+  policy: string | null;
+  /** JSON CorsRule[] (PutBucketCors); null with `cors_enabled` is CORS for all origins. */
+  cors: string | null;
+  /** JSON LifecycleRule[], or null. */
+  lifecycle: string | null;
+  /** JSON website configuration, or null. */
+  website: string | null;
+  /** JSON object of bucket tags, or null. */
+  tags: string | null;
 }
 
 /** One stored piece of an object's bytes (one for a simple upload, one per part for multipart). */
@@ -34,19 +52,39 @@ export interface BlobRef {
   size: number;
 }
 
+/**
+ * One version of an object (or a delete marker). Unversioned buckets keep one row per name, with
+ * version id 'null'; exactly one row per name is the latest.
+ */
 export interface ObjObjectsTable {
   id: Generated<number>;
   bucket_id: number;
   name: string;
+  /** 'null' for the null version. */
+  version_id: Generated<string>;
+  is_latest: Generated<number>;
+  delete_marker: Generated<number>;
   size: number | string;
   etag: string;
   content_type: string;
   acl: ObjectAcl;
-  /** JSON object of user metadata (`x-amz-meta-*`, lower-case names). */
+  /** JSON Grant[] when `acl` is 'custom'. */
+  grants: string | null;
+  /** The account that wrote this version; null: the bucket's owner. */
+  owner_id: number | null;
+  /** JSON object of user metadata (`x-amz-meta-*`, lower-case names) and kept headers. */
   metadata: string;
   /** JSON array of BlobRef, in order. */
   blobs: string;
   last_modified: string;
+  /** JSON object of object tags, or null. */
+  tags: string | null;
+  /** Object lock retention: 'GOVERNANCE' | 'COMPLIANCE', until an ISO time (ms). */
+  lock_mode: string | null;
+  lock_until: string | null;
+  legal_hold: Generated<number>;
+  /** JSON SseRecord of a customer-encrypted (SSE-C) version, or null. */
+  sse: string | null;
 }
 
 export interface ObjKeysTable {
@@ -83,6 +121,15 @@ export interface ObjUploadsTable {
   acl: ObjectAcl;
   metadata: string;
   created: string;
+  grants: string | null;
+  owner_id: number | null;
+  tags: string | null;
+  lock_mode: string | null;
+  lock_until: string | null;
+  legal_hold: Generated<number>;
+  sse: string | null;
+  /** JSON {versionId, etag} once completed (the row stays to answer a repeated complete). */
+  completed: string | null;
 }
 
 export interface ObjPartsTable {
@@ -92,6 +139,8 @@ export interface ObjPartsTable {
   etag: string;
   blob: string;
   last_modified: string;
+  /** JSON SseRecord when the part's blob is customer-encrypted. */
+  sse: string | null;
 }
 
 export interface ObjTransferTable {

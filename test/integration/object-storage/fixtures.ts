@@ -73,3 +73,16 @@ export async function buildS3App(
 export function hostOf(t: S3TestApp): Record<string, string> {
   return { host: new URL(t.base).host };
 }
+
+/** What an SDK call's failure says: its S3 error code, HTTP status and message. */
+export async function failure(
+  p: Promise<unknown>,
+): Promise<{ name: string; status: number | undefined; message: string }> {
+  try {
+    await p;
+  } catch (err) {
+    const e = err as { name: string; message: string; $metadata?: { httpStatusCode?: number } };
+    return { name: e.name, status: e.$metadata?.httpStatusCode, message: e.message };
+  }
+  return { name: 'no error', status: 200, message: '' };
+}

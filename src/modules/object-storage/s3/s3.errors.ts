@@ -5,14 +5,18 @@ export class S3Error extends Error {
     readonly status: number,
     readonly code: string,
     message: string,
+    /** Further elements of the error document (BucketName, Key, …). */
     readonly extra: Record<string, string> = {},
+    /** Headers of the error response (x-amz-delete-marker, …). */
+    readonly headers: Record<string, string> = {},
   ) {
     super(message);
   }
 }
 
 export const s3errors = {
-  accessDenied: () => new S3Error(403, 'AccessDenied', 'Access Denied'),
+  invalidUri: () => new S3Error(400, 'InvalidURI', "Couldn't parse the specified URI."),
+  accessDenied: (message = 'Access Denied') => new S3Error(403, 'AccessDenied', message),
   signatureMismatch: () =>
     new S3Error(
       403,
@@ -66,7 +70,19 @@ export const s3errors = {
       'XAmzContentSHA256Mismatch',
       'The provided x-amz-content-sha256 header does not match what was computed.',
     ),
-  invalidRange: () => new S3Error(416, 'InvalidRange', 'The requested range is not satisfiable'),
+  invalidRange: (size?: number) =>
+    new S3Error(
+      416,
+      'InvalidRange',
+      'The requested range is not satisfiable',
+      size !== undefined ? { ActualObjectSize: String(size) } : {},
+    ),
+  metadataTooLarge: () =>
+    new S3Error(
+      400,
+      'MetadataTooLarge',
+      'Your metadata headers exceed the maximum allowed metadata size',
+    ),
   invalidArgument: (message: string) => new S3Error(400, 'InvalidArgument', message),
   invalidRequest: (message: string) => new S3Error(400, 'InvalidRequest', message),
   invalidPart: () =>
@@ -93,18 +109,79 @@ export const s3errors = {
     ),
   missingLength: () =>
     new S3Error(411, 'MissingContentLength', 'You must provide the Content-Length HTTP header.'),
-  notImplemented: () =>
+  /** An S3 operation Stratus does not serve, named. */
+  notImplemented: (operation: string) =>
+    new S3Error(501, 'NotImplemented', `The ${operation} operation is not implemented.`),
+  /** A header that asks for something Stratus does not do, named (never accepted and dropped). */
+  headerNotImplemented: (header: string, what: string) =>
     new S3Error(
       501,
       'NotImplemented',
-      'A header you provided implies functionality that is not implemented.',
+      `A header you provided implies functionality that is not implemented: ${header} (${what}).`,
+      { Header: header },
     ),
+  unresolvableEmail: () =>
+    new S3Error(
+      400,
+      'UnresolvableGrantByEmailAddress',
+      'The e-mail address you provided does not match any account on record.',
+    ),
+  malformedAcl: () =>
+    new S3Error(
+      400,
+      'MalformedACLError',
+      'The XML you provided was not well-formed or did not validate against our published schema.',
+    ),
+  malformedPolicy: (message: string) => new S3Error(400, 'MalformedPolicy', message),
+  noSuchVersion: (key: string, versionId: string) =>
+    new S3Error(404, 'NoSuchVersion', 'The specified version does not exist.', {
+      Key: key,
+      VersionId: versionId,
+    }),
+  noSuchConfig: (code: string, message: string, bucket: string) =>
+    new S3Error(404, code, message, { BucketName: bucket }),
+  invalidBucketState: (message: string) => new S3Error(409, 'InvalidBucketState', message),
+  invalidRetentionPeriod: (message: string) => new S3Error(400, 'InvalidRetentionPeriod', message),
+  invalidTag: (message: string) => new S3Error(400, 'InvalidTag', message),
+  authorizationHeaderMalformed: (region: string, expected: string) =>
+    new S3Error(
+      400,
+      'AuthorizationHeaderMalformed',
+      `The authorization header is malformed; the region '${region}' is wrong; expecting '${expected}'`,
+      { Region: expected },
+    ),
+  authorizationHeaderMalformedText: (message: string) =>
+    new S3Error(400, 'AuthorizationHeaderMalformed', message),
+  authorizationQueryParametersError: (message: string) =>
+    new S3Error(400, 'AuthorizationQueryParametersError', message),
+  invalidStorageClass: () =>
+    new S3Error(400, 'InvalidStorageClass', 'The storage class you specified is not valid'),
+  noSuchWebsite: () =>
+    new S3Error(
+      404,
+      'NoSuchWebsiteConfiguration',
+      'The specified bucket does not have a website configuration',
+    ),
+  tooManyBuckets: () =>
+    new S3Error(400, 'TooManyBuckets', 'You have attempted to create more buckets than allowed'),
   methodNotAllowed: () =>
     new S3Error(
       405,
       'MethodNotAllowed',
       'The specified method is not allowed against this resource.',
     ),
+  malformedPostRequest: () =>
+    new S3Error(
+      400,
+      'MalformedPOSTRequest',
+      'The body of your POST request is not well-formed multipart/form-data.',
+    ),
+  invalidPolicyDocument: (message: string) => new S3Error(400, 'InvalidPolicyDocument', message),
+  invalidDigest: () =>
+    new S3Error(400, 'InvalidDigest', 'The Content-MD5 you specified was invalid.'),
+  badRequest: (message: string) => new S3Error(400, 'BadRequest', message),
+  invalidObjectState: (message: string) => new S3Error(403, 'InvalidObjectState', message),
+  notModified: () => new S3Error(304, 'NotModified', 'Not Modified'),
   preconditionFailed: () =>
     new S3Error(
       412,

@@ -1,7 +1,8 @@
-import { XMLBuilder, XMLParser } from 'fast-xml-parser';
+import { XMLBuilder, XMLParser, XMLValidator } from 'fast-xml-parser';
+import { s3errors } from './s3.errors.js';
 
-const NS = 'http://s3.amazonaws.com/doc/2006-03-01/';
-const XSI = 'http://www.w3.org/2001/XMLSchema-instance';
+export const S3_NS = 'http://s3.amazonaws.com/doc/2006-03-01/';
+export const XSI = 'http://www.w3.org/2001/XMLSchema-instance';
 
 const builder = new XMLBuilder({
   ignoreAttributes: false,
@@ -10,44 +11,68 @@ const builder = new XMLBuilder({
   processEntities: true,
 });
 
+/** Elements that are lists in the request documents S3 takes. */
+const LISTS = new Set([
+  'Part',
+  'Object',
+  'CORSRule',
+  'Grant',
+  'AllowedOrigin',
+  'AllowedMethod',
+  'AllowedHeader',
+  'ExposeHeader',
+  'Rule',
+  'Tag',
+  'RoutingRule',
+  'And',
+]);
+
 const parser = new XMLParser({
-  ignoreAttributes: true,
+  ignoreAttributes: false,
+  attributeNamePrefix: '@_',
+  removeNSPrefix: true,
   parseTagValue: false,
+  parseAttributeValue: false,
   trimValues: true,
-  isArray: (name) => ['Part', 'Object', 'CORSRule', 'Grant'].includes(name),
+  htmlEntities: true,
+  isArray: (name) => LISTS.has(name),
 });
 
 /** An S3 XML document with the root element `root` in the S3 namespace. */
 export function xml(root: string, body: Record<string, unknown>, namespaced = true): string {
-  const content = namespaced ? { '@_xmlns': NS, ...body } : body;
+  const content = namespaced ? { '@_xmlns': S3_NS, ...body } : body;
   return `<?xml version="1.0" encoding="UTF-8"?>\n${builder.build({ [root]: content })}`;
 }
 
+/**
+ * Parses a request document. Anything that is not well-formed XML, a document type declaration
+ * (entities are never expanded) and names that would reach an object's prototype are refused
+ * as S3 refuses a bad document: 400 MalformedXML.
+ */
 export function parseXml(text: string): Record<string, unknown> {
-  return parser.parse(text) as Record<string, unknown>;
+  if (text.trim() === '' || /<!DOCTYPE/i.test(text)) throw s3errors.malformedXml();
+  if (XMLValidator.validate(text) !== true) throw s3errors.malformedXml();
+  try {
+    return parser.parse(text) as Record<string, unknown>;
+  } catch {
+    throw s3errors.malformedXml();
+  }
 }
 
-/** The grants S3 shows for a canned ACL, as an AccessControlPolicy document. */
-export function aclDocument(acl: string, ownerId: string): string {
-  const owner = { ID: ownerId, DisplayName: ownerId };
-  const group = (uri: string) => ({ '@_xmlns:xsi': XSI, '@_xsi:type': 'Group', URI: uri });
-  const all = group('http://acs.amazonaws.com/groups/global/AllUsers');
-  const grants: unknown[] = [
-    {
-      Grantee: { '@_xmlns:xsi': XSI, '@_xsi:type': 'CanonicalUser', ...owner },
-      Permission: 'FULL_CONTROL',
-    },
-  ];
-  if (acl === 'public-read' || acl === 'public-read-write')
-    grants.push({ Grantee: all, Permission: 'READ' });
-  if (acl === 'public-read-write') grants.push({ Grantee: all, Permission: 'WRITE' });
-  if (acl === 'authenticated-read') {
-    grants.push({
-      Grantee: group('http://acs.amazonaws.com/groups/global/AuthenticatedUsers'),
-      Permission: 'READ',
-    });
-  }
-  return xml('AccessControlPolicy', { Owner: owner, AccessControlList: { Grant: grants } });
+/** The root element of a request document, or MalformedXML when it is another. */
+export function rootOf<T>(text: string, root: string): T {
+  const doc = parseXml(text)[root];
+  if (doc === undefined || doc === null) throw s3errors.malformedXml();
+  return (typeof doc === 'string' ? {} : doc) as T;
+}
+
+/** A text child of a parsed element (elements with attributes parse as `{'#text': …}`). */
+export function text(v: unknown): string | undefined {
+  if (typeof v === 'string') return v;
+  if (v && typeof v === 'object' && '#text' in v)
+    return String((v as { '#text': unknown })['#text']);
+  if (v && typeof v === 'object') return '';
+  return undefined;
 }
 
 export function errorDocument(
