@@ -15,6 +15,7 @@ import { authHook } from './http/auth-hook.js';
 import { errorHandler } from './http/error-handler.js';
 import { intRangeHook } from './http/int-range.js';
 import { nulBytesHook } from './http/nul-bytes.js';
+import { nullOptionalsHook } from './http/null-optional.js';
 import { canonicalIdsHook, integerParams } from './http/path-ids.js';
 import { lazySerializerFactory, lazyValidator } from './http/lazy-compilers.js';
 import './http/route-config.js';
@@ -147,7 +148,7 @@ export async function buildApp(ctx: AppContext): Promise<StratusApp> {
     route.preValidation = [
       ...(ids.length > 0 ? [canonicalIdsHook(ids)] : []),
       ...(cfg.operationId ? [nulBytesHook] : []),
-      ...(cfg.operationId && body ? [intRangeHook(body)] : []),
+      ...(cfg.operationId && body ? [nullOptionalsHook(body), intRangeHook(body)] : []),
       ...((route.schema as { body?: unknown } | undefined)?.body ? [emptyBodyHook] : []),
       ...own,
     ];
