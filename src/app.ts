@@ -71,6 +71,8 @@ const COMMON_HEADERS = {
   'access-control-expose-headers': 'X-OAuth-Scopes, X-Accepted-OAuth-Scopes, X-Status',
   'cache-control': 'max-age=0, no-cache, no-store',
   vary: 'Authorization, X-Filter',
+  'x-content-type-options': 'nosniff',
+  'x-frame-options': 'DENY',
   'x-spec-version': SPEC_VERSION,
 };
 
@@ -172,6 +174,13 @@ export async function buildApp(ctx: AppContext): Promise<StratusApp> {
     return errorHandler(err, req, reply);
   });
 
+  // `application/json`, as the real service labels its answers (Fastify adds a charset).
+  app.addHook('onSend', (_req, reply, payload, done) => {
+    if (reply.getHeader('content-type') === 'application/json; charset=utf-8') {
+      reply.header('content-type', 'application/json');
+    }
+    done(null, payload);
+  });
   app.addHook('onRequest', (req, reply, done) => {
     reply.headers(COMMON_HEADERS);
     reply.header('x-request-id', req.id);
