@@ -167,8 +167,10 @@ export class ConfigsService {
 
   /**
    * The interface list of a create or an update: null/omitted: none (create) or unchanged
-   * (update); [] a single public interface; otherwise the list, checked by the purpose rules, its
-   * vlan addresses unused by the instance's other configs.
+   * (update); [] a single public interface on create (the reference) and no interface at all on
+   * update (the real service: SDKs empty a config this way before adding interfaces one by one);
+   * otherwise the list, checked by the purpose rules, its vlan addresses unused by the
+   * instance's other configs.
    */
   private async checkInterfaceList(
     db: Database,
@@ -178,7 +180,7 @@ export class ConfigsService {
     configId: number | undefined,
   ): Promise<NormalizedInterface[] | undefined> {
     if (list === undefined || list === null) return undefined;
-    const input = list.length === 0 ? [{ purpose: 'public' }] : list;
+    const input = list.length === 0 && configId === undefined ? [{ purpose: 'public' }] : list;
     const vpc = await vpcInterfaceChecker(db, inst.account_id, input);
     const out = checkInterfaces(fe, 'interfaces', input, {
       creating: false,

@@ -352,6 +352,22 @@ describe('compute instance configuration profiles', () => {
     expect(ev.body.results).toBe(3);
   });
 
+  it('updateComputeConfig: interfaces: [] leaves the config without interfaces; one may then be added', async () => {
+    const { id } = await instanceWithDisks();
+    const c = await t.post(configsUrl(id), { label: 'c', devices: {}, interfaces: [] });
+    expect(c.body.interfaces).toHaveLength(1);
+    const emptied = await t.put(`${configsUrl(id)}/${c.body.id}`, { interfaces: [] });
+    expect(emptied.status).toBe(200);
+    expect(emptied.body.interfaces).toEqual([]);
+    expect((await t.get(`${configsUrl(id)}/${c.body.id}/interfaces`)).body).toEqual([]);
+    const pub = await t.post(`${configsUrl(id)}/${c.body.id}/interfaces`, {
+      purpose: 'public',
+      primary: true,
+    });
+    expect(pub.status).toBe(200);
+    expect(pub.body).toMatchObject({ purpose: 'public', primary: true });
+  });
+
   it('updateComputeConfig: a config of another instance is not found', async () => {
     const one = await instanceWithDisks();
     const two = await instanceWithDisks();
