@@ -20,6 +20,7 @@ import * as m0017 from './migrations/0017-billing.js';
 import * as m0018 from './migrations/0018-account-actions.js';
 import * as m0019 from './migrations/0019-storage.js';
 import * as m0020 from './migrations/0020-oauth-security.js';
+import * as m0021 from './migrations/0021-live-wire.js';
 import type { MigrationContext } from './migrations/helpers.js';
 
 interface MigrationModule {
@@ -49,6 +50,7 @@ const MIGRATIONS: Record<string, MigrationModule> = {
   '0018-account-actions': m0018,
   '0019-storage': m0019,
   '0020-oauth-security': m0020,
+  '0021-live-wire': m0021,
 };
 
 class StratusMigrationProvider implements MigrationProvider {

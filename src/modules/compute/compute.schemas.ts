@@ -35,6 +35,7 @@ export const INSTANCE_STATUSES = [
   'provisioning',
   'deleting',
   'migrating',
+  'resizing',
   'rebuilding',
   'cloning',
   'restoring',

@@ -20,6 +20,7 @@ import { rescheduleAutomaticBackups, scheduleAutomaticBackups } from './backups.
 import { deployableBackup, writeContents } from './backups.repository.js';
 import { deleteJob, lifecycleJob } from './compute.jobs.js';
 import { setBackupsAddon } from './plan-changes.js';
+import { markSeen } from './status-hold.js';
 import {
   type ApiInstance,
   DEFAULT_HELPERS,
@@ -121,11 +122,14 @@ export class InstancesService {
       { idColumn: 'instances.id' },
       (r: InstanceRow) => r,
     );
+    await markSeen(db, page.data, this.d.clock.nowMs());
     return { ...page, data: await toApiInstances(db, this.d.catalogue, page.data) };
   }
 
   async get(p: Principal, id: number): Promise<ApiInstance> {
-    return this.one(this.d.db, await this.load(this.d.db, p, id, 'read_only'));
+    const row = await this.load(this.d.db, p, id, 'read_only');
+    await markSeen(this.d.db, [row], this.d.clock.nowMs());
+    return this.one(this.d.db, row);
   }
 
   /** Create: every field of the spec's create table, checked together; then one transaction. */

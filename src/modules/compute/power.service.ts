@@ -99,7 +99,7 @@ export class PowerService {
       const status = op === 'shutdown' && inst.status === 'offline' ? 'offline' : NEXT_STATUS[op];
       await tx.db
         .updateTable('instances')
-        .set({ status, updated: isoSeconds(this.d.clock.nowMs()) })
+        .set({ status, seen_status: null, updated: isoSeconds(this.d.clock.nowMs()) })
         .where('id', '=', inst.id)
         .execute();
       await this.d.queue.enqueue(

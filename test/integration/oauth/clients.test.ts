@@ -213,7 +213,7 @@ describe('oauth clients', () => {
     );
   });
 
-  it('resetClientSecret: reset_secret (the Python SDK\'s spelling) resets the secret too', async () => {
+  it("resetClientSecret: reset_secret (the Python SDK's spelling) resets the secret too", async () => {
     const c = await createClient(t);
     const r = await t.post(`/v4beta/account/oauth-clients/${c.id}/reset_secret`);
     expect(r.status).toBe(200);
