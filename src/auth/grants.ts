@@ -14,7 +14,10 @@ export interface GrantItem {
 }
 
 /** The reference's GrantsResponse: `global` plus one array per grant type. */
-export type GrantsView = { global: GlobalGrants } & Record<GrantType, GrantItem[]>;
+export type GrantsView = {
+  /** `child_account_access`: parent and child accounts are not modeled (always null). */
+  global: GlobalGrants & { child_account_access: boolean | null };
+} & Record<GrantType, GrantItem[]>;
 
 /** A partial grants update (PUT …/grants): omitted types and entities keep their grants. */
 export type GrantsUpdate = { global?: Partial<GlobalGrants> } & Partial<
@@ -70,7 +73,9 @@ export async function grantsView(
     .where('id', '=', holder.userId)
     .executeTakeFirst();
   const perms = await entityPermissions(db, holder.userId);
-  const view = { global: parseGlobalGrants(user?.global_grants) } as GrantsView;
+  const view = {
+    global: { ...parseGlobalGrants(user?.global_grants), child_account_access: null },
+  } as GrantsView;
   for (const type of GRANT_TYPES) {
     const mine = perms.get(type);
     const all = await entities.grantable(db, holder.accountId, type);

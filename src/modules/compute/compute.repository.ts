@@ -12,6 +12,7 @@ import type { CatalogueService } from '../catalogue/catalogue.service.js';
 import type { AllocatedIp } from '../networking/ip-allocator.js';
 import type { IpKind } from '../networking/networking.table.js';
 import { tagsFilter, tagsOf } from '../tags/tags.repository.js';
+import { DEFAULT_MAINTENANCE_POLICY } from './compute.schemas.js';
 import type { ComputeTables, InstancesTable } from './compute.table.js';
 import type { NormalizedInterface } from './interfaces.rules.js';
 
@@ -105,6 +106,7 @@ export async function toApiInstances(
   ]);
   return rows.map((r) => {
     const t = catalogue.type(r.type);
+    const region = catalogue.region(r.region);
     return {
       id: r.id,
       label: r.label,
@@ -126,14 +128,13 @@ export async function toApiInstances(
         vcpus: t?.vcpus ?? 0,
         gpus: t?.gpus ?? 0,
         transfer: t?.transfer ?? 0,
+        accelerated_devices: 0,
       },
-      alerts: parseJson(r.alerts, {
-        cpu: 0,
-        network_in: 0,
-        network_out: 0,
-        transfer_quota: 0,
-        io: 0,
-      }),
+      alerts: {
+        ...parseJson(r.alerts, { cpu: 0, network_in: 0, network_out: 0, transfer_quota: 0, io: 0 }),
+        system_alerts: [] as number[],
+        user_alerts: [] as number[],
+      },
       backups: {
         enabled: toBool(r.backups_enabled),
         available: false,
@@ -143,9 +144,27 @@ export async function toApiInstances(
       watchdog_enabled: toBool(r.watchdog_enabled),
       host_uuid: r.host_uuid,
       has_user_data: toBool(r.has_user_data),
+      site_type: region?.site_type ?? ('core' as const),
+      capabilities: (region?.capabilities ?? []).filter((c) => INSTANCE_CAPABILITIES.has(c)),
+      maintenance_policy: r.maintenance_policy ?? DEFAULT_MAINTENANCE_POLICY,
+      disk_encryption: 'disabled' as const,
+      interface_generation: 'legacy_config' as const,
+      lke_cluster_id: null,
+      placement_group: null,
+      locks: [] as string[],
     };
   });
 }
+
+/**
+ * The region capabilities that an instance there has as its own (`capabilities`): those of
+ * features that depend on the host. None of the shipped regions offers them yet.
+ */
+const INSTANCE_CAPABILITIES: ReadonlySet<string> = new Set([
+  'Block Storage Encryption',
+  'Block Storage Performance B1',
+  'SMTP Enabled',
+]);
 export type ApiInstance = Awaited<ReturnType<typeof toApiInstances>>[number];
 
 export function newHostUuid(): string {

@@ -26,6 +26,8 @@ export interface InstancesTable {
   status: InstanceStatus;
   /** The status a client last read (GET); a transitional status holds until read (ops.hold.ts). */
   seen_status?: string | null;
+  /** `compute/migrate` or `compute/power_off_on`; null: the account's default. */
+  maintenance_policy?: string | null;
   group_label: string;
   host_uuid: string;
   watchdog_enabled: number;

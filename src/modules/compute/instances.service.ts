@@ -43,7 +43,11 @@ import {
   instanceLabelProblem,
   userDataProblem,
 } from './compute.rules.js';
-import type { CreateComputeBody, UpdateComputeBody } from './compute.schemas.js';
+import {
+  type CreateComputeBody,
+  MAINTENANCE_POLICIES,
+  type UpdateComputeBody,
+} from './compute.schemas.js';
 import { checkInterfaces } from './interfaces.rules.js';
 import { listField, vpcInterfaceChecker } from '../vpcs/vpc-interfaces.js';
 import { checkDeployCredentials } from './ssh.js';
@@ -150,6 +154,7 @@ export class InstancesService {
       if (lp) fe.add('label', lp);
     }
     checkTags(fe, b.tags);
+    checkMaintenancePolicy(fe, b.maintenance_policy);
 
     const imageId = b.image ?? null;
     if (imageId !== null && b.backup_id !== undefined && b.backup_id !== null) {
@@ -226,6 +231,7 @@ export class InstancesService {
           group_label: b.group ?? '',
           host_uuid: newHostUuid(),
           watchdog_enabled: 1,
+          maintenance_policy: b.maintenance_policy ?? null,
           alerts: JSON.stringify(defaultAlerts(type.vcpus)),
           backups_enabled: 0,
           backups_day: null,
@@ -404,6 +410,7 @@ export class InstancesService {
         if (lp) fe.add('label', lp);
       }
       checkTags(fe, b.tags);
+      checkMaintenancePolicy(fe, b.maintenance_policy);
       const type = this.d.catalogue.type(row.type);
       const maxCpu = 100 * (type?.vcpus ?? 1);
       if (b.alerts?.cpu !== undefined && b.alerts.cpu > maxCpu)
@@ -424,6 +431,9 @@ export class InstancesService {
           ...(b.group !== undefined ? { group_label: b.group } : {}),
           ...(b.watchdog_enabled !== undefined
             ? { watchdog_enabled: b.watchdog_enabled ? 1 : 0 }
+            : {}),
+          ...(b.maintenance_policy !== undefined
+            ? { maintenance_policy: b.maintenance_policy }
             : {}),
           ...(schedule?.day !== undefined ? { backups_day: schedule.day } : {}),
           ...(schedule?.window !== undefined ? { backups_window: schedule.window } : {}),
@@ -478,4 +488,18 @@ export class InstancesService {
       );
     });
   }
+}
+
+/**
+ * `maintenance_policy` of a create or an update: one of the real service's policies; the real
+ * service's words for anything else (the wire).
+ */
+function checkMaintenancePolicy(fe: FieldErrors, v: string | undefined): void {
+  if (v === undefined || (MAINTENANCE_POLICIES as readonly string[]).includes(v)) return;
+  fe.add(
+    'maintenance_policy',
+    /^[a-z0-9_-]+\/[a-z0-9_-]+$/.test(v)
+      ? 'Maintenance policy not found.'
+      : 'Unsupported maintenance policy slug format.',
+  );
 }
