@@ -38,6 +38,9 @@ export const VolumeSchema = Type.Object({
   tags: Type.Array(Type.String()),
   created: DateTime(),
   updated: DateTime(),
+  io_ready: Type.Boolean(),
+  encryption: Type.String({ enum: ['enabled', 'disabled'] }),
+  locks: Type.Array(Type.String()),
 });
 export type ApiVolume = Static<typeof VolumeSchema>;
 
