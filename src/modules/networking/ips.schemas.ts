@@ -8,6 +8,20 @@ const VpcNat = Nullable(
   Type.Object({ vpc_id: Type.Integer(), subnet_id: Type.Integer(), address: Type.String() }),
 );
 
+/** What the real wire adds to every IPv4 address: its instance, no interface, not reserved. */
+const WireIpFields = {
+  assigned_entity: Nullable(
+    Type.Object({
+      id: Type.Integer(),
+      label: Type.String(),
+      type: Type.String(),
+      url: Type.String(),
+    }),
+  ),
+  interface_id: Nullable(Type.Integer()),
+  reserved: Type.Boolean(),
+};
+
 /** `IPAddress`: a public IPv4 address, or any address viewed on its own. */
 export const IpAddressSchema = Type.Object({
   address: Type.String(),
@@ -17,9 +31,11 @@ export const IpAddressSchema = Type.Object({
   type: Type.String({ enum: ADDRESS_TYPES }),
   public: Type.Boolean(),
   rdns: Nullable(Type.String()),
-  compute_id: Type.Integer(),
+  compute_id: Nullable(Type.Integer()),
   region: Type.String(),
   vpc_nat_1_1: VpcNat,
+  ...WireIpFields,
+  tags: Type.Array(Type.String()),
 });
 
 /** `IPAddressPrivate`: gateway and rdns are null (the reference shows null in its example). */
@@ -33,6 +49,8 @@ export const IpAddressPrivateSchema = Type.Object({
   rdns: Nullable(Type.String()),
   compute_id: Type.Integer(),
   region: Type.String(),
+  vpc_nat_1_1: VpcNat,
+  ...WireIpFields,
 });
 
 /** `IPAddressV6Slaac` and `IPAddressV6LinkLocal`: rdns null unless set (SLAAC only). */

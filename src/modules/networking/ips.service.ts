@@ -64,6 +64,48 @@ export interface ApiIp {
   compute_id: number;
   region: string;
   vpc_nat_1_1: { vpc_id: number; subnet_id: number; address: string } | null;
+  /** The instance the address is assigned to (`assignEntities`). */
+  assigned_entity: { id: number; label: string; type: 'compute'; url: string } | null;
+  /** The interface of the next generation the address is on: none (configuration profiles). */
+  interface_id: null;
+  /** Reserved addresses are an area of the next issue: none is. */
+  reserved: boolean;
+  tags: string[];
+}
+
+/** The fields every address shape shares beyond the reference's (filled by assignEntities). */
+const wireExtras = () => ({
+  assigned_entity: null,
+  interface_id: null,
+  reserved: false,
+  tags: [] as string[],
+});
+
+/** Fills `assigned_entity` of addresses from their instances (one query). */
+async function assignEntities<T extends ApiIp>(db: Database, ips: T[]): Promise<T[]> {
+  const ids = [...new Set(ips.map((i) => i.compute_id))];
+  const rows =
+    ids.length === 0
+      ? []
+      : await db.db
+          .selectFrom('instances')
+          .select(['id', 'label'])
+          .where('id', 'in', ids)
+          .execute();
+  const labels = new Map(rows.map((r) => [r.id, r.label]));
+  for (const ip of ips) {
+    const label = labels.get(ip.compute_id);
+    ip.assigned_entity =
+      label === undefined
+        ? null
+        : {
+            id: ip.compute_id,
+            label,
+            type: 'compute',
+            url: `/v4/compute/instances/${ip.compute_id}`,
+          };
+  }
+  return ips;
 }
 
 /** SLAAC and link-local addresses always have a gateway. */
@@ -74,7 +116,8 @@ export interface InstanceIps {
   ipv6: {
     link_local: ApiIpV6;
     slaac: ApiIpV6;
-    global: { range: string; prefix: number; region: string; route_target: string }[];
+    global: { range: string; prefix: number; region: string; route_target: string | null }[];
+    vpc: never[];
   };
 }
 
@@ -143,6 +186,7 @@ export class IpsService {
       vpc_nat_1_1: nat
         ? { vpc_id: nat.vpc_id, subnet_id: nat.subnet_id, address: nat.address }
         : null,
+      ...wireExtras(),
     };
   }
 
@@ -158,6 +202,7 @@ export class IpsService {
       compute_id: inst.id,
       region: inst.region,
       vpc_nat_1_1: null,
+      ...wireExtras(),
     };
   }
 
@@ -171,9 +216,10 @@ export class IpsService {
   private async shape(db: Database, t: Target): Promise<ApiIp> {
     if (t.kind === 'ipv4') {
       const nats = await natsOf(db, t.inst, await ipv4Rows(db, t.inst.id));
-      return this.v4(t.row, nats.get(t.row.address));
+      return (await assignEntities(db, [this.v4(t.row, nats.get(t.row.address))]))[0] as ApiIp;
     }
-    return this.v6(t.inst, t.kind, t.kind === 'slaac' ? await ipv6RdnsOf(db, t.inst.id) : null);
+    const rdns = t.kind === 'slaac' ? await ipv6RdnsOf(db, t.inst.id) : null;
+    return (await assignEntities(db, [this.v6(t.inst, t.kind, rdns)]))[0] as ApiIp;
   }
 
   // ---- finding an address ----
@@ -237,10 +283,13 @@ export class IpsService {
     const ranges = await rangesOf(db, [inst.id]);
     return {
       ipv4: {
-        public: rows.filter((r) => r.kind === 'public').map(shape),
-        private: rows.filter((r) => r.kind === 'private').map(shape),
+        public: await assignEntities(db, rows.filter((r) => r.kind === 'public').map(shape)),
+        private: await assignEntities(db, rows.filter((r) => r.kind === 'private').map(shape)),
         // Reservations and VPC interfaces come with their own areas.
-        shared: shared.map((r) => this.v4(r, undefined)),
+        shared: await assignEntities(
+          db,
+          shared.map((r) => this.v4(r, undefined)),
+        ),
         reserved: [],
         vpc: await instanceVpcIps(db, inst),
       },
@@ -251,8 +300,9 @@ export class IpsService {
           range: r.range,
           prefix: r.prefix,
           region: r.region,
-          route_target: r.route_target ?? '',
+          route_target: r.route_target,
         })),
+        vpc: [],
       },
     };
   }
@@ -313,7 +363,7 @@ export class IpsService {
       username: p.username,
     });
     const row = (await ipv4Rows(tx, inst.id)).find((r) => r.id === id) as IpRow;
-    return this.v4(row, undefined);
+    return (await assignEntities(tx, [this.v4(row, undefined)]))[0] as ApiIp;
   }
 
   /** `PUT /compute/instances/{id}/ips/{address}`. */
@@ -441,8 +491,10 @@ export class IpsService {
         compute_id: Number(r.compute_id),
         region: r.region,
         vpc_nat_1_1: null,
+        ...wireExtras(),
       }),
     );
+    await assignEntities(db, page.data);
     const nats = await natsOfInstances(db, [
       ...new Set(page.data.filter((r) => r.type === 'ipv4').map((r) => r.compute_id)),
     ]);

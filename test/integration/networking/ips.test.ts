@@ -46,6 +46,15 @@ describe('networking IP addresses', () => {
       compute_id: a.id,
       region: 'us-east',
       vpc_nat_1_1: null,
+      assigned_entity: {
+        id: a.id,
+        label: a.label,
+        type: 'compute',
+        url: `/v4/compute/instances/${a.id}`,
+      },
+      interface_id: null,
+      reserved: false,
+      tags: [],
     });
     const ll = r.body.data.find(
       (i: any) => i.address.startsWith('fe80::') && i.compute_id === b.id,
