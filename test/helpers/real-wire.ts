@@ -101,17 +101,19 @@ export function wireBacked(
   const op = at && wireOperation(at.method, at.path);
   if (!op) return false;
   const paths = [...wireSuccessPaths(op)].map(([p, types]) => ({ segs: segments(p), types }));
+  // A page's items are named `…data[]` by the comparison and `data[].` on the wire.
+  const wheres = where[0] === 'data' ? [where, where.slice(1)] : [where];
   const field = /^field (\S+) only in Stratus$/.exec(what);
-  if (field) return paths.some((p) => endsWith(p.segs, [...where, field[1] ?? '']));
+  if (field) return wheres.some((w) => paths.some((p) => endsWith(p.segs, [...w, field[1] ?? ''])));
+  const atPath = (p: { segs: string[] }) =>
+    wheres.some((w) => endsWith(p.segs, w) && p.segs.length > 0);
   if (what === 'nullable in Stratus only') {
-    return paths.some((p) => endsWith(p.segs, where) && p.segs.length > 0 && p.types.has('null'));
+    return paths.some((p) => atPath(p) && p.types.has('null'));
   }
   const type = /^type (\S+) in Stratus, /.exec(what);
   if (type) {
     const ours = (type[1] ?? '').split('|');
-    return paths.some(
-      (p) => endsWith(p.segs, where) && p.segs.length > 0 && ours.every((t) => p.types.has(t)),
-    );
+    return paths.some((p) => atPath(p) && ours.every((t) => p.types.has(t)));
   }
   return false;
 }

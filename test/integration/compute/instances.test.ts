@@ -255,6 +255,37 @@ describe('compute instances', () => {
     expect(r.body.image).toBe(fromImage.image);
   });
 
+  it('createComputeInstance: maintenance_policy is checked with the real words, stored and shown', async () => {
+    const bad = await t.post('/v4/compute/instances', { ...fromImage, maintenance_policy: 'x' });
+    expect(bad.status).toBe(400);
+    expect(bad.body.errors).toEqual([
+      { field: 'maintenance_policy', reason: 'Unsupported maintenance policy slug format.' },
+    ]);
+    const r = await t.post('/v4/compute/instances', { ...fromImage });
+    expect(r.body).toMatchObject({
+      maintenance_policy: 'compute/migrate',
+      site_type: 'core',
+      capabilities: [],
+      disk_encryption: 'disabled',
+      interface_generation: 'legacy_config',
+      placement_group: null,
+      lke_cluster_id: null,
+      locks: [],
+      specs: { accelerated_devices: 0 },
+      alerts: { system_alerts: [], user_alerts: [] },
+    });
+    const u = await t.put(`/v4/compute/instances/${r.body.id}`, {
+      maintenance_policy: 'compute/power_off_on',
+    });
+    expect(u.body.maintenance_policy).toBe('compute/power_off_on');
+    const wrong = await t.put(`/v4/compute/instances/${r.body.id}`, {
+      maintenance_policy: 'compute/other',
+    });
+    expect(wrong.body.errors).toEqual([
+      { field: 'maintenance_policy', reason: 'Maintenance policy not found.' },
+    ]);
+  });
+
   it('createComputeInstance: metadata.user_data must be base64 of at most 65535 bytes', async () => {
     const ok = Buffer.alloc(65535, 'a').toString('base64');
     const tooBig = Buffer.alloc(65536, 'a').toString('base64');
