@@ -4,6 +4,7 @@ import { billingModule } from './modules/billing/billing.module.js';
 import { catalogueModule } from './modules/catalogue/catalogue.module.js';
 import { computeModule } from './modules/compute/compute.module.js';
 import { controlsModule } from './modules/controls/controls.module.js';
+import { domainsModule } from './modules/domains/domains.module.js';
 import { eventsModule } from './modules/events/events.module.js';
 import { identityModule } from './modules/identity/identity.module.js';
 import { imagesModule } from './modules/images/images.module.js';
@@ -42,6 +43,7 @@ export const areaModules = [
   objectStorageModule,
   transfersModule,
   accountNoticesModule,
+  domainsModule,
   controlsModule,
 ] as const;
 

@@ -2,7 +2,7 @@ import { ConfigError, envToConfig } from './config/config.js';
 import { readEnv } from './config/env.js';
 import { Database } from './db/database.js';
 import { migrateToLatest } from './db/migrator.js';
-import { serve, untilSignal, work } from './main.js';
+import { dnsOnly, serve, untilSignal, work } from './main.js';
 import { adminCommand } from './modules/identity/admin-cli.js';
 
 const USAGE = `Usage: stratus <command>
@@ -10,6 +10,7 @@ const USAGE = `Usage: stratus <command>
 Commands:
   serve [--no-worker]   start the API server (and the in-process job worker unless --no-worker)
   worker                run only the job worker (several may share one PostgreSQL)
+  dns                   run only the authoritative DNS server (STRATUS_DNS_PORT, STRATUS_DNS_HOST)
   migrate               apply pending database migrations
   admin bootstrap --email E --username U [--token T]
   admin token --username U [--scopes S] [--expiry ISO] [--label L]
@@ -48,6 +49,15 @@ export async function main(argv: string[]): Promise<number> {
       }
       case 'worker': {
         const running = await work(config);
+        await untilSignal(running.close);
+        return 0;
+      }
+      case 'dns': {
+        if (config.dns.port === undefined) {
+          console.error('stratus dns needs STRATUS_DNS_PORT (and optionally STRATUS_DNS_HOST).');
+          return 2;
+        }
+        const running = await dnsOnly(config);
         await untilSignal(running.close);
         return 0;
       }

@@ -66,6 +66,7 @@ export async function createContext(
   const queue = new JobQueue(clock);
   const runner = new JobRunner({
     db,
+    config,
     clock,
     timing,
     events,

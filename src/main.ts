@@ -33,8 +33,10 @@ export async function serve(
   const port = typeof addr === 'object' && addr ? addr.port : config.port;
   const url = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`;
   if (config.inProcessWorker) ctx.runner.start();
+  const dns = config.dns.port === undefined ? undefined : await ctx.areas.domains.dns.listen();
 
   out(`Stratus is listening on ${url}/v4 (database: ${ctx.db.dialect}, timing: ${config.timing})`);
+  if (dns) out(`DNS server: ${dnsAddress(dns)} (UDP and TCP)`);
   out(`API reference: ${url}/_stratus/docs   OpenAPI: ${url}/v4/openapi.json`);
   if (first) {
     // Shown once, on stdout only: it is never logged and never shown again.
@@ -59,6 +61,7 @@ export async function serve(
       } finally {
         clearInterval(sweep);
       }
+      await dns?.close();
       ctx.areas.controls.controls.stopSync();
       await ctx.runner.stop();
       await ctx.db.close();
@@ -66,6 +69,35 @@ export async function serve(
     return closing;
   };
   return { url, close };
+}
+
+const dnsAddress = (l: { host: string; port: number }) =>
+  `${l.host.includes(':') ? `[${l.host}]` : l.host}:${l.port}`;
+
+/**
+ * A process that only answers DNS (`stratus dns`), from the same database as the API: several may
+ * run beside the API processes. Needs STRATUS_DNS_PORT.
+ */
+export async function dnsOnly(
+  config: Config,
+  out: (line: string) => void = console.log,
+): Promise<Running> {
+  const ctx = await createContext(config);
+  ctx.areas.controls.controls.startSync();
+  const dns = await ctx.areas.domains.dns.listen();
+  out(
+    `Stratus DNS server is answering on ${dnsAddress(dns)} (UDP and TCP, database: ${ctx.db.dialect})`,
+  );
+  let closing: Promise<void> | undefined;
+  const close = () => {
+    closing ??= (async () => {
+      await dns.close();
+      ctx.areas.controls.controls.stopSync();
+      await ctx.db.close();
+    })();
+    return closing;
+  };
+  return { url: '', close };
 }
 
 /** A process that only runs jobs, for operators who separate API and workers. */

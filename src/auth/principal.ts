@@ -43,6 +43,8 @@ export const EMPTY_GLOBAL_GRANTS: GlobalGrants = Object.freeze({
 export interface Principal {
   tokenId: number;
   tokenKind: string;
+  /** When the calling token expires (`YYYY-MM-DDTHH:MM:SS` UTC), or null: never. */
+  tokenExpiry: string | null;
   scopes: ScopeSet;
   scopesText: string;
   userId: number;

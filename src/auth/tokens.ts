@@ -68,6 +68,7 @@ function toPrincipal(row: TokenRow): Principal | undefined {
   return {
     tokenId: row.token_id,
     tokenKind: row.kind,
+    tokenExpiry: row.expiry,
     scopes,
     scopesText: row.scopes,
     scopesHeader: formatScopes(scopes),

@@ -1,6 +1,7 @@
 import path from 'node:path';
 import { type BlobConfig, blobConfig } from './blob-config.js';
 import { ConfigError } from './config-error.js';
+import { type DnsConfig, dnsConfig } from './dns-config.js';
 import type { RawEnv } from './env.js';
 
 export { ConfigError };
@@ -34,8 +35,14 @@ export interface Config {
   readonly logLevel: LogLevel;
   /** STRATUS_ENCRYPTION_KEY: seals secrets that must be read back (object storage). */
   readonly encryptionKey: string | undefined;
-  /** STRATUS_S3_ENDPOINT: public base URL of the S3 data plane (default: the request's host). */
+  /** STRATUS_S3_ENDPOINT: public base URL of the S3 data plane (default: the public URL). */
   readonly s3Endpoint: string | undefined;
+  /**
+   * STRATUS_PUBLIC_URL: the base URL clients reach this server at (a proxy or DNS name in
+   * front). Absolute URLs the server hands out (image `upload_to`, the OAuth issuer, the
+   * clusters' `domain`) use it instead of the request's Host header.
+   */
+  readonly publicUrl: string | undefined;
   /**
    * STRATUS_S3_VIRTUAL_HOSTS: bucket records announce `<bucket>.<domain>` (the operator's DNS
    * resolves every such name to the server). Requests in that form are served either way.
@@ -43,6 +50,8 @@ export interface Config {
   readonly s3VirtualHosts: boolean;
   /** STRATUS_BLOB_*: where bytes are kept (local disk or an S3-compatible cluster). */
   readonly blob: BlobConfig;
+  /** STRATUS_DNS_*: the authoritative DNS server of the domains area. */
+  readonly dns: DnsConfig;
 }
 
 const TIMINGS: readonly TimingProfile[] = ['instant', 'fast', 'realistic'];
@@ -166,9 +175,11 @@ export function envToConfig(env: RawEnv): Config {
       env.STRATUS_ENCRYPTION_KEY && env.STRATUS_ENCRYPTION_KEY !== ''
         ? env.STRATUS_ENCRYPTION_KEY
         : undefined,
-    s3Endpoint: s3Endpoint(env.STRATUS_S3_ENDPOINT),
+    s3Endpoint: httpUrl('STRATUS_S3_ENDPOINT', env.STRATUS_S3_ENDPOINT),
+    publicUrl: httpUrl('STRATUS_PUBLIC_URL', env.STRATUS_PUBLIC_URL),
     s3VirtualHosts: onOff('STRATUS_S3_VIRTUAL_HOSTS', env.STRATUS_S3_VIRTUAL_HOSTS, false),
     blob: blobConfig(env),
+    dns: dnsConfig(env, host),
   });
 }
 
@@ -188,16 +199,23 @@ function resolverOf(value: string | undefined): string | undefined {
   return value;
 }
 
-function s3Endpoint(value: string | undefined): string | undefined {
+/** An http(s) base URL without query, fragment or credentials; no trailing slash. */
+function httpUrl(name: string, value: string | undefined): string | undefined {
   if (value === undefined || value === '') return undefined;
   let u: URL;
   try {
     u = new URL(value);
   } catch {
-    throw new ConfigError('STRATUS_S3_ENDPOINT', `must be an http(s) URL (got "${value}")`);
+    throw new ConfigError(name, `must be an http(s) URL (got "${value}")`);
   }
-  if (!['http:', 'https:'].includes(u.protocol) || u.search !== '' || u.hash !== '') {
-    throw new ConfigError('STRATUS_S3_ENDPOINT', `must be an http(s) URL (got "${value}")`);
+  if (
+    !['http:', 'https:'].includes(u.protocol) ||
+    u.search !== '' ||
+    u.hash !== '' ||
+    u.username !== '' ||
+    u.password !== ''
+  ) {
+    throw new ConfigError(name, `must be an http(s) URL (got "${value}")`);
   }
   return `${u.protocol}//${u.host}${u.pathname.replace(/\/+$/, '')}`;
 }

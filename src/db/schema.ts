@@ -16,6 +16,7 @@ import type { VolumeTables } from '../modules/volumes/volumes.table.js';
 import type { VpcTables } from '../modules/vpcs/vpcs.table.js';
 import type { TransferTables } from '../modules/transfers/transfers.table.js';
 import type { NoticeTables } from '../modules/account-notices/notices.table.js';
+import type { DomainTables } from '../modules/domains/domains.table.js';
 
 /** Every table of the database: the intersection of each area's tables. */
 export type DatabaseSchema = IdentityTables &
@@ -35,4 +36,5 @@ export type DatabaseSchema = IdentityTables &
   BillingTables &
   TransferTables &
   NoticeTables &
+  DomainTables &
   ControlsTables;

@@ -14,7 +14,7 @@ function bearer(req: FastifyRequest): string | undefined {
 
 /**
  * onRequest: resolves the bearer token, enforces the route's declared scopes, counts rate
- * limits and sets the scope headers. Routes without an operationId (internal, unknown) skip it.
+ * limits (per user) and sets the scope headers. Routes without an operationId (internal, unknown) skip it.
  */
 export function authHook(ctx: AppContext) {
   return async (req: FastifyRequest, reply: FastifyReply): Promise<void> => {
@@ -55,7 +55,8 @@ export function authHook(ctx: AppContext) {
     }
 
     if (ctx.config.rateLimits) {
-      const who = req.principal ? `t:${req.principal.tokenId}` : `ip:${req.ip}`;
+      // Per user, whichever of its tokens calls (reference: "per user"); per address without one.
+      const who = req.principal ? `u:${req.principal.userId}` : `ip:${req.ip}`;
       const opClass = cfg.rateLimit ?? (cfg.paged && req.method === 'GET' ? 'paged' : 'operation');
       const d = await checkRateLimit(ctx.rateLimits, who, operationId, opClass, ctx.clock.nowMs());
       reply.header('X-RateLimit-Limit', String(d.limit));

@@ -1,8 +1,11 @@
+import type { Config } from '../config/config.js';
 import type { CascadeContext } from '../entities/entities.js';
 import type { TSchema } from '@sinclair/typebox';
 
 /** What a job step sees. `db` is the step's transaction. */
 export interface JobContext extends CascadeContext {
+  /** The process's configuration (undefined for runners built without one, in tests). */
+  config: Config | undefined;
   jobId: number;
   attempt: number;
 }
@@ -13,7 +16,10 @@ export interface JobContext extends CascadeContext {
  */
 export type StepResult<P> = undefined | { next: P; delayMs: number };
 
-export interface JobDefinition<P> {
+/** What a job's `prepare` sees: the job's context outside any transaction. */
+export type PrepareContext = JobContext;
+
+export interface JobDefinition<P, R = unknown> {
   name: string;
   version: number;
   payload: TSchema;
@@ -25,12 +31,18 @@ export interface JobDefinition<P> {
   recurring?: boolean;
   /** Back-off before retry number `attempt` (1-based). */
   backoffMs?: (attempt: number) => number;
-  handle(ctx: JobContext, payload: P): Promise<StepResult<P>>;
+  /**
+   * Work outside the database that a step needs (a network exchange), run before the step's
+   * transaction so that no transaction waits on it; its result is `handle`'s third argument. The
+   * job is claimed (leased) meanwhile; a throw counts as a failed attempt, like one of `handle`.
+   */
+  prepare?(ctx: PrepareContext, payload: P): Promise<R>;
+  handle(ctx: JobContext, payload: P, prepared?: R): Promise<StepResult<P>>;
   /** Runs (in its own transaction) when the job has failed for good: write the failed event, release the entity. */
   onFailure?(ctx: JobContext, payload: P, error: Error): Promise<void>;
 }
 
-export function defineJob<P>(def: JobDefinition<P>): JobDefinition<P> {
+export function defineJob<P, R = unknown>(def: JobDefinition<P, R>): JobDefinition<P, R> {
   return def;
 }
 

@@ -2,6 +2,7 @@ import type { EntityRegistry } from '../entities/entities.js';
 import { randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
 import type { Logger } from 'pino';
+import type { Config } from '../config/config.js';
 import type { Database } from '../db/database.js';
 import type { Clock } from '../lib/clock.js';
 import { isoSeconds } from '../lib/time.js';
@@ -11,10 +12,12 @@ import type { JobQueue } from './queue.js';
 import type { Timing } from './timing.js';
 
 // biome-ignore lint/suspicious/noExplicitAny: the registry holds definitions of every payload type.
-export type AnyJobDefinition = JobDefinition<any>;
+export type AnyJobDefinition = JobDefinition<any, any>;
 
 export interface RunnerDeps {
   db: Database;
+  /** The process's configuration, handed to job steps (jobs that reach out need settings). */
+  config?: Config;
   clock: Clock;
   timing: Timing;
   events: EventWriter;
@@ -105,6 +108,7 @@ export class JobRunner {
     const { clock, timing, events, queue, entities, log } = this.deps;
     return {
       db,
+      config: this.deps.config,
       clock,
       timing,
       events,
@@ -128,6 +132,7 @@ export class JobRunner {
       if (job.attempts >= job.max_attempts) {
         throw new Error('The worker running this job stopped before the step ended.');
       }
+      const prepared = def.prepare ? await def.prepare(this.context(db, job), payload) : undefined;
       await db.transaction(async (tx) => {
         const own = await tx
           .forUpdate(
@@ -135,7 +140,7 @@ export class JobRunner {
           )
           .executeTakeFirst();
         if (own?.status !== 'running' || own.locked_by !== this.workerId) return;
-        const result = await def.handle(this.context(tx, job), payload);
+        const result = await def.handle(this.context(tx, job), payload, prepared);
         if (result) {
           const next = { ...(result.next as object), $version: def.version };
           await tx.db

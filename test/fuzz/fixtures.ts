@@ -59,6 +59,16 @@ export async function seedFixtures(t: TestApp): Promise<{ known: Known; restrict
     images: ['compute/debian12'],
     script: '#!/bin/bash\necho hi',
   });
+  const dom = await ok(t, 'POST', '/v4/domains', {
+    domain: 'fuzz.example',
+    type: 'master',
+    soa_email: 'admin@fuzz.example',
+  });
+  const rec = await ok(t, 'POST', `/v4/domains/${dom.id}/records`, {
+    type: 'A',
+    name: 'www',
+    target: '192.0.2.1',
+  });
   const other = await createTestUser(t, { username: 'fuzzuser', restricted: true });
   await t.settle();
   const ips = await ok(t, 'GET', `/v4/compute/instances/${inst.id}/ips`);
@@ -80,6 +90,8 @@ export async function seedFixtures(t: TestApp): Promise<{ known: Known; restrict
     clientId: [client.id],
     tokenId: n(pat),
     stackscriptId: n(ss),
+    domainId: n(dom),
+    recordId: n(rec),
     username: [other.username],
     tagLabel: ['fuzz-tag'],
     address: [address],

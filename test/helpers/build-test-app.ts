@@ -87,6 +87,8 @@ export async function buildTestApp(opts: TestAppOptions = {}): Promise<TestApp> 
     ...(opts.bodyLimit !== undefined ? { STRATUS_BODY_LIMIT: String(opts.bodyLimit) } : {}),
     ...(opts.rdnsResolver !== undefined ? { STRATUS_RDNS_RESOLVER: opts.rdnsResolver } : {}),
     ...(opts.dataDir !== undefined ? { STRATUS_DATA_DIR: opts.dataDir } : {}),
+    // Zone transfers (imports, slave zones) reach only this machine in tests.
+    STRATUS_DNS_TRANSFER_NETWORKS: '127.0.0.0/8,::1/128',
     ...(opts.env ?? {}),
   });
   const memory = new Map<string, BlobStore>();

@@ -3,6 +3,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { RouteContext } from '../../platform/area.js';
 import type { ImagesService } from './images.service.js';
 import { principal } from '../../http/principal.js';
+import { publicOrigin } from '../../http/public-url.js';
 import { Empty } from '../../http/schemas/common.js';
 import { ImageSchema } from '../catalogue/catalogue.schemas.js';
 import {
@@ -49,7 +50,7 @@ export function imagesRoutes(ctx: Ctx): FastifyPluginAsyncTypebox {
         },
         config: { operationId: 'uploadImage', ...write },
       },
-      (req) => svc.upload(principal(req), req.body, `${req.protocol}://${req.host}`),
+      (req) => svc.upload(principal(req), req.body, publicOrigin(ctx.config, req)),
     );
     const update = {
       tags,

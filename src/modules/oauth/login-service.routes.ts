@@ -1,4 +1,5 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { publicOrigin } from '../../http/public-url.js';
 import type { RouteContext } from '../../platform/area.js';
 import type { AuthorizeService } from './authorize.service.js';
 import type { TokenService } from './token.service.js';
@@ -99,11 +100,6 @@ function basicAuth(req: FastifyRequest): string | undefined {
   return m?.[1];
 }
 
-/** Where the issuer is reached: the request's own scheme and host. */
-function issuer(req: FastifyRequest): string {
-  return `${req.protocol}://${req.host}`;
-}
-
 /**
  * The login service, served by the API process outside `/v4`: `/oauth/authorize` (sign-in and
  * consent pages), `/oauth/token`, `/oauth/revoke` and the RFC 8414 metadata.
@@ -129,7 +125,8 @@ export function loginServiceRoutes(ctx: Ctx) {
     );
 
     app.get('/.well-known/oauth-authorization-server', async (req) => {
-      const base = issuer(req);
+      // The issuer: STRATUS_PUBLIC_URL, else the request's own scheme and host.
+      const base = publicOrigin(ctx.config, req);
       return {
         issuer: base,
         authorization_endpoint: `${base}/oauth/authorize`,

@@ -1,3 +1,4 @@
+import { authz } from '../../auth/authz.js';
 import type { Principal } from '../../auth/principal.js';
 import type { Database } from '../../db/database.js';
 import { activateObjectStorage, cancelObjectStorage } from '../billing/billables.js';
@@ -66,6 +67,7 @@ export class BucketsService {
     params: PageParams,
     cluster?: string,
   ): Promise<Page<ApiBucket>> {
+    authz.requireAccountAccess(p, 'read_only');
     if (cluster !== undefined && !this.d.clusters.includes(cluster)) throw errors.notFound();
     let q = this.d.db.db.selectFrom('obj_buckets').where('account_id', '=', p.accountId);
     if (cluster !== undefined) q = q.where('cluster', '=', cluster);
@@ -80,6 +82,7 @@ export class BucketsService {
   }
 
   async get(p: Principal, base: string, cluster: string, label: string): Promise<ApiBucket> {
+    authz.requireAccountAccess(p, 'read_only');
     return toApiBucket(base, await this.load(this.d.db, p, cluster, label), this.d.virtualHosts);
   }
 
@@ -88,6 +91,7 @@ export class BucketsService {
    * returned as it is. A label taken by another account in the cluster is refused.
    */
   async create(p: Principal, base: string, body: CreateBucket): Promise<ApiBucket> {
+    authz.requireAccountAccess(p, 'read_write');
     const fe = new FieldErrors();
     const problem = bucketLabelProblem(body.label);
     if (problem) fe.add('label', problem);
@@ -146,6 +150,7 @@ export class BucketsService {
   }
 
   async remove(p: Principal, cluster: string, label: string): Promise<Record<string, never>> {
+    authz.requireAccountAccess(p, 'read_write');
     const b = await this.load(this.d.db, p, cluster, label);
     await this.removeRow(b, () =>
       errors.reason('The bucket must be empty before it can be deleted.'),
@@ -177,6 +182,7 @@ export class BucketsService {
     label: string,
     body: BucketAccess,
   ): Promise<Record<string, never>> {
+    authz.requireAccountAccess(p, 'read_write');
     const b = await this.load(this.d.db, p, cluster, label);
     const set: { acl?: BucketRow['acl']; cors_enabled?: number } = {};
     if (body.acl !== undefined) set.acl = body.acl;
@@ -188,6 +194,7 @@ export class BucketsService {
 
   /** Outbound bytes of the account's buckets this month. */
   async transfer(p: Principal): Promise<{ used: number }> {
+    authz.requireAccountAccess(p, 'read_only');
     await this.d.data.meter.flush();
     const row = await this.d.db.db
       .selectFrom('obj_transfer')
@@ -199,6 +206,7 @@ export class BucketsService {
   }
 
   async cancel(p: Principal): Promise<Record<string, never>> {
+    authz.requireAccountAccess(p, 'read_write');
     await this.d.data.removeAccountBuckets(p.accountId);
     await cancelObjectStorage(this.d.db, p.accountId, isoSeconds(this.d.clock.nowMs()));
     return {};

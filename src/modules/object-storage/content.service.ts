@@ -1,4 +1,5 @@
 import { createPrivateKey, createPublicKey, X509Certificate } from 'node:crypto';
+import { authz } from '../../auth/authz.js';
 import type { Principal } from '../../auth/principal.js';
 import type { Database } from '../../db/database.js';
 import { errors, FieldErrors } from '../../errors/errors.js';
@@ -41,6 +42,7 @@ export class ContentService {
   }
 
   async getAcl(p: Principal, cluster: string, label: string, name: string): Promise<ApiObjectAcl> {
+    authz.requireAccountAccess(p, 'read_only');
     const { obj } = await this.object(p, cluster, label, name);
     return { acl: obj.acl, acl_xml: aclDocument(obj.acl, p.accountEuuid) };
   }
@@ -51,6 +53,7 @@ export class ContentService {
     label: string,
     body: ObjectAclUpdate,
   ): Promise<ApiObjectAcl> {
+    authz.requireAccountAccess(p, 'read_write');
     const { obj } = await this.object(p, cluster, label, body.name);
     await this.d.db.db
       .updateTable('obj_objects')
@@ -66,6 +69,7 @@ export class ContentService {
     label: string,
     q: ObjectListParams,
   ): Promise<ApiObjectList> {
+    authz.requireAccountAccess(p, 'read_only');
     const b = await this.d.buckets.load(this.d.db, p, cluster, label);
     const listing = await listObjects(this.d.db, b.id, {
       ...(q.prefix !== undefined ? { prefix: q.prefix } : {}),
@@ -101,6 +105,7 @@ export class ContentService {
     label: string,
     body: ObjectUrlRequest,
   ): Promise<{ url: string }> {
+    authz.requireAccountAccess(p, 'read_write');
     const method = body.method.toUpperCase();
     const fe = new FieldErrors();
     if (!(OBJECT_URL_METHODS as readonly string[]).includes(method))
@@ -130,6 +135,7 @@ export class ContentService {
   }
 
   async sslGet(p: Principal, cluster: string, label: string): Promise<{ ssl: boolean }> {
+    authz.requireAccountAccess(p, 'read_only');
     const b = await this.d.buckets.load(this.d.db, p, cluster, label);
     return { ssl: b.ssl_cert !== null };
   }
@@ -141,6 +147,7 @@ export class ContentService {
     label: string,
     body: SslUpload,
   ): Promise<{ ssl: boolean }> {
+    authz.requireAccountAccess(p, 'read_write');
     const b = await this.d.buckets.load(this.d.db, p, cluster, label);
     if (b.ssl_cert !== null)
       throw errors.reason(
@@ -182,6 +189,7 @@ export class ContentService {
   }
 
   async sslDelete(p: Principal, cluster: string, label: string): Promise<Record<string, never>> {
+    authz.requireAccountAccess(p, 'read_write');
     const b = await this.d.buckets.load(this.d.db, p, cluster, label);
     await this.d.db.db
       .updateTable('obj_buckets')

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { Selectable } from 'kysely';
+import { authz } from '../../auth/authz.js';
 import type { Principal } from '../../auth/principal.js';
 import type { Database } from '../../db/database.js';
 import { activateObjectStorage } from '../billing/billables.js';
@@ -91,6 +92,7 @@ export class KeysService {
   }
 
   async list(p: Principal, params: PageParams): Promise<Page<ApiKey>> {
+    authz.requireAccountAccess(p, 'read_only');
     const base = this.d.db.db
       .selectFrom('obj_keys')
       .where('account_id', '=', p.accountId)
@@ -109,6 +111,7 @@ export class KeysService {
   }
 
   async get(p: Principal, id: number): Promise<ApiKey> {
+    authz.requireAccountAccess(p, 'read_only');
     const row = await this.load(this.d.db, p, id);
     return this.toApi(row, await this.access(this.d.db, [id]));
   }
@@ -124,7 +127,13 @@ export class KeysService {
     });
   }
 
+  /**
+   * A key acts for the user who creates it: it is removed with that user, and a restricted
+   * creator's key works on the data plane only while the creator keeps `account_access:
+   * read_write` (objects.rules.ts, keyUsable).
+   */
   async create(p: Principal, body: CreateKey): Promise<ApiKey> {
+    authz.requireAccountAccess(p, 'read_write');
     const fe = new FieldErrors();
     const label = body.label ?? '';
     if (label.length > LABEL_MAX)
@@ -154,6 +163,7 @@ export class KeysService {
         .insertInto('obj_keys')
         .values({
           account_id: p.accountId,
+          user_id: p.userId,
           label,
           access_key: accessKey(),
           secret_sealed: sealed,
@@ -188,6 +198,7 @@ export class KeysService {
   }
 
   async update(p: Principal, id: number, body: UpdateKey): Promise<ApiKey> {
+    authz.requireAccountAccess(p, 'read_write');
     if (body.label !== undefined && body.label.length > LABEL_MAX)
       throw errors.invalidField('label', `Length must be ${LABEL_MAX} characters or less.`);
     return this.d.db.transaction(async (tx) => {
@@ -207,6 +218,7 @@ export class KeysService {
   }
 
   async revoke(p: Principal, id: number): Promise<Record<string, never>> {
+    authz.requireAccountAccess(p, 'read_write');
     await this.d.db.transaction(async (tx) => {
       const row = await this.load(tx, p, id);
       await tx.db.deleteFrom('obj_keys').where('id', '=', id).execute();
@@ -251,6 +263,7 @@ export class KeysService {
           .insertInto('obj_keys')
           .values({
             account_id: accountId,
+            user_id: null,
             label: 'pre-signed URLs',
             access_key: accessKey(),
             secret_sealed: sealed,

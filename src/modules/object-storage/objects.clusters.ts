@@ -11,15 +11,6 @@ export function clusterIds(data: CatalogueData): string[] {
     .map((r) => `${r.id}-1`);
 }
 
-/**
- * The public base URL of the data plane: `STRATUS_S3_ENDPOINT` when the operator set one (a proxy
- * or DNS name in front), else the scheme and host the API request came in on, which reaches this
- * process.
- */
-export function publicBase(configured: string | undefined, proto: string, host: string): string {
-  return configured ?? `${proto}://${host}`;
-}
-
 /** A cluster's S3 endpoint: path-style requests go to `<endpoint>/<bucket>/<key>`. */
 export function clusterEndpoint(base: string, cluster: string): string {
   return `${base}${S3_PREFIX}/${cluster}`;
@@ -54,7 +45,7 @@ export function bucketHostname(
 
 /**
  * Host names under which `<bucket>.<name>` is a virtual-host-style request: `localhost` and the
- * host of STRATUS_S3_ENDPOINT.
+ * host of STRATUS_S3_ENDPOINT (else of STRATUS_PUBLIC_URL).
  */
 export function virtualHostSuffixes(configured: string | undefined): string[] {
   const out = ['localhost'];

@@ -63,7 +63,7 @@ export function createObjectStorage(d: {
     data,
     buckets,
     clusters,
-    hostSuffixes: virtualHostSuffixes(d.config.s3Endpoint),
+    hostSuffixes: virtualHostSuffixes(d.config.s3Endpoint ?? d.config.publicUrl),
   });
   return { buckets, content, keys, data, s3, clusters };
 }

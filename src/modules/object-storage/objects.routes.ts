@@ -6,7 +6,7 @@ import type { ContentService } from './content.service.js';
 import type { KeysService } from './keys.service.js';
 import { principal } from '../../http/principal.js';
 import { Empty, PageQuery } from '../../http/schemas/common.js';
-import { publicBase } from './objects.clusters.js';
+import { publicOrigin } from '../../http/public-url.js';
 import {
   AccessBody,
   BucketPage,
@@ -41,7 +41,7 @@ const write = { scopes: ['object_storage:read_write'], rateLimit: 'object_storag
 
 export function objectStorageRoutes(ctx: Ctx): FastifyPluginAsyncTypebox {
   const { buckets, content, keys } = ctx.services;
-  const base = (req: FastifyRequest) => publicBase(ctx.config.s3Endpoint, req.protocol, req.host);
+  const base = (req: FastifyRequest) => ctx.config.s3Endpoint ?? publicOrigin(ctx.config, req);
   return async (app) => {
     app.get(
       '/object-storage/clusters',

@@ -1,3 +1,4 @@
+import { parseGlobalGrants } from '../../auth/grants.js';
 import type { Database } from '../../db/database.js';
 import { errors } from '../../errors/errors.js';
 
@@ -31,4 +32,21 @@ export const OBJECT_URL_METHODS = ['GET', 'PUT', 'POST', 'DELETE'] as const;
 /** PEM as the API carries it: real line breaks, or the two characters `\` `n`. */
 export function pemFromApi(text: string): string {
   return text.replace(/\\n/g, '\n').trim();
+}
+
+/** The creator of a key as the data plane reads it (null columns: no creator recorded). */
+export interface KeyCreator {
+  restricted: number | null;
+  global_grants: string | null;
+}
+
+/**
+ * Whether a key may sign data-plane requests: keys without a recorded creator and keys of
+ * unrestricted users may; a restricted creator's key only while the creator keeps
+ * `account_access: read_write`, the grant that creating it needed. A key does not outlive its
+ * creator (the row is removed with the user).
+ */
+export function keyUsable(creator: KeyCreator | undefined): boolean {
+  if (!creator || creator.restricted === null || Number(creator.restricted) === 0) return true;
+  return parseGlobalGrants(creator.global_grants).account_access === 'read_write';
 }

@@ -52,6 +52,11 @@ export interface ObjObjectsTable {
 export interface ObjKeysTable {
   id: Generated<number>;
   account_id: number;
+  /**
+   * The user who created it (removed with that user); null for the account's internal key and
+   * keys made before owners were recorded.
+   */
+  user_id: number | null;
   label: string;
   access_key: string;
   /** The secret, sealed with the keyring: SigV4 needs it back to verify signatures. */

@@ -41,6 +41,11 @@ export const ProfileUpdateBody = Type.Object({
   authorized_keys: Type.Optional(
     Nullable(Type.Array(Type.String(), { description: 'Public keys for Lish; null for none.' })),
   ),
-  two_factor_auth: Type.Optional(Type.Boolean()),
+  two_factor_auth: Type.Optional(
+    Type.Boolean({
+      description:
+        'Reflects the sign-in two-factor state: only the current value is accepted here (turn it on with POST /profile/tfa-enable and tfa-enable-confirm, off with POST /profile/tfa-disable).',
+    }),
+  ),
 });
 export type ProfileUpdate = Static<typeof ProfileUpdateBody>;

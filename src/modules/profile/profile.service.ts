@@ -73,7 +73,10 @@ export class ProfileService {
     return toProfile(p.user ?? (await this.row(this.db, p)));
   }
 
-  /** PUT /profile: the writable fields, checked all at once; event `profile_update`. */
+  /**
+   * PUT /profile: the writable fields, checked all at once; event `profile_update`.
+   * `two_factor_auth` is read-only here (see the note below).
+   */
   async update(p: Principal, body: ProfileUpdate): Promise<Profile> {
     const fe = new FieldErrors();
     if (body.email !== undefined) {
@@ -96,6 +99,16 @@ export class ProfileService {
     fe.throwIfAny();
     return this.db.transaction(async (tx) => {
       const u = await this.row(tx, p);
+      // @NOTE One source of truth: the flag mirrors the sign-in's TOTP state, which only the
+      // tfa-enable/confirm/disable operations change. Sending back the current value (a client
+      // that PUTs the profile it read) is accepted; asking for the other one is refused.
+      if (body.two_factor_auth !== undefined && body.two_factor_auth !== toBool(u.two_factor_auth))
+        throw errors.invalidField(
+          'two_factor_auth',
+          body.two_factor_auth
+            ? 'Enable two-factor authentication with POST /profile/tfa-enable, then POST /profile/tfa-enable-confirm'
+            : 'Disable two-factor authentication with POST /profile/tfa-disable',
+        );
       const set = {
         ...(body.email !== undefined ? { email: body.email } : {}),
         ...(body.timezone !== undefined ? { timezone: body.timezone } : {}),
@@ -105,9 +118,6 @@ export class ProfileService {
         ...(body.lish_auth_method !== undefined ? { lish_auth_method: body.lish_auth_method } : {}),
         ...(keys !== undefined
           ? { authorized_keys: keys === null ? null : JSON.stringify(keys) }
-          : {}),
-        ...(body.two_factor_auth !== undefined
-          ? { two_factor_auth: fromBool(body.two_factor_auth) }
           : {}),
       };
       if (Object.keys(set).length > 0)

@@ -25,7 +25,12 @@ export const TokenCreateBody = Type.Object({
     }),
   ),
   expiry: Type.Optional(
-    Nullable(Type.String({ description: 'A future date-time; null or omitted: never expires.' })),
+    Nullable(
+      Type.String({
+        description:
+          "A future date-time, at most the calling token's expiry; null or omitted: the calling token's expiry (never, for a token without one).",
+      }),
+    ),
   ),
   label: Type.Optional(LabelField),
 });

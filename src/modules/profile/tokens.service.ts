@@ -83,7 +83,9 @@ export class TokensService {
   /**
    * POST /profile/tokens: at most the scopes of the token making the request. Asking for more
    * (`*` included) is refused, never silently narrowed; omitted scopes mean the caller's own. The
-   * full token is in this response only. Event `token_create`.
+   * same for the expiry: a token never outlives the token that creates it (a 2-hour OAuth token
+   * cannot mint a permanent one); an omitted or null expiry is the caller's own. The full token
+   * is in this response only. Event `token_create`.
    */
   async create(p: Principal, body: TokenCreate): Promise<Token> {
     const fe = new FieldErrors();
@@ -101,12 +103,17 @@ export class TokensService {
       else scopes = formatScopes(wanted);
     }
     const nowMs = this.clock.nowMs();
-    let expiry: string | null = null;
+    let expiry: string | null = p.tokenExpiry;
     if (body.expiry !== undefined && body.expiry !== null) {
       const ms = parseApiTime(body.expiry);
       if (Number.isNaN(ms))
         fe.add('expiry', 'expiry must be a date-time such as 2030-01-01T00:00:00');
       else if (ms <= nowMs) fe.add('expiry', 'expiry must be in the future');
+      else if (p.tokenExpiry !== null && isoSeconds(ms) > p.tokenExpiry)
+        fe.add(
+          'expiry',
+          `A token cannot outlive the token that creates it (expiry at most ${p.tokenExpiry})`,
+        );
       else expiry = isoSeconds(ms);
     }
     fe.throwIfAny();

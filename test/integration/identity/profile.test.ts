@@ -14,7 +14,7 @@ describe('profile', () => {
       email_notifications: false,
       lish_auth_method: 'keys_only',
       authorized_keys: [key],
-      two_factor_auth: true,
+      two_factor_auth: false,
     });
     expect(r.status).toBe(200);
     expect(r.body).toMatchObject({
@@ -23,7 +23,7 @@ describe('profile', () => {
       email_notifications: false,
       lish_auth_method: 'keys_only',
       authorized_keys: [key],
-      two_factor_auth: true,
+      two_factor_auth: false,
     });
     expect((await t.get('/v4/profile')).body.timezone).toBe('Europe/Berlin');
     const ev = (await t.get('/v4/account/events')).body.data[0];

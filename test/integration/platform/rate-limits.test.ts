@@ -74,13 +74,32 @@ describe('rate limits on', () => {
     expect(r.headers['x-ratelimit-reset']).toBe(String(START_S + 120));
   });
 
-  it('getEvents: limits are counted per token', async () => {
+  it('getEvents: limits are counted per user: another user has its own', async () => {
     await burst(201, () => t.get('/v4/account/events'));
     expect((await t.get('/v4/account/events')).status).toBe(429);
     const { token } = await createTestUser(t, { restricted: false });
     const r = await t.get('/v4/account/events', { token });
     expect(r.status).toBe(200);
     expect(r.headers['x-ratelimit-remaining']).toBe('199');
+  });
+
+  it('getEvents: the tokens of one user share its limit (three tokens are not three limits)', async () => {
+    const u = await createTestUser(t, { restricted: false });
+    const more = [];
+    for (const label of ['second', 'third'])
+      more.push((await t.post('/v4/profile/tokens', { label }, { token: u.token })).body.token);
+    const tokens = [u.token, ...more];
+    // 200 requests spread over three tokens exhaust the user's 200 per minute.
+    let i = 0;
+    const statuses = await burst(200, async () =>
+      t.get('/v4/account/events', { token: tokens[i++ % tokens.length] }),
+    );
+    expect(statuses.every((s) => s === 200)).toBe(true);
+    for (const token of tokens) {
+      const r = await t.get('/v4/account/events', { token });
+      expect(r.status).toBe(429);
+      expect(r.headers['x-ratelimit-remaining']).toBe('0');
+    }
   });
 
   it('getEvents: limits are counted per operation', async () => {

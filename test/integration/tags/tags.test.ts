@@ -6,6 +6,7 @@ import { createTestUser } from '../../helpers/auth.js';
 import { buildTestApp, type TestApp } from '../../helpers/build-test-app.js';
 import { instance, volume } from '../volumes/fixtures.js';
 import { nodebalancer } from '../nodebalancers/fixtures.js';
+import { domain } from '../domains/fixtures.js';
 
 const fieldsOf = (r: { body: { errors: { field?: string }[] } }) =>
   r.body.errors.map((e) => e.field).sort();
@@ -24,6 +25,7 @@ const MAKERS: Record<string, (t: TestApp) => Promise<number>> = {
   compute: async (t) => (await instance(t)).id,
   volume: async (t) => (await volume(t)).id,
   nodebalancer: async (t) => (await nodebalancer(t)).id,
+  domain: async (t) => (await domain(t, 'tagged.example')).id,
 };
 
 describe('tags', () => {

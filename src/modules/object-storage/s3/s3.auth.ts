@@ -2,6 +2,7 @@ import { createHmac } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import type { Database } from '../../../db/database.js';
 import type { Sealer } from '../../../platform/sealer.js';
+import { keyUsable } from '../objects.rules.js';
 import type { KeyPermission } from '../objects.table.js';
 import { s3errors } from './s3.errors.js';
 import {
@@ -61,10 +62,19 @@ export class S3Authenticator {
   private async key(accessKey: string) {
     const row = await this.db.db
       .selectFrom('obj_keys')
-      .select(['id', 'account_id', 'limited', 'secret_sealed'])
-      .where('access_key', '=', accessKey)
+      .leftJoin('users', 'users.id', 'obj_keys.user_id')
+      .select([
+        'obj_keys.id',
+        'obj_keys.account_id',
+        'obj_keys.limited',
+        'obj_keys.secret_sealed',
+        'users.restricted',
+        'users.global_grants',
+      ])
+      .where('obj_keys.access_key', '=', accessKey)
       .executeTakeFirst();
-    if (!row) throw s3errors.invalidAccessKey();
+    // A restricted creator who lost the grant to create keys loses their keys' use too.
+    if (!row || !keyUsable(row)) throw s3errors.invalidAccessKey();
     const access = new Map<string, KeyPermission>();
     if (row.limited === 1) {
       const rows = await this.db.db
