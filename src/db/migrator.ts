@@ -21,6 +21,7 @@ import * as m0018 from './migrations/0018-account-actions.js';
 import * as m0019 from './migrations/0019-storage.js';
 import * as m0020 from './migrations/0020-oauth-security.js';
 import * as m0021 from './migrations/0021-live-wire.js';
+import * as m0022 from './migrations/0022-event-wire-types.js';
 import * as m0035 from './migrations/0035-domains.js';
 import * as m0043 from './migrations/0043-object-storage-key-owners.js';
 import * as m0044 from './migrations/0044-tfa-flag.js';
@@ -54,6 +55,7 @@ const MIGRATIONS: Record<string, MigrationModule> = {
   '0019-storage': m0019,
   '0020-oauth-security': m0020,
   '0021-live-wire': m0021,
+  '0022-event-wire-types': m0022,
   '0035-domains': m0035,
   '0043-object-storage-key-owners': m0043,
   '0044-tfa-flag': m0044,

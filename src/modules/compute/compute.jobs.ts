@@ -8,7 +8,7 @@ import { isoSeconds } from '../../lib/time.js';
 import { authz } from '../../auth/authz.js';
 import { entityRefs } from '../events/events.types.js';
 import { dropTags } from '../tags/tags.repository.js';
-import { instanceById } from './compute.repository.js';
+import { configRef, instanceById } from './compute.repository.js';
 import type { InstanceStatus } from './compute.table.js';
 import { type Holdable, holdDelay } from './status-hold.js';
 
@@ -118,6 +118,7 @@ export const lifecycleJob = defineJob<LifecyclePayload>({
             accountId: p.accountId,
             action: 'compute_boot',
             entity: entityRefs.compute(inst.id, inst.label),
+            secondaryEntity: await configRef(ctx.db, inst.id, p.configId),
             status: 'started',
             username: p.username,
             percentComplete: 0,

@@ -9,6 +9,7 @@ import { billInstance } from '../billing/billables.js';
 import { parseJson, toBool } from '../../db/database.js';
 import { containsCondition, type FilterSpec } from '../../lib/filter.js';
 import type { CatalogueService } from '../catalogue/catalogue.service.js';
+import { type EntityRef, entityRefs } from '../events/events.types.js';
 import type { AllocatedIp } from '../networking/ip-allocator.js';
 import type { IpKind } from '../networking/networking.table.js';
 import { tagsFilter, tagsOf } from '../tags/tags.repository.js';
@@ -364,6 +365,17 @@ export async function findDisk(
   return (lock ? db.forUpdate(q) : q).executeTakeFirst();
 }
 
+/** A config as an event's secondary entity (boot events name the config they boot, the wire). */
+export async function configRef(
+  db: Database,
+  instanceId: number,
+  configId: number | null,
+): Promise<EntityRef | null> {
+  if (configId === null) return null;
+  const row = await findConfig(db, instanceId, configId);
+  return row ? entityRefs.config(instanceId, row.id, row.label) : null;
+}
+
 export async function findConfig(
   db: Database,
   instanceId: number,
@@ -424,6 +436,8 @@ export function toApiDisk(r: DiskRow) {
     filesystem: r.filesystem,
     created: r.created,
     updated: r.updated,
+    // Disk encryption is a feature Stratus does not serve yet: every disk is unencrypted.
+    disk_encryption: 'disabled' as const,
   };
 }
 export type ApiDisk = ReturnType<typeof toApiDisk>;

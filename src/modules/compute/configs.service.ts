@@ -73,11 +73,19 @@ export class ConfigsService {
     return api as ApiConfig;
   }
 
-  private event(db: Database, p: Principal, inst: InstanceRow, action: string) {
+  private event(
+    db: Database,
+    p: Principal,
+    inst: InstanceRow,
+    action: string,
+    config?: { id: number; label: string },
+  ) {
     return this.d.events.record(db, {
       accountId: p.accountId,
       action,
       entity: entityRefs.compute(inst.id, inst.label),
+      // The real wire names the new config as the secondary entity of `compute_config_create`.
+      ...(config ? { secondaryEntity: entityRefs.config(inst.id, config.id, config.label) } : {}),
       status: 'notification',
       username: p.username,
     });
@@ -241,7 +249,7 @@ export class ConfigsService {
         this.now(),
       );
       if (interfaces) await replaceInterfaces(tx, id, inst.id, interfaces);
-      await this.event(tx, p, inst, 'compute_config_create');
+      await this.event(tx, p, inst, 'compute_config_create', { id, label: b.label });
       return this.one(tx, inst, id);
     });
   }

@@ -11,7 +11,7 @@ import { type Page, type PageParams, paginate } from '../../lib/pagination.js';
 import { isoSeconds } from '../../lib/time.js';
 import type { CatalogueService } from '../catalogue/catalogue.service.js';
 import type { EventWriter } from '../events/events.writer.js';
-import { entityRefs } from '../events/events.types.js';
+import { type EntityRef, entityRefs } from '../events/events.types.js';
 import type { FirewallsService } from '../networking/firewalls.service.js';
 import type { IpAllocator } from '../networking/ip-allocator.js';
 import { recordDeployment, checkStackScript } from '../stackscripts/stackscripts.deploy.js';
@@ -71,6 +71,14 @@ export interface InstanceDeps {
 }
 
 /** Compute instances: create, list, view, update and delete. */
+/** An image as an event's entity: a private one by number, a public one by its string id. */
+function imageEntity(imageId: string, label: string): EntityRef {
+  const n = /^private\/(\d+)$/.exec(imageId)?.[1];
+  return n !== undefined
+    ? { type: 'image', id: Number(n), label, url: `/v4/images/${imageId}` }
+    : entityRefs.publicImage(imageId, label);
+}
+
 export class InstancesService {
   constructor(private readonly d: InstanceDeps) {}
 
@@ -360,6 +368,8 @@ export class InstancesService {
         accountId: p.accountId,
         action: 'compute_create',
         entity: entityRefs.compute(id, label),
+        // The image deployed, as the real wire names it (none for a backup or an empty instance).
+        secondaryEntity: image ? imageEntity(image.id, image.label) : null,
         status: 'scheduled',
         username: p.username,
       });

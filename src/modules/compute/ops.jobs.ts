@@ -5,7 +5,7 @@ import type { WorkKind } from '../../jobs/timing.js';
 import { isoSeconds } from '../../lib/time.js';
 import { entityRefs } from '../events/events.types.js';
 import { lifecycleJob, STEPS } from './compute.jobs.js';
-import { instanceById, newHostUuid } from './compute.repository.js';
+import { configRef, instanceById, newHostUuid } from './compute.repository.js';
 import type { InstanceStatus } from './compute.table.js';
 import { finishClone } from './clone.effects.js';
 import { type Holdable, holdDelay } from './status-hold.js';
@@ -201,6 +201,7 @@ export const opJob = defineJob<OpPayload>({
       accountId: p.accountId,
       action: 'compute_boot',
       entity: entityRefs.compute(after.id, after.label),
+      secondaryEntity: await configRef(ctx.db, after.id, configId),
       status: 'scheduled',
       username: p.username,
     });

@@ -5,7 +5,7 @@ import { entityRefs } from '../events/events.types.js';
 import type { EventWriter } from '../events/events.writer.js';
 import type { JobQueue } from '../../jobs/queue.js';
 import { type LifecycleOp, lifecycleJob } from './compute.jobs.js';
-import type { InstanceRow } from './compute.repository.js';
+import { configRef, type InstanceRow } from './compute.repository.js';
 import type { InstancesService } from './instances.service.js';
 import { isoSeconds } from '../../lib/time.js';
 import type { Clock } from '../../lib/clock.js';
@@ -92,6 +92,8 @@ export class PowerService {
         accountId: p.accountId,
         action,
         entity: entityRefs.compute(inst.id, inst.label),
+        // A boot or reboot names the config it boots (the wire); a shutdown names none.
+        secondaryEntity: op === 'shutdown' ? null : await configRef(tx, inst.id, chosen),
         status: 'scheduled',
         username: p.username,
       });

@@ -15,24 +15,6 @@ import { realWire } from '../../helpers/real-wire.js';
  * ("Departures from the wire"); an entry that no longer departs fails the last test.
  */
 const DEPARTURES: Record<string, { paths: string[]; reason: string }> = {
-  'GET /account/events': {
-    paths: ['data[].details'],
-    reason:
-      "events: `details` (an object on the wire, per action) and an integer `time_remaining` are not carried yet; Stratus keeps the reference's `time_remaining` string",
-  },
-  'GET /account/events/{eventId}': {
-    paths: ['details', 'time_remaining'],
-    reason:
-      "events: `details` (an object on the wire, per action) and an integer `time_remaining` are not carried yet; Stratus keeps the reference's `time_remaining` string",
-  },
-  'GET /compute/instances/{computeId}/backups': {
-    paths: ['snapshot.current.region'],
-    reason: 'backups: `region` not carried yet',
-  },
-  'GET /compute/instances/{computeId}/backups/{backupId}': {
-    paths: ['region'],
-    reason: 'backups: `region` not carried yet',
-  },
   'GET /compute/instances/{computeId}/configs': {
     paths: ['data[].created', 'data[].initrd', 'data[].interfaces[].ipv6', 'data[].updated'],
     reason:
@@ -47,27 +29,6 @@ const DEPARTURES: Record<string, { paths: string[]; reason: string }> = {
     paths: ['[].ipv6'],
     reason:
       "configs: `created`, `updated`, `initrd` and the interfaces' `ipv6` not carried yet (interfaces also keep an `ipv4` object where the wire shows null for public and VLAN interfaces)",
-  },
-  'GET /compute/instances/{computeId}/disks': {
-    paths: ['data[].disk_encryption'],
-    reason:
-      'disks: `disk_encryption` (disk encryption is a feature of the next issue) not carried yet',
-  },
-  'GET /compute/stackscripts': {
-    paths: [
-      'data[].logo_url',
-      'data[].ordinal',
-      'data[].user_defined_fields[].header',
-      'data[].user_defined_fields[].oneof',
-      'data[].user_defined_fields[].required',
-    ],
-    reason:
-      "StackScripts: `logo_url`, `ordinal` and the user-defined fields' `header`, `oneof`, `required` not carried yet",
-  },
-  'GET /compute/stackscripts/{stackscriptId}': {
-    paths: ['logo_url', 'ordinal'],
-    reason:
-      "StackScripts: `logo_url`, `ordinal` and the user-defined fields' `header`, `oneof`, `required` not carried yet",
   },
   'GET /images': {
     paths: [
@@ -197,10 +158,6 @@ const DEPARTURES: Record<string, { paths: string[]; reason: string }> = {
     reason:
       "VPCs: `ipv4` ranges, `ipv6`, `vpc_type`, subnets' `databases`, `nodebalancers`, `ipv6` and the interfaces' `config_id` not carried yet",
   },
-  'POST /compute/instances/{computeId}/backups': {
-    paths: ['region'],
-    reason: 'backups: `region` not carried yet',
-  },
   'POST /compute/instances/{computeId}/configs': {
     paths: ['created', 'initrd', 'updated'],
     reason:
@@ -210,21 +167,6 @@ const DEPARTURES: Record<string, { paths: string[]; reason: string }> = {
     paths: ['ipv6'],
     reason:
       "configs: `created`, `updated`, `initrd` and the interfaces' `ipv6` not carried yet (interfaces also keep an `ipv4` object where the wire shows null for public and VLAN interfaces)",
-  },
-  'POST /compute/instances/{computeId}/disks': {
-    paths: ['disk_encryption'],
-    reason:
-      'disks: `disk_encryption` (disk encryption is a feature of the next issue) not carried yet',
-  },
-  'POST /compute/instances/{computeId}/disks/{diskId}/clone': {
-    paths: ['disk_encryption'],
-    reason:
-      'disks: `disk_encryption` (disk encryption is a feature of the next issue) not carried yet',
-  },
-  'POST /compute/stackscripts': {
-    paths: ['logo_url', 'ordinal'],
-    reason:
-      "StackScripts: `logo_url`, `ordinal` and the user-defined fields' `header`, `oneof`, `required` not carried yet",
   },
   'POST /images': {
     paths: [
@@ -314,11 +256,6 @@ const DEPARTURES: Record<string, { paths: string[]; reason: string }> = {
     paths: ['ipv6'],
     reason:
       "configs: `created`, `updated`, `initrd` and the interfaces' `ipv6` not carried yet (interfaces also keep an `ipv4` object where the wire shows null for public and VLAN interfaces)",
-  },
-  'PUT /compute/stackscripts/{stackscriptId}': {
-    paths: ['logo_url', 'ordinal'],
-    reason:
-      "StackScripts: `logo_url`, `ordinal` and the user-defined fields' `header`, `oneof`, `required` not carried yet",
   },
   'PUT /networking/firewalls/{firewallId}': {
     paths: ['rules.outbound'],
