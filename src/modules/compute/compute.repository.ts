@@ -453,8 +453,10 @@ export function toApiInterface(r: InterfaceRow, active: boolean) {
     primary: toBool(r.is_primary),
     vpc_id: r.vpc_id,
     subnet_id: r.subnet_id,
-    ipv4: { vpc: r.ipv4_vpc, nat_1_1: r.ipv4_nat_1_1 },
-    ip_ranges: r.ip_ranges === null ? null : parseJson<string[]>(r.ip_ranges, []),
+    ipv4: r.purpose === 'vpc' ? { vpc: r.ipv4_vpc, nat_1_1: r.ipv4_nat_1_1 } : null,
+    ip_ranges:
+      r.purpose !== 'vpc' ? null : r.ip_ranges === null ? [] : parseJson<string[]>(r.ip_ranges, []),
+    ipv6: null,
   };
 }
 export type ApiInterface = ReturnType<typeof toApiInterface>;
@@ -522,7 +524,8 @@ export async function toApiConfigs(db: Database, inst: InstanceRow, rows: readon
       id: r.id,
       label: r.label,
       kernel: r.kernel,
-      comments: r.comments,
+      // No comments is an empty string on the wire, not null.
+      comments: r.comments ?? '',
       memory_limit: r.memory_limit,
       run_level: r.run_level,
       virt_mode: r.virt_mode,
@@ -541,6 +544,10 @@ export async function toApiConfigs(db: Database, inst: InstanceRow, rows: readon
         }),
       ) as Record<DeviceSlot, { disk_id: number | null; volume_id: number | null } | null>,
       interfaces: (ifaces.get(r.id) ?? []).map((i) => toApiInterface(i, active)),
+      // Stratus boots no initrd disk: null, as the wire shows for a config without one.
+      initrd: null,
+      created: r.created,
+      updated: r.updated,
     };
   });
 }

@@ -144,8 +144,12 @@ export const InterfaceSchema = Type.Object({
   primary: Type.Boolean(),
   vpc_id: Nullable(Type.Integer()),
   subnet_id: Nullable(Type.Integer()),
-  ipv4: Type.Object({ vpc: Nullable(Type.String()), nat_1_1: Nullable(Type.String()) }),
+  /** A VPC interface's addresses; null for public and VLAN interfaces (the wire). */
+  ipv4: Nullable(Type.Object({ vpc: Nullable(Type.String()), nat_1_1: Nullable(Type.String()) })),
+  /** A VPC interface's routed ranges (`[]` when none); null for other purposes (the wire). */
   ip_ranges: Nullable(Type.Array(Type.String())),
+  /** IPv6 of VPC interfaces is a feature Stratus does not serve yet: null, as on the wire. */
+  ipv6: Type.Null(),
 });
 
 export const CreateComputeBody = Type.Object({

@@ -61,7 +61,7 @@ describe('compute instance configuration profiles', () => {
       id: r.body.id,
       label: 'main',
       kernel: 'compute/latest-64bit',
-      comments: null,
+      comments: '',
       memory_limit: 0,
       run_level: 'default',
       virt_mode: 'paravirt',
@@ -84,7 +84,11 @@ describe('compute instance configuration profiles', () => {
         sdh: null,
       },
       interfaces: [],
+      initrd: null,
+      created: r.body.created,
+      updated: r.body.updated,
     });
+    expect(typeof r.body.created).toBe('string');
     const ev = await t.get('/v4/account/events', {
       filter: { 'entity.id': id, action: 'compute_config_create' },
     });
@@ -248,8 +252,9 @@ describe('compute instance configuration profiles', () => {
         primary: false,
         vpc_id: null,
         subnet_id: null,
-        ipv4: { vpc: null, nat_1_1: null },
+        ipv4: null,
         ip_ranges: null,
+        ipv6: null,
       },
     ]);
     const bad = await t.post(configsUrl(id), {
