@@ -14,6 +14,8 @@ WORKDIR /app
 COPY package.json package-lock.json tsconfig.json tsconfig.build.json ./
 COPY bin ./bin
 COPY src ./src
+# The web console's sources: `npm run build` makes dist/console/ from them.
+COPY console ./console
 RUN npm ci --no-audit --no-fund && npm prune --omit=dev --no-audit --no-fund
 
 FROM node:20-bookworm-slim

@@ -170,7 +170,11 @@ export async function buildApp(ctx: AppContext): Promise<StratusApp> {
     const path = req.url.split('?')[0] ?? '/';
     const allowed = METHODS.filter((m) => known.find(m, path) !== null);
     if (req.method === 'OPTIONS' && allowed.length > 0) return reply.status(204).send();
-    const err = allowed.length > 0 ? errors.methodNotAllowed(allowed) : errors.notFound();
+    // A route of this method that found nothing to serve (a missing static file) is a 404.
+    const err =
+      allowed.length > 0 && !(allowed as string[]).includes(req.method)
+        ? errors.methodNotAllowed(allowed)
+        : errors.notFound();
     return errorHandler(err, req, reply);
   });
 

@@ -3,6 +3,7 @@ import { accountNoticesModule } from './modules/account-notices/notices.module.j
 import { billingModule } from './modules/billing/billing.module.js';
 import { catalogueModule } from './modules/catalogue/catalogue.module.js';
 import { computeModule } from './modules/compute/compute.module.js';
+import { consoleModule } from './modules/console/console.module.js';
 import { controlsModule } from './modules/controls/controls.module.js';
 import { domainsModule } from './modules/domains/domains.module.js';
 import { eventsModule } from './modules/events/events.module.js';
@@ -45,6 +46,7 @@ export const areaModules = [
   accountNoticesModule,
   domainsModule,
   controlsModule,
+  consoleModule,
 ] as const;
 
 /** The services of every area, by area name: `ctx.areas.compute.instances`. */

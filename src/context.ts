@@ -16,6 +16,7 @@ import { readSeedFile, seedIdentities } from './modules/controls/seed.js';
 import { StateService } from './modules/controls/state.service.js';
 import { EventWriter } from './modules/events/events.writer.js';
 import { ensureDefaultAccount } from './modules/identity/bootstrap.js';
+import { STRATUS_VERSION } from './platform/version.js';
 import type { AnyArea } from './platform/area.js';
 import { checkAreas } from './platform/check-areas.js';
 import type { Platform, Runtime } from './platform/platform.js';
@@ -143,5 +144,5 @@ export function needsOf(
   });
 }
 
-/** The version written into snapshots. */
-export const STRATUS_VERSION = '0.1.0';
+/** The version written into snapshots (src/platform/version.ts). */
+export { STRATUS_VERSION };

@@ -38,6 +38,7 @@ export async function serve(
   out(`Stratus is listening on ${url}/v4 (database: ${ctx.db.dialect}, timing: ${config.timing})`);
   if (dns) out(`DNS server: ${dnsAddress(dns)} (UDP and TCP)`);
   out(`API reference: ${url}/_stratus/docs   OpenAPI: ${url}/v4/openapi.json`);
+  out(`Web console: ${url}/`);
   if (first) {
     // Shown once, on stdout only: it is never logged and never shown again.
     out(`Created the default account (user "admin"). Its personal access token (scope *):`);

@@ -50,6 +50,8 @@ export interface Config {
   readonly s3VirtualHosts: boolean;
   /** STRATUS_BLOB_*: where bytes are kept (local disk or an S3-compatible cluster). */
   readonly blob: BlobConfig;
+  /** STRATUS_CONSOLE_DIR: another build of the web console (default: the package's dist/console). */
+  readonly consoleDir: string | undefined;
   /** STRATUS_DNS_*: the authoritative DNS server of the domains area. */
   readonly dns: DnsConfig;
 }
@@ -179,6 +181,10 @@ export function envToConfig(env: RawEnv): Config {
     publicUrl: httpUrl('STRATUS_PUBLIC_URL', env.STRATUS_PUBLIC_URL),
     s3VirtualHosts: onOff('STRATUS_S3_VIRTUAL_HOSTS', env.STRATUS_S3_VIRTUAL_HOSTS, false),
     blob: blobConfig(env),
+    consoleDir:
+      env.STRATUS_CONSOLE_DIR && env.STRATUS_CONSOLE_DIR !== ''
+        ? path.resolve(env.STRATUS_CONSOLE_DIR)
+        : undefined,
     dns: dnsConfig(env, host),
   });
 }

@@ -25,6 +25,7 @@ import * as m0022 from './migrations/0022-event-wire-types.js';
 import * as m0035 from './migrations/0035-domains.js';
 import * as m0043 from './migrations/0043-object-storage-key-owners.js';
 import * as m0044 from './migrations/0044-tfa-flag.js';
+import * as m0054 from './migrations/0054-console-client.js';
 import type { MigrationContext } from './migrations/helpers.js';
 
 interface MigrationModule {
@@ -59,6 +60,7 @@ const MIGRATIONS: Record<string, MigrationModule> = {
   '0035-domains': m0035,
   '0043-object-storage-key-owners': m0043,
   '0044-tfa-flag': m0044,
+  '0054-console-client': m0054,
 };
 
 class StratusMigrationProvider implements MigrationProvider {

@@ -5,6 +5,8 @@ import { Database } from '../../src/db/database.js';
 import { migrateDownAll, migrateTo, migrateToLatest } from '../../src/db/migrator.js';
 import { DIALECT } from '../helpers/build-test-app.js';
 import { createDatabase, dropDatabase } from '../helpers/pg-server.js';
+import { FakeClock } from '../../src/lib/clock.js';
+import { bootstrapAccount } from '../../src/modules/identity/bootstrap.js';
 
 async function tableNames(db: Database): Promise<string[]> {
   const q =
@@ -105,6 +107,76 @@ describe('migrations', () => {
         { action: 'disk_create', entity_type: 'compute', secondary_entity_type: 'disk' },
         { action: 'volume_create', entity_type: 'volume', secondary_entity_type: null },
       ]);
+    } finally {
+      await db.close();
+      await drop();
+    }
+  });
+
+  it('migrate 0054: existing OAuth clients and their authorized apps are kept when a client may belong to no account', async () => {
+    let url = 'sqlite::memory:';
+    let drop = async () => {};
+    if (DIALECT === 'postgres') {
+      const admin = inject('pgAdminUrl');
+      const name = `m_${randomBytes(4).toString('hex')}`;
+      url = await createDatabase(admin, name);
+      drop = () => dropDatabase(admin, name);
+    }
+    const db = Database.connect(url, { poolSize: 1 });
+    try {
+      await migrateTo(db.db, db.dialect, '0020-oauth-security');
+      const owner = await bootstrapAccount(db, new FakeClock(), {
+        email: 'o@example.com',
+        username: 'o',
+      });
+      const client = await db.db
+        .insertInto('oauth_clients')
+        .values({
+          client_id: 'c0ffee00c0ffee00c0ff',
+          account_id: owner.accountId,
+          label: 'Existing app',
+          redirect_uri: 'https://app.example.com/cb',
+          public: 0,
+          status: 'active',
+          secret_hash: 'ab'.repeat(32),
+          thumbnail: null,
+          thumbnail_type: null,
+          created: '2026-03-01T12:00:00',
+        })
+        .returning('id')
+        .executeTakeFirstOrThrow();
+      const user = await db.db.selectFrom('users').select('id').executeTakeFirstOrThrow();
+      await db.db
+        .insertInto('oauth_apps')
+        .values({
+          account_id: owner.accountId,
+          user_id: user.id,
+          client_pk: client.id,
+          scopes: '*',
+          created: '2026-03-01T12:00:00',
+          expiry: null,
+        })
+        .execute();
+      await migrateToLatest(db.db, db.dialect);
+      const clients = await db.db
+        .selectFrom('oauth_clients')
+        .select(['client_id', 'account_id', 'redirect_uri'])
+        .orderBy('client_id')
+        .execute();
+      expect(clients).toEqual([
+        {
+          client_id: 'c0ffee00c0ffee00c0ff',
+          account_id: owner.accountId,
+          redirect_uri: 'https://app.example.com/cb',
+        },
+        { client_id: 'stratus-console', account_id: null, redirect_uri: '/console/callback' },
+      ]);
+      expect(await db.db.selectFrom('oauth_apps').select('client_pk').execute()).toEqual([
+        { client_pk: client.id },
+      ]);
+      // The rebuilt table is still the parent of its apps: deleting the client removes them.
+      await db.db.deleteFrom('oauth_clients').where('id', '=', client.id).execute();
+      expect(await db.db.selectFrom('oauth_apps').selectAll().execute()).toEqual([]);
     } finally {
       await db.close();
       await drop();

@@ -3,6 +3,7 @@ import { controlsRoutes } from './controls.routes.js';
 import { ControlsService } from './controls.service.js';
 import { FaultSet } from './faults.js';
 import { OperatorAuth } from './operator.js';
+import { OperatorViews } from './operator-views.js';
 
 /**
  * The emulator controls under `/_stratus/` (behind the operator token): timing, clock, faults,
@@ -19,6 +20,7 @@ export const controlsModule = defineArea({
       controls: new ControlsService({ db, clock, timing, faults, runner }),
       faults,
       operator: new OperatorAuth(db, config.operatorToken),
+      views: new OperatorViews({ db, clock, runner, inProcess: config.inProcessWorker }),
     };
   },
   // Settings stored by the controls (another process, an earlier run) apply from the start.

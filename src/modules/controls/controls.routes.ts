@@ -19,10 +19,17 @@ import {
   TimingReply,
 } from './controls.schemas.js';
 import { FaultsBody } from './faults.js';
+import {
+  JobsQuery,
+  OperatorAccountPage,
+  OperatorJobsSchema,
+  type OperatorViews,
+} from './operator-views.js';
+import { PageQuery } from '../../http/schemas/common.js';
 import { seedRequests } from './seed.js';
 import { importSnapshotStream, SNAPSHOT_NDJSON, snapshotLines } from './snapshot-stream.js';
 
-type Ctx = RouteContext<{ controls: ControlsService }>;
+type Ctx = RouteContext<{ controls: ControlsService; views: OperatorViews }>;
 
 /** The largest snapshot POST /_stratus/snapshot takes. */
 export const SNAPSHOT_BODY_LIMIT = 512 * 1024 * 1024;
@@ -33,7 +40,7 @@ export const SNAPSHOT_BODY_LIMIT = 512 * 1024 * 1024;
  */
 export function controlsRoutes(ctx: Ctx): FastifyPluginAsync {
   const { state } = ctx;
-  const { controls } = ctx.services;
+  const { controls, views } = ctx.services;
   return async (plain) => {
     const app = plain as unknown as StratusApp;
     const hide = { hide: true, tags: ['Emulator controls'] };
@@ -113,6 +120,17 @@ export function controlsRoutes(ctx: Ctx): FastifyPluginAsync {
         }
         return controls.advance(ms ?? Math.round((seconds ?? 0) * 1000));
       },
+    );
+
+    app.get(
+      '/_stratus/accounts',
+      { schema: { ...hide, querystring: PageQuery, response: { 200: OperatorAccountPage } } },
+      (req) => views.accounts(req.query),
+    );
+    app.get(
+      '/_stratus/jobs',
+      { schema: { ...hide, querystring: JobsQuery, response: { 200: OperatorJobsSchema } } },
+      (req) => views.jobs(req.query),
     );
 
     app.get('/_stratus/faults', { schema: { ...hide, response: { 200: FaultsReply } } }, () =>

@@ -7,6 +7,7 @@ import { type Page, type PageParams, paginate } from '../../lib/pagination.js';
 import { DateTime, Nullable, PageOf } from '../../http/schemas/common.js';
 import { clientUrl } from './oauth.entities.js';
 import { revokeAppTokens } from './oauth.repository.js';
+import { resolveRedirectUri } from './console-client.js';
 
 export const AuthorizedAppSchema = Type.Object({
   id: Type.Integer(),
@@ -39,14 +40,15 @@ interface AppRow {
   thumbnail_type: string | null;
 }
 
-const toApp = (r: AppRow): AuthorizedApp => ({
+/** `origin`: the address the request reached the server at (a system client's site follows it). */
+const toApp = (r: AppRow, origin: string): AuthorizedApp => ({
   id: r.id,
   label: r.label,
   thumbnail_url: r.thumbnail_type === null ? null : `${clientUrl(r.client_id)}/thumbnail`,
   scopes: r.scopes,
   created: r.created,
   expiry: r.expiry,
-  website: new URL(r.redirect_uri).origin,
+  website: new URL(resolveRedirectUri(r.redirect_uri, origin)).origin,
 });
 
 /** `/profile/apps`: the clients the caller granted access to, and revoking them. */
@@ -78,6 +80,7 @@ export class AppsService {
     p: Principal,
     params: PageParams,
     xFilter: string | string[] | undefined,
+    origin: string,
   ): Promise<Page<AuthorizedApp>> {
     return paginate(
       this.base(this.db, p),
@@ -85,16 +88,16 @@ export class AppsService {
       compileFilter(xFilter, APP_FILTERS, this.db.dialect),
       params,
       { idColumn: 'oauth_apps.id' },
-      toApp,
+      (r: AppRow) => toApp(r, origin),
     );
   }
 
-  async get(p: Principal, id: number): Promise<AuthorizedApp> {
+  async get(p: Principal, id: number, origin: string): Promise<AuthorizedApp> {
     const row = await this.select(this.base(this.db, p))
       .where('oauth_apps.id', '=', id)
       .executeTakeFirst();
     if (!row) throw errors.notFound();
-    return toApp(row);
+    return toApp(row, origin);
   }
 
   /** Revokes the app: every token it holds stops working at once. */

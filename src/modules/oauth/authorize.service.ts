@@ -11,6 +11,7 @@ import { markLoginSuccessful, recordLogin, signInWait } from './logins.js';
 import type { OAuthClientsTable } from './oauth.table.js';
 import { dummyHash, verifyPassword } from './passwords.js';
 import { checkSecondFactor } from './second-factor.js';
+import { resolveRedirectUri } from './console-client.js';
 
 type ClientRow = Omit<OAuthClientsTable, 'id' | 'thumbnail'> & { id: number };
 
@@ -46,9 +47,13 @@ export class AuthorizeService {
     private readonly sealer: Sealer,
   ) {}
 
-  async client(clientId: string | undefined): Promise<ClientRow | undefined> {
+  /**
+   * A client by its public id, its redirect URI resolved against `origin` (the address the
+   * browser reached the login service at: a system client's URI follows it).
+   */
+  async client(clientId: string | undefined, origin: string): Promise<ClientRow | undefined> {
     if (!clientId) return undefined;
-    return this.db.db
+    const row = await this.db.db
       .selectFrom('oauth_clients')
       .select([
         'id',
@@ -64,11 +69,12 @@ export class AuthorizeService {
       ])
       .where('client_id', '=', clientId)
       .executeTakeFirst();
+    return row && { ...row, redirect_uri: resolveRedirectUri(row.redirect_uri, origin) };
   }
 
   /** GET /oauth/authorize's parameters, checked in the order RFC 6749 §4.1.2.1 gives. */
-  async validate(q: Params): Promise<AuthorizeResult> {
-    const client = await this.client(q.client_id);
+  async validate(q: Params, origin: string): Promise<AuthorizeResult> {
+    const client = await this.client(q.client_id, origin);
     if (client?.status !== 'active') return { ok: false, page: 'Unknown or inactive client_id.' };
     if (q.redirect_uri !== undefined && q.redirect_uri !== client.redirect_uri)
       return {
@@ -120,6 +126,7 @@ export class AuthorizeService {
    */
   async signIn(
     q: Params,
+    origin: string,
     form: { username: string; password: string; tfa_code: string },
     ip: string,
     device: { cookie?: string; userAgent: string; trust: boolean } = {
@@ -127,7 +134,7 @@ export class AuthorizeService {
       trust: false,
     },
   ): Promise<SignInResult | Exclude<AuthorizeResult, { ok: true }>> {
-    const v = await this.validate(q);
+    const v = await this.validate(q, origin);
     if (!v.ok) return v;
     const nowMs = this.clock.nowMs();
     const user = await this.db.db

@@ -155,7 +155,7 @@ export function loginServiceRoutes(ctx: Ctx) {
 
     app.get('/oauth/authorize', async (req, reply) => {
       const q = pick(flat(req.query));
-      const v = await authorize.validate(q);
+      const v = await authorize.validate(q, publicOrigin(ctx.config, req));
       if (!v.ok) return notOk(reply, v);
       return html(reply, 200, signInPage(v.client.label, q), v.client.redirect_uri);
     });
@@ -165,6 +165,7 @@ export function loginServiceRoutes(ctx: Ctx) {
       const q = pick(body);
       const r = await authorize.signIn(
         q,
+        publicOrigin(ctx.config, req),
         {
           username: body.username ?? '',
           password: body.password ?? '',
@@ -180,7 +181,7 @@ export function loginServiceRoutes(ctx: Ctx) {
       if ('page' in r || 'redirect' in r) return notOk(reply, r);
       if (!r.ok) {
         if (r.retryAfter !== undefined) reply.header('retry-after', String(r.retryAfter));
-        const client = await authorize.client(q.client_id);
+        const client = await authorize.client(q.client_id, publicOrigin(ctx.config, req));
         return html(
           reply,
           r.status,
@@ -214,7 +215,10 @@ export function loginServiceRoutes(ctx: Ctx) {
     });
 
     app.post('/oauth/token', async (req, reply) =>
-      oauthReply(reply, await tokens.token(flat(req.body), basicAuth(req))),
+      oauthReply(
+        reply,
+        await tokens.token(flat(req.body), basicAuth(req), publicOrigin(ctx.config, req)),
+      ),
     );
     // RFC 7009, and the path the official client library posts to when it logs out.
     for (const path of ['/oauth/revoke', '/oauth/token/expire'])

@@ -98,7 +98,7 @@ export function oauthRoutes(ctx: Ctx): FastifyPluginAsyncTypebox {
         },
         config: { operationId: 'getProfileApps', ...read, paged: true },
       },
-      (req) => apps.list(principal(req), req.query, xFilter(req)),
+      (req) => apps.list(principal(req), req.query, xFilter(req), `${req.protocol}://${req.host}`),
     );
     app.get(
       '/profile/apps/:appId',
@@ -111,7 +111,7 @@ export function oauthRoutes(ctx: Ctx): FastifyPluginAsyncTypebox {
         },
         config: { operationId: 'getProfileApp', ...read },
       },
-      (req) => apps.get(principal(req), req.params.appId),
+      (req) => apps.get(principal(req), req.params.appId, `${req.protocol}://${req.host}`),
     );
     app.delete(
       '/profile/apps/:appId',

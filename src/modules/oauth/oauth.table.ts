@@ -7,8 +7,10 @@ export interface OAuthClientsTable {
   id: Generated<number>;
   /** The public client id (20 hex characters, as the reference's example). */
   client_id: string;
-  account_id: number;
+  /** Null for a system client of Stratus itself (the web console): no account owns it. */
+  account_id: number | null;
   label: string;
+  /** Absolute, or path-absolute for a system client (resolved against the server's address). */
   redirect_uri: string;
   public: number;
   status: OAuthClientStatus;

@@ -1,4 +1,9 @@
-/** The login service's HTML pages: small, self-contained, no script. */
+import { LOGO_SVG, themeCss } from '../../http/theme.js';
+
+/**
+ * The login service's HTML pages: small, self-contained, no script, in the web console's look
+ * (the stylesheet they share, inlined).
+ */
 
 const esc = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 
@@ -6,12 +11,11 @@ function layout(title: string, body: string): string {
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
 <title>${esc(title)} · Stratus</title>
-<style>body{font-family:system-ui,sans-serif;max-width:26rem;margin:3rem auto;padding:0 1rem}
-label{display:block;margin:.8rem 0 .2rem}input{width:100%;padding:.4rem;box-sizing:border-box}
-button{margin-top:1rem;padding:.5rem 1rem}.error{color:#b00020}li code{font-size:.95em}</style>
-</head><body><h1>${esc(title)}</h1>
+<style>${themeCss()}</style>
+</head><body><div class="auth-page"><header><span class="brand">${LOGO_SVG} Stratus</span></header>
+<main class="auth-card"><h1>${esc(title)}</h1>
 ${body}
-</body></html>`;
+</main></div></body></html>`;
 }
 
 /** Hidden fields repeating the authorization request, so the form posts it back. */
@@ -37,7 +41,7 @@ ${hidden(request)}
 <label for="username">Username</label><input id="username" name="username" autocomplete="username" value="${esc(username)}" required>
 <label for="password">Password</label><input id="password" name="password" type="password" autocomplete="current-password" required>
 <label for="tfa_code">Two-factor code (if enabled)</label><input id="tfa_code" name="tfa_code" inputmode="numeric" autocomplete="one-time-code">
-<label><input type="checkbox" name="trust_device" value="on" style="width:auto"> Trust this device for 30 days (no two-factor code)</label>
+<label class="inline"><input type="checkbox" name="trust_device" value="on"> Trust this device for 30 days (no two-factor code)</label>
 <button type="submit">Sign in</button>
 </form>`,
   );
@@ -69,8 +73,8 @@ export function consentPage(
 <ul id="scopes">${scopeItems(scopes)}</ul>
 <form method="post" action="/oauth/consent">
 <input type="hidden" name="ticket" value="${esc(ticket)}">
-<button type="submit" name="decision" value="approve">Allow</button>
-<button type="submit" name="decision" value="deny">Deny</button>
+<div class="actions"><button type="submit" name="decision" value="approve">Allow</button>
+<button type="submit" name="decision" value="deny" class="secondary">Deny</button></div>
 </form>`,
   );
 }

@@ -6,6 +6,7 @@ import { isoSeconds } from '../../lib/time.js';
 import { insertToken } from '../identity/identity.repository.js';
 import type { Params } from './authorize.service.js';
 import { revokeAccessTokens } from './oauth.repository.js';
+import { resolveRedirectUri } from './console-client.js';
 
 /** Access tokens of the login service live 2 hours (reference: `expires_in` 7200). */
 export const ACCESS_TOKEN_TTL_S = 7200;
@@ -79,11 +80,12 @@ export class TokenService {
     return client;
   }
 
-  async token(params: Params, basic: string | undefined): Promise<OAuthReply> {
+  /** `origin`: the address the request reached the server at (a system client's URI follows it). */
+  async token(params: Params, basic: string | undefined, origin: string): Promise<OAuthReply> {
     const client = await this.authenticate(params, basic);
     if ('status' in client && 'body' in client) return client;
     const c = client as Client;
-    if (params.grant_type === 'authorization_code') return this.exchangeCode(c, params);
+    if (params.grant_type === 'authorization_code') return this.exchangeCode(c, params, origin);
     if (params.grant_type === 'refresh_token') return this.refresh(c, params);
     return oauthError(
       400,
@@ -92,7 +94,7 @@ export class TokenService {
     );
   }
 
-  private async exchangeCode(c: Client, params: Params): Promise<OAuthReply> {
+  private async exchangeCode(c: Client, params: Params, origin: string): Promise<OAuthReply> {
     if (!params.code) return oauthError(400, 'invalid_request', 'code is required');
     const nowMs = this.clock.nowMs();
     const codeHash = hashSecret(params.code);
@@ -125,7 +127,7 @@ export class TokenService {
           .select('redirect_uri')
           .where('id', '=', c.id)
           .executeTakeFirst();
-        if (params.redirect_uri !== reg?.redirect_uri)
+        if (!reg || params.redirect_uri !== resolveRedirectUri(reg.redirect_uri, origin))
           return invalid('redirect_uri does not match the registered redirect URI');
       }
       if (code.code_challenge !== null) {

@@ -1,0 +1,307 @@
+import { type FormEvent, type ReactNode, useId, useState } from 'react';
+import { ApiError } from '../lib/api';
+import { ErrorBox } from './ui';
+
+export interface Option {
+  value: string;
+  label: string;
+}
+
+export interface FieldSpec {
+  name: string;
+  label: string;
+  type?:
+    | 'text'
+    | 'number'
+    | 'password'
+    | 'email'
+    | 'select'
+    | 'checkbox'
+    | 'textarea'
+    | 'list'
+    | 'json'
+    | 'file';
+  options?: Option[];
+  required?: boolean;
+  help?: string;
+  initial?: string | boolean | number;
+  placeholder?: string;
+  autoComplete?: string;
+}
+
+export type Values = Record<string, unknown>;
+
+/** The typed value of each field: empty fields are left out (the API's defaults apply). */
+function collect(fields: FieldSpec[], raw: Record<string, string | boolean | File | null>): Values {
+  const out: Values = {};
+  for (const f of fields) {
+    const v = raw[f.name];
+    if (f.type === 'checkbox') {
+      out[f.name] = v === true;
+      continue;
+    }
+    if (f.type === 'file') {
+      if (v instanceof File) out[f.name] = v;
+      continue;
+    }
+    if (typeof v !== 'string' || v.trim() === '') continue;
+    if (f.type === 'number') out[f.name] = Number(v);
+    else if (f.type === 'list')
+      out[f.name] = v
+        .split(/[\n,]/)
+        .map((s) => s.trim())
+        .filter(Boolean);
+    else if (f.type === 'json') out[f.name] = JSON.parse(v);
+    else out[f.name] = v;
+  }
+  return out;
+}
+
+/**
+ * A form of fields described by specs. On submit it calls `onSubmit` with the typed values; an
+ * ApiError's field errors are shown under their fields (the API's field names), the rest above.
+ */
+export function Form({
+  fields,
+  submitLabel,
+  onSubmit,
+  children,
+  danger,
+}: {
+  fields: FieldSpec[];
+  submitLabel: string;
+  onSubmit: (v: Values) => Promise<unknown>;
+  children?: ReactNode;
+  danger?: boolean;
+}) {
+  const id = useId();
+  const [raw, setRaw] = useState<Record<string, string | boolean | File | null>>(() =>
+    Object.fromEntries(
+      fields.map((f) => [
+        f.name,
+        f.type === 'checkbox'
+          ? f.initial === true
+          : f.initial === undefined
+            ? ''
+            : String(f.initial),
+      ]),
+    ),
+  );
+  const [error, setError] = useState<unknown>();
+  const [busy, setBusy] = useState(false);
+  const [done, setDone] = useState(false);
+  const byField = new Map<string, string>();
+  const rest: string[] = [];
+  if (error instanceof ApiError)
+    for (const e of error.errors) {
+      const name = fields.find(
+        (f) =>
+          e.field === f.name ||
+          e.field?.startsWith(`${f.name}.`) ||
+          e.field?.startsWith(`${f.name}[`),
+      )?.name;
+      if (name)
+        byField.set(
+          name,
+          `${byField.get(name) ? `${byField.get(name)} ` : ''}${e.field === name ? '' : `${e.field}: `}${e.reason}`,
+        );
+      else rest.push(e.field ? `${e.field}: ${e.reason}` : e.reason);
+    }
+  const submit = async (ev: FormEvent) => {
+    ev.preventDefault();
+    setBusy(true);
+    setError(undefined);
+    setDone(false);
+    try {
+      await onSubmit(collect(fields, raw));
+      setDone(true);
+    } catch (err) {
+      setError(err instanceof SyntaxError ? new Error(`Not valid JSON: ${err.message}`) : err);
+    } finally {
+      setBusy(false);
+    }
+  };
+  return (
+    <form onSubmit={submit} noValidate>
+      {error instanceof ApiError ? (
+        rest.length > 0 ? (
+          <div className="alert" role="alert">
+            {rest.map((r) => (
+              <p key={r}>{r}</p>
+            ))}
+          </div>
+        ) : (
+          <p className="sr-only" role="alert">
+            The form has errors.
+          </p>
+        )
+      ) : (
+        <ErrorBox error={error} />
+      )}
+      <div className="fields">
+        {fields.map((f) => {
+          const fid = `${id}-${f.name}`;
+          const err = byField.get(f.name);
+          const describedBy = [f.help ? `${fid}-help` : '', err ? `${fid}-err` : '']
+            .filter(Boolean)
+            .join(' ');
+          const common = {
+            id: fid,
+            name: f.name,
+            'aria-invalid': err ? true : undefined,
+            'aria-describedby': describedBy || undefined,
+            required: f.required,
+          };
+          const set = (v: string | boolean | File | null) => setRaw((r) => ({ ...r, [f.name]: v }));
+          let input: ReactNode;
+          if (f.type === 'checkbox')
+            return (
+              <div key={f.name} className="field">
+                <label className="inline" htmlFor={fid}>
+                  <input
+                    {...common}
+                    type="checkbox"
+                    checked={raw[f.name] === true}
+                    onChange={(e) => set(e.target.checked)}
+                  />
+                  {f.label}
+                </label>
+                {f.help ? (
+                  <p className="help" id={`${fid}-help`}>
+                    {f.help}
+                  </p>
+                ) : null}
+                {err ? (
+                  <p className="field-error" id={`${fid}-err`}>
+                    {err}
+                  </p>
+                ) : null}
+              </div>
+            );
+          if (f.type === 'select')
+            input = (
+              <select
+                {...common}
+                value={String(raw[f.name] ?? '')}
+                onChange={(e) => set(e.target.value)}
+              >
+                {f.required ? null : <option value="">—</option>}
+                {f.required && raw[f.name] === '' ? <option value="">Choose…</option> : null}
+                {(f.options ?? []).map((o) => (
+                  <option key={o.value} value={o.value}>
+                    {o.label}
+                  </option>
+                ))}
+              </select>
+            );
+          else if (f.type === 'textarea' || f.type === 'json' || f.type === 'list')
+            input = (
+              <textarea
+                {...common}
+                value={String(raw[f.name] ?? '')}
+                placeholder={f.placeholder}
+                onChange={(e) => set(e.target.value)}
+              />
+            );
+          else if (f.type === 'file')
+            input = (
+              <input {...common} type="file" onChange={(e) => set(e.target.files?.[0] ?? null)} />
+            );
+          else
+            input = (
+              <input
+                {...common}
+                type={f.type ?? 'text'}
+                value={String(raw[f.name] ?? '')}
+                placeholder={f.placeholder}
+                autoComplete={f.autoComplete ?? (f.type === 'password' ? 'new-password' : 'off')}
+                onChange={(e) => set(e.target.value)}
+              />
+            );
+          return (
+            <div key={f.name} className="field">
+              <label htmlFor={fid}>
+                {f.label}
+                {f.required ? <span aria-hidden="true"> *</span> : null}
+              </label>
+              {input}
+              {f.help ? (
+                <p className="help" id={`${fid}-help`}>
+                  {f.help}
+                </p>
+              ) : null}
+              {err ? (
+                <p className="field-error" id={`${fid}-err`}>
+                  {err}
+                </p>
+              ) : null}
+            </div>
+          );
+        })}
+      </div>
+      {children}
+      <div className="actions">
+        <button type="submit" disabled={busy} className={danger ? 'danger' : undefined}>
+          {busy ? 'Working…' : submitLabel}
+        </button>
+        {done && !busy ? (
+          <span className="ok-text" role="status">
+            Done.
+          </span>
+        ) : null}
+      </div>
+    </form>
+  );
+}
+
+/** A button that runs one call (an action without a body), after a confirmation if asked. */
+export function ActionButton({
+  label,
+  run,
+  confirm,
+  danger,
+  secondary,
+}: {
+  label: string;
+  run: () => Promise<unknown>;
+  confirm?: string;
+  danger?: boolean;
+  secondary?: boolean;
+}) {
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<unknown>();
+  return (
+    <span className="action">
+      <button
+        type="button"
+        disabled={busy}
+        className={danger ? 'danger' : secondary ? 'secondary' : undefined}
+        onClick={async () => {
+          if (confirm && !window.confirm(confirm)) return;
+          setBusy(true);
+          setError(undefined);
+          try {
+            await run();
+          } catch (err) {
+            setError(err);
+          } finally {
+            setBusy(false);
+          }
+        }}
+      >
+        {busy ? 'Working…' : label}
+      </button>
+      <ErrorBox error={error} />
+    </span>
+  );
+}
+
+/** A form that opens from a button (the long actions: resize, rebuild, …). */
+export function Disclosure({ label, children }: { label: string; children: ReactNode }) {
+  return (
+    <details className="disclosure">
+      <summary>{label}</summary>
+      <div className="disclosure-body">{children}</div>
+    </details>
+  );
+}

@@ -1,0 +1,270 @@
+import { useQuery, useQueryClient } from '@tanstack/react-query';
+import { useState } from 'react';
+import { Link, useNavigate, useParams } from 'react-router';
+import { ActionButton, Form, type FieldSpec } from '../components/form';
+import { useCan } from '../components/layout';
+import { ListView } from '../components/list';
+import { ErrorBox, Loading, Status } from '../components/ui';
+import { del, get, type Page, post } from '../lib/api';
+import { useImages, useOptions, useRegions, useTypes } from '../lib/catalogue';
+import { Operations } from './instance-operations';
+import { Analytics, Backups, Configs, Network, Storage, Summary } from './instance-tabs';
+
+export interface Instance {
+  id: number;
+  label: string;
+  status: string;
+  region: string;
+  type: string;
+  image: string | null;
+  ipv4: string[];
+  ipv6: string | null;
+  tags: string[];
+  created: string;
+  specs: Record<string, number>;
+  backups: { enabled: boolean };
+}
+
+const statusCol = {
+  key: 'status',
+  label: 'Status',
+  render: (r: { status: string }) => <Status value={r.status} />,
+};
+
+/** The instances list, with the API's filters. */
+export function Instances() {
+  const can = useCan();
+  return (
+    <>
+      <div className="page-head">
+        <h1>Instances</h1>
+        {can.add('compute') ? (
+          <Link className="btn" to="/console/instances/create">
+            Create instance
+          </Link>
+        ) : null}
+      </div>
+      <ListView<Instance>
+        path="/compute/instances"
+        title="Your instances"
+        rowKey={(r) => r.id}
+        filters={[
+          { key: 'label', label: 'Label' },
+          { key: 'region', label: 'Region' },
+          { key: 'type', label: 'Type' },
+          { key: 'image', label: 'Image' },
+          { key: 'tags', label: 'Tag' },
+        ]}
+        orderBy={['label', 'created', 'region', 'type']}
+        columns={[
+          {
+            key: 'label',
+            label: 'Label',
+            render: (r) => <Link to={`/console/instances/${r.id}`}>{r.label}</Link>,
+          },
+          statusCol,
+          { key: 'region', label: 'Region' },
+          { key: 'type', label: 'Plan' },
+          { key: 'ipv4', label: 'IPv4' },
+          { key: 'image', label: 'Image' },
+        ]}
+      />
+    </>
+  );
+}
+
+/** Create: region, plan, image or StackScript, root password and keys, VPC, firewall. */
+export function CreateInstance() {
+  const navigate = useNavigate();
+  const client = useQueryClient();
+  const regions = useRegions();
+  const types = useTypes();
+  const images = useImages();
+  const stackscripts = useOptions<{ id: number; label: string; username: string }>(
+    '/compute/stackscripts',
+    (s) => ({ value: String(s.id), label: `${s.label} (${s.username})` }),
+    { filter: { mine: true } },
+  );
+  const firewalls = useOptions<{ id: number; label: string }>('/networking/firewalls', (f) => ({
+    value: String(f.id),
+    label: f.label,
+  }));
+  const vpcs = useQuery({
+    queryKey: ['options', 'vpc-subnets'],
+    queryFn: async () =>
+      (
+        await get<
+          Page<{
+            id: number;
+            label: string;
+            region: string;
+            subnets: { id: number; label: string; ipv4: string }[];
+          }>
+        >('/vpcs', { query: { page_size: 500 } })
+      ).data,
+  });
+  const keys = useOptions<{ id: number; label: string; ssh_key: string }>(
+    '/profile/sshkeys',
+    (k) => ({
+      value: k.ssh_key,
+      label: k.label,
+    }),
+  );
+  const subnets = (vpcs.data ?? []).flatMap((v) =>
+    v.subnets.map((s) => ({
+      value: String(s.id),
+      label: `${v.label} / ${s.label} (${s.ipv4}, ${v.region})`,
+    })),
+  );
+  const fields: FieldSpec[] = [
+    { name: 'label', label: 'Label', help: '3 to 64 characters; a default is chosen when empty.' },
+    { name: 'region', label: 'Region', type: 'select', options: regions, required: true },
+    { name: 'type', label: 'Plan', type: 'select', options: types, required: true },
+    { name: 'image', label: 'Image', type: 'select', options: images },
+    {
+      name: 'stackscript_id',
+      label: 'StackScript (instead of a plain image)',
+      type: 'select',
+      options: stackscripts,
+    },
+    {
+      name: 'stackscript_data',
+      label: 'StackScript answers (JSON)',
+      type: 'json',
+      placeholder: '{"name": "value"}',
+    },
+    {
+      name: 'root_pass',
+      label: 'Root password',
+      type: 'password',
+      help: 'Required with an image; it must be strong.',
+    },
+    { name: 'authorized_keys', label: 'SSH keys (one a line)', type: 'list' },
+    {
+      name: 'subnet',
+      label: 'VPC subnet',
+      type: 'select',
+      options: subnets,
+      help: 'Adds a VPC interface beside the public one.',
+    },
+    { name: 'firewall_id', label: 'Firewall', type: 'select', options: firewalls },
+    { name: 'tags', label: 'Tags (comma separated)', type: 'list' },
+    { name: 'backups_enabled', label: 'Back up automatically', type: 'checkbox' },
+    { name: 'private_ip', label: 'Add a private IPv4 address', type: 'checkbox' },
+  ];
+  return (
+    <>
+      <h1>Create an instance</h1>
+      <div className="card">
+        {keys.length > 0 ? (
+          <p className="help">
+            Your SSH keys: {keys.map((k) => k.label).join(', ')} (paste the ones to add).
+          </p>
+        ) : null}
+        <Form
+          fields={fields}
+          submitLabel="Create instance"
+          onSubmit={async (v) => {
+            const { subnet, stackscript_id, firewall_id, ...rest } = v;
+            const body: Record<string, unknown> = { ...rest };
+            if (stackscript_id !== undefined) body.stackscript_id = Number(stackscript_id);
+            if (firewall_id !== undefined) body.firewall_id = Number(firewall_id);
+            if (subnet !== undefined)
+              body.interfaces = [
+                { purpose: 'public' },
+                { purpose: 'vpc', subnet_id: Number(subnet), ipv4: { nat_1_1: 'any' } },
+              ];
+            const created = await post<Instance>('/compute/instances', body);
+            await client.invalidateQueries();
+            navigate(`/console/instances/${created.id}`);
+          }}
+        />
+      </div>
+    </>
+  );
+}
+
+const TABS = [
+  'Summary',
+  'Analytics',
+  'Network',
+  'Storage',
+  'Configurations',
+  'Backups',
+  'Settings',
+] as const;
+
+/** One instance: power, its parts, the long operations, live statistics. */
+export function InstanceDetail() {
+  const { id } = useParams();
+  const navigate = useNavigate();
+  const client = useQueryClient();
+  const can = useCan();
+  const [tab, setTab] = useState<(typeof TABS)[number]>('Summary');
+  const path = `/compute/instances/${id}`;
+  const q = useQuery({ queryKey: [path], queryFn: () => get<Instance>(path) });
+  if (q.error) return <ErrorBox error={q.error} />;
+  if (!q.data) return <Loading />;
+  const i = q.data;
+  const writable = can.write('compute', i.id);
+  const refresh = () => client.invalidateQueries();
+  const act = (what: string, body?: unknown) => async () => {
+    await post(`${path}/${what}`, body);
+    await refresh();
+  };
+  return (
+    <>
+      <div className="page-head">
+        <h1>{i.label}</h1>
+        <span aria-live="polite" data-testid="instance-status">
+          <Status value={i.status} />
+        </span>
+        {writable ? (
+          <div className="head-actions">
+            {i.status === 'offline' || i.status === 'stopped' ? (
+              <ActionButton label="Power on" run={act('boot')} secondary />
+            ) : null}
+            {i.status === 'running' ? (
+              <>
+                <ActionButton label="Reboot" run={act('reboot')} secondary />
+                <ActionButton label="Power off" run={act('shutdown')} secondary />
+              </>
+            ) : null}
+            <ActionButton
+              label="Delete"
+              danger
+              confirm={`Delete ${i.label}? Its disks and backups go too.`}
+              run={async () => {
+                await del(path);
+                await refresh();
+                navigate('/console/instances');
+              }}
+            />
+          </div>
+        ) : null}
+      </div>
+      <div className="tabs" role="tablist" aria-label="Instance">
+        {TABS.map((t) => (
+          <button
+            key={t}
+            type="button"
+            role="tab"
+            aria-selected={tab === t}
+            onClick={() => setTab(t)}
+          >
+            {t}
+          </button>
+        ))}
+      </div>
+      <div role="tabpanel" aria-label={tab}>
+        {tab === 'Summary' ? <Summary i={i} path={path} /> : null}
+        {tab === 'Analytics' ? <Analytics path={path} /> : null}
+        {tab === 'Network' ? <Network path={path} writable={writable} /> : null}
+        {tab === 'Storage' ? <Storage i={i} path={path} writable={writable} /> : null}
+        {tab === 'Configurations' ? <Configs path={path} writable={writable} /> : null}
+        {tab === 'Backups' ? <Backups i={i} path={path} writable={writable} /> : null}
+        {tab === 'Settings' ? <Operations i={i} path={path} writable={writable} /> : null}
+      </div>
+    </>
+  );
+}
