@@ -15,6 +15,7 @@ import { authHook } from './http/auth-hook.js';
 import { errorHandler } from './http/error-handler.js';
 import { intRangeHook } from './http/int-range.js';
 import { nulBytesHook } from './http/nul-bytes.js';
+import { nullOptionalsHook } from './http/null-optional.js';
 import { canonicalIdsHook, integerParams } from './http/path-ids.js';
 import { notProvidedReason, UnservedRouter } from './http/unserved.js';
 import { lazySerializerFactory, lazyValidator } from './http/lazy-compilers.js';
@@ -71,6 +72,8 @@ const COMMON_HEADERS = {
   'access-control-expose-headers': 'X-OAuth-Scopes, X-Accepted-OAuth-Scopes, X-Status',
   'cache-control': 'max-age=0, no-cache, no-store',
   vary: 'Authorization, X-Filter',
+  'x-content-type-options': 'nosniff',
+  'x-frame-options': 'DENY',
   'x-spec-version': SPEC_VERSION,
 };
 
@@ -151,7 +154,7 @@ export async function buildApp(ctx: AppContext): Promise<StratusApp> {
     route.preValidation = [
       ...(ids.length > 0 ? [canonicalIdsHook(ids)] : []),
       ...(cfg.operationId ? [nulBytesHook] : []),
-      ...(cfg.operationId && body ? [intRangeHook(body)] : []),
+      ...(cfg.operationId && body ? [nullOptionalsHook(body), intRangeHook(body)] : []),
       ...((route.schema as { body?: unknown } | undefined)?.body ? [emptyBodyHook] : []),
       ...own,
     ];
@@ -183,6 +186,13 @@ export async function buildApp(ctx: AppContext): Promise<StratusApp> {
     return errorHandler(err, req, reply);
   });
 
+  // `application/json`, as the real service labels its answers (Fastify adds a charset).
+  app.addHook('onSend', (_req, reply, payload, done) => {
+    if (reply.getHeader('content-type') === 'application/json; charset=utf-8') {
+      reply.header('content-type', 'application/json');
+    }
+    done(null, payload);
+  });
   app.addHook('onRequest', (req, reply, done) => {
     reply.headers(COMMON_HEADERS);
     reply.header('x-request-id', req.id);

@@ -70,7 +70,9 @@ export async function grantsView(
     .where('id', '=', holder.userId)
     .executeTakeFirst();
   const perms = await entityPermissions(db, holder.userId);
-  const view = { global: parseGlobalGrants(user?.global_grants) } as GrantsView;
+  const view = {
+    global: parseGlobalGrants(user?.global_grants),
+  } as GrantsView;
   for (const type of GRANT_TYPES) {
     const mine = perms.get(type);
     const all = await entities.grantable(db, holder.accountId, type);

@@ -23,6 +23,8 @@ import * as m0020 from './migrations/0020-oauth-security.js';
 import * as m0025 from './migrations/0025-placement-groups.js';
 import * as m0026 from './migrations/0026-reserved-ips.js';
 import * as m0027 from './migrations/0027-locks.js';
+import * as m0021 from './migrations/0021-live-wire.js';
+import * as m0022 from './migrations/0022-event-wire-types.js';
 import * as m0035 from './migrations/0035-domains.js';
 import * as m0038 from './migrations/0038-support.js';
 import * as m0039 from './migrations/0039-longview.js';
@@ -67,6 +69,8 @@ const MIGRATIONS: Record<string, MigrationModule> = {
   '0025-placement-groups': m0025,
   '0026-reserved-ips': m0026,
   '0027-locks': m0027,
+  '0021-live-wire': m0021,
+  '0022-event-wire-types': m0022,
   '0035-domains': m0035,
   '0038-support': m0038,
   '0039-longview': m0039,

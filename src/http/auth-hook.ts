@@ -22,21 +22,28 @@ export function authHook(ctx: AppContext) {
     const operationId = cfg?.operationId;
     if (!operationId) return;
     const mode = cfg.auth ?? 'scopes';
-    const required = cfg.scopes ?? [];
-    if (required.length > 0) reply.header('X-Accepted-OAuth-Scopes', required.join(' '));
+    const required = mode === 'scopes' ? (cfg.scopes ?? []) : [];
+    // As the real service sends it: the route's scopes joined by commas, `*` where any token (or
+    // none) will do, and the caller's scopes space-separated (`unknown` without a token).
+    const accepted = required.length > 0 ? required : (cfg.acceptedScopes ?? ['*']);
+    reply.header('X-Accepted-OAuth-Scopes', accepted.join(','));
 
     const token = bearer(req);
     if (token !== undefined && token !== '') {
       req.principal = await authenticate(ctx.db, token, ctx.clock.nowMs());
     }
-    if (mode !== 'public') {
-      if (!req.principal) throw errors.invalidToken();
+    if (req.principal) {
       // Canonical form (space-separated), whatever separators the stored list uses.
       reply.header(
         'X-OAuth-Scopes',
         req.principal.scopesHeader ?? formatScopes(req.principal.scopes),
       );
       reply.header('X-Customer-UUID', req.principal.accountEuuid);
+    } else if (mode === 'public') {
+      reply.header('X-OAuth-Scopes', 'unknown');
+    }
+    if (mode !== 'public') {
+      if (!req.principal) throw errors.invalidToken();
       if (
         mode === 'scopes' &&
         !required.every((s) =>

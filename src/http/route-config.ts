@@ -20,6 +20,11 @@ declare module 'fastify' {
      */
     auth?: 'public' | 'token' | 'scopes';
     scopes?: string[];
+    /**
+     * What a public route announces in `X-Accepted-OAuth-Scopes` (not required), where the real
+     * service names a scope rather than `*`.
+     */
+    acceptedScopes?: string[];
     /** The collection is paged (200/min class) unless a special class applies. */
     paged?: boolean;
     rateLimit?: RateLimitClass;

@@ -22,6 +22,11 @@ export interface PaginateOptions {
   idColumn: string | readonly string[];
   /** Default order of the collection (events: newest first). */
   defaultDirection?: 'asc' | 'desc';
+  /**
+   * Columns ordered ascending before the id when the filter asks for no order (images: private
+   * ones, `is_public` 0, before public ones).
+   */
+  leading?: readonly string[];
 }
 
 // biome-ignore lint/suspicious/noExplicitAny: Kysely's builder generics vary per table.
@@ -79,6 +84,7 @@ export async function paginate<Row, Out>(
     async (limit, offset) => {
       let q = select(filtered);
       if (filter.orderBy) q = q.orderBy(sql.ref(filter.orderBy.column), filter.orderBy.direction);
+      else for (const col of opts.leading ?? []) q = q.orderBy(sql.ref(col), 'asc');
       for (const col of typeof opts.idColumn === 'string' ? [opts.idColumn] : opts.idColumn) {
         q = q.orderBy(sql.ref(col), filter.orderBy?.direction ?? direction);
       }

@@ -49,7 +49,7 @@ describe('migrations', () => {
     }
   });
 
-  it("migrate 0007: events stored with the old entity types get the reference's names", async () => {
+  it("migrate 0007, 0022: events stored with the old entity types get the reference's names, then the wire's disk", async () => {
     let url = 'sqlite::memory:';
     let drop = async () => {};
     if (DIALECT === 'postgres') {
@@ -89,15 +89,22 @@ describe('migrations', () => {
           event('volume_create', 'volume', null),
         ])
         .execute();
-      await migrateToLatest(db.db, db.dialect);
-      const rows = await db.db
-        .selectFrom('events')
-        .select(['action', 'entity_type', 'secondary_entity_type'])
-        .orderBy('id')
-        .execute();
-      expect(rows).toEqual([
+      const rows = () =>
+        db.db
+          .selectFrom('events')
+          .select(['action', 'entity_type', 'secondary_entity_type'])
+          .orderBy('id')
+          .execute();
+      await migrateTo(db.db, db.dialect, '0021-live-wire');
+      expect(await rows()).toEqual([
         { action: 'user_ssh_key_add', entity_type: 'user_ssh_key', secondary_entity_type: null },
         { action: 'disk_create', entity_type: 'compute', secondary_entity_type: 'disks' },
+        { action: 'volume_create', entity_type: 'volume', secondary_entity_type: null },
+      ]);
+      await migrateToLatest(db.db, db.dialect);
+      expect(await rows()).toEqual([
+        { action: 'user_ssh_key_add', entity_type: 'user_ssh_key', secondary_entity_type: null },
+        { action: 'disk_create', entity_type: 'compute', secondary_entity_type: 'disk' },
         { action: 'volume_create', entity_type: 'volume', secondary_entity_type: null },
       ]);
     } finally {

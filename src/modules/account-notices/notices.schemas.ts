@@ -63,6 +63,7 @@ export const NotificationPage = PageOf(NotificationSchema);
 
 export const AvailabilitySchema = Type.Object({
   region: Type.String(),
+  available: Type.Array(Type.String()),
   unavailable: Type.Array(Type.String()),
 });
 export type ApiAvailability = Static<typeof AvailabilitySchema>;

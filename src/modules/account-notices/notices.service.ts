@@ -44,6 +44,7 @@ export class NoticesService {
     if (!r) return undefined;
     return {
       region: r.id,
+      available: AVAILABILITY_SERVICES.filter((s) => r.capabilities.includes(s)),
       unavailable: AVAILABILITY_SERVICES.filter((s) => !r.capabilities.includes(s)),
     };
   }

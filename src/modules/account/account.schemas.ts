@@ -84,6 +84,8 @@ export const AccountSettingsSchema = Type.Object({
   network_helper: Type.Boolean(),
   backups_enabled: Type.Boolean(),
   object_storage: Type.String({ enum: ['disabled', 'suspended', 'active'] }),
+  maintenance_policy: Type.String(),
+  interfaces_for_new_computes: Type.String(),
 });
 export type AccountSettings = Static<typeof AccountSettingsSchema>;
 

@@ -53,6 +53,10 @@ export function toAccountSettings(r: AccountRow): AccountSettings {
     network_helper: toBool(r.network_helper),
     backups_enabled: toBool(r.backups_enabled),
     object_storage: r.object_storage as AccountSettings['object_storage'],
+    // Features of the next areas, with the real service's defaults: new instances follow the
+    // `compute/migrate` policy and get configuration-profile interfaces.
+    maintenance_policy: 'compute/migrate',
+    interfaces_for_new_computes: 'legacy_config_only',
   };
 }
 

@@ -45,7 +45,10 @@ export const GrantSchema = Type.Object({
 });
 
 export const GrantsSchema = Type.Object({
-  global: GlobalSchema,
+  global: Type.Object({
+    ...GlobalSchema.properties,
+    child_account_access: Nullable(Type.Boolean()),
+  }),
   ...perType(Type.Array(GrantSchema)),
 });
 

@@ -21,6 +21,8 @@ export function toUser(u: UserRow, sshKeyLabels: string[]): User {
     tfa_enabled: toBool(u.two_factor_auth),
     verified_phone_number: u.verified_phone_number,
     password_created: u.password_created,
+    // Parent, child and proxy users belong to parent/child accounts, which Stratus does not model.
+    user_type: 'default' as const,
     last_login: null,
   };
 }

@@ -9,6 +9,7 @@ export const UserSchema = Type.Object({
   tfa_enabled: Type.Boolean(),
   verified_phone_number: Nullable(Type.String()),
   password_created: Nullable(DateTime()),
+  user_type: Type.String({ enum: ['default', 'parent', 'child', 'proxy'] }),
   last_login: Nullable(
     Type.Object({
       login_datetime: DateTime(),

@@ -169,7 +169,7 @@ export function catalogueRoutes(ctx: Ctx): FastifyPluginAsyncTypebox {
           params: ImageParams,
           response: { 200: ImageSchema },
         },
-        config: { operationId: 'getImage', auth: 'public' },
+        config: { operationId: 'getImage', auth: 'public', acceptedScopes: ['images:read_only'] },
       },
       (req) => svc.getImage(req.principal, req.params.imageId),
     );
@@ -177,7 +177,7 @@ export function catalogueRoutes(ctx: Ctx): FastifyPluginAsyncTypebox {
       '/images/:vendor/:name',
       {
         schema: { hide: true, params: SplitIdParams, response: { 200: ImageSchema } },
-        config: { operationId: 'getImage', auth: 'public' },
+        config: { operationId: 'getImage', auth: 'public', acceptedScopes: ['images:read_only'] },
       },
       (req) => svc.getImage(req.principal, `${req.params.vendor}/${req.params.name}`),
     );

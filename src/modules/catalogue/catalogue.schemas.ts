@@ -15,6 +15,18 @@ export const RegionSchema = Type.Object({
   capabilities: Type.Array(Type.String()),
   status: Type.String({ enum: ['ok', 'outage'] }),
   resolvers: Type.Object({ ipv4: Type.String(), ipv6: Type.String() }),
+  /** `core` data centers (every region of the shipped catalogue) or `distributed` sites. */
+  site_type: Type.String({ enum: ['core', 'distributed'] }),
+  /** The services monitored there: none (Stratus serves no monitoring). */
+  monitors: Type.Object({
+    alerts: Type.Array(Type.String()),
+    metrics: Type.Array(Type.String()),
+  }),
+  placement_group_limits: Type.Object({
+    maximum_pgs_per_customer: Nullable(Type.Integer()),
+    maximum_computes_per_pg: Type.Integer(),
+    maximum_computes_per_flexible_pg: Type.Integer(),
+  }),
 });
 
 export const RegionAvailabilitySchema = Type.Object({

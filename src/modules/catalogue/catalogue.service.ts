@@ -215,7 +215,8 @@ export class CatalogueService {
       (qb) => qb.select('images.data'),
       compileFilter(xf, IMAGE_FILTERS, this.db.dialect),
       params,
-      { idColumn: 'images.id' },
+      // As the real service lists them: the account's private images first, then public ones.
+      { idColumn: 'images.id', leading: ['images.is_public'] },
       imageOf,
     );
   }

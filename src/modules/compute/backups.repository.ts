@@ -190,6 +190,7 @@ export function toApiBackup(r: BackupRow) {
     updated: r.updated,
     finished: r.finished,
     label: r.label,
+    region: r.region,
     configs: c.configs.map((x) => x.label),
     disks: c.disks.map((d) => ({ size: d.size, filesystem: d.filesystem, label: d.label })),
   };

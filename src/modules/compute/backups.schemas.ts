@@ -20,6 +20,8 @@ export const BackupSchema = Type.Object({
   updated: DateTime(),
   finished: Nullable(DateTime()),
   label: Nullable(Type.String()),
+  /** The region the backup is stored in (the wire; the reference predates it). */
+  region: Type.String(),
   configs: Type.Array(Type.String()),
   disks: Type.Array(
     Type.Object({

@@ -8,16 +8,17 @@ import { isoSeconds } from '../../lib/time.js';
 import { authz } from '../../auth/authz.js';
 import { entityRefs } from '../events/events.types.js';
 import { dropTags } from '../tags/tags.repository.js';
-import { instanceById } from './compute.repository.js';
+import { configRef, instanceById } from './compute.repository.js';
 import type { InstanceStatus } from './compute.table.js';
 import { performDelete, performLifecycle } from './machines.perform.js';
+import { type Holdable, holdDelay } from './status-hold.js';
 
 /** Progress steps of each long operation (percent_complete moves at each). */
 export const STEPS = 4;
 
 export type LifecycleOp = 'provision' | 'boot' | 'reboot' | 'shutdown';
 
-export interface LifecyclePayload {
+export interface LifecyclePayload extends Holdable {
   instanceId: number;
   accountId: number;
   op: LifecycleOp;
@@ -41,7 +42,7 @@ const KIND: Record<LifecycleOp, WorkKind> = {
 async function setStatus(ctx: JobContext, id: number, status: InstanceStatus): Promise<void> {
   await ctx.db.db
     .updateTable('instances')
-    .set({ status, updated: isoSeconds(ctx.clock.nowMs()) })
+    .set({ status, seen_status: null, updated: isoSeconds(ctx.clock.nowMs()) })
     .where('id', '=', id)
     .execute();
 }
@@ -102,6 +103,9 @@ export const lifecycleJob = defineJob<LifecyclePayload>({
       });
       return { next: { ...p, step: p.step + 1 }, delayMs: delay };
     }
+    // `rebooting` and `shutting_down` hold until a client has read them (status-hold.ts).
+    const hold = await holdDelay(ctx, p.instanceId, p);
+    if (hold) return { next: { ...p, holdFrom: hold.holdFrom }, delayMs: hold.delayMs };
     const now = ctx.clock.nowMs();
     await ctx.events.update(ctx.db, p.eventId, { status: 'finished' });
     switch (p.op) {
@@ -118,6 +122,7 @@ export const lifecycleJob = defineJob<LifecyclePayload>({
             accountId: p.accountId,
             action: 'compute_boot',
             entity: entityRefs.compute(inst.id, inst.label),
+            secondaryEntity: await configRef(ctx.db, inst.id, p.configId),
             status: 'started',
             username: p.username,
             percentComplete: 0,

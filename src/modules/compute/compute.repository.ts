@@ -9,9 +9,11 @@ import { billInstance } from '../billing/billables.js';
 import { parseJson, toBool } from '../../db/database.js';
 import { containsCondition, type FilterSpec } from '../../lib/filter.js';
 import type { CatalogueService } from '../catalogue/catalogue.service.js';
+import { type EntityRef, entityRefs } from '../events/events.types.js';
 import type { AllocatedIp } from '../networking/ip-allocator.js';
 import type { IpKind } from '../networking/networking.table.js';
 import { tagsFilter, tagsOf } from '../tags/tags.repository.js';
+import { DEFAULT_MAINTENANCE_POLICY } from './compute.schemas.js';
 import type { ComputeTables, InstancesTable } from './compute.table.js';
 import type { NormalizedInterface } from './interfaces.rules.js';
 import { locksOf } from '../locks/locks.repository.js';
@@ -109,6 +111,7 @@ export async function toApiInstances(
   ]);
   return rows.map((r) => {
     const t = catalogue.type(r.type);
+    const region = catalogue.region(r.region);
     return {
       id: r.id,
       label: r.label,
@@ -130,14 +133,13 @@ export async function toApiInstances(
         vcpus: t?.vcpus ?? 0,
         gpus: t?.gpus ?? 0,
         transfer: t?.transfer ?? 0,
+        accelerated_devices: 0,
       },
-      alerts: parseJson(r.alerts, {
-        cpu: 0,
-        network_in: 0,
-        network_out: 0,
-        transfer_quota: 0,
-        io: 0,
-      }),
+      alerts: {
+        ...parseJson(r.alerts, { cpu: 0, network_in: 0, network_out: 0, transfer_quota: 0, io: 0 }),
+        system_alerts: [] as number[],
+        user_alerts: [] as number[],
+      },
       backups: {
         enabled: toBool(r.backups_enabled),
         available: false,
@@ -147,11 +149,27 @@ export async function toApiInstances(
       watchdog_enabled: toBool(r.watchdog_enabled),
       host_uuid: r.host_uuid,
       has_user_data: toBool(r.has_user_data),
+      site_type: region?.site_type ?? ('core' as const),
+      capabilities: (region?.capabilities ?? []).filter((c) => INSTANCE_CAPABILITIES.has(c)),
+      maintenance_policy: r.maintenance_policy ?? DEFAULT_MAINTENANCE_POLICY,
+      disk_encryption: 'disabled' as const,
+      interface_generation: 'legacy_config' as const,
+      lke_cluster_id: null,
       placement_group: placement.get(r.id) ?? null,
       locks: locks.get(r.id) ?? [],
     };
   });
 }
+
+/**
+ * The region capabilities that an instance there has as its own (`capabilities`): those of
+ * features that depend on the host. None of the shipped regions offers them yet.
+ */
+const INSTANCE_CAPABILITIES: ReadonlySet<string> = new Set([
+  'Block Storage Encryption',
+  'Block Storage Performance B1',
+  'SMTP Enabled',
+]);
 export type ApiInstance = Awaited<ReturnType<typeof toApiInstances>>[number];
 
 export function newHostUuid(): string {
@@ -351,6 +369,17 @@ export async function findDisk(
   return (lock ? db.forUpdate(q) : q).executeTakeFirst();
 }
 
+/** A config as an event's secondary entity (boot events name the config they boot, the wire). */
+export async function configRef(
+  db: Database,
+  instanceId: number,
+  configId: number | null,
+): Promise<EntityRef | null> {
+  if (configId === null) return null;
+  const row = await findConfig(db, instanceId, configId);
+  return row ? entityRefs.config(instanceId, row.id, row.label) : null;
+}
+
 export async function findConfig(
   db: Database,
   instanceId: number,
@@ -411,6 +440,8 @@ export function toApiDisk(r: DiskRow) {
     filesystem: r.filesystem,
     created: r.created,
     updated: r.updated,
+    // Disk encryption is a feature Stratus does not serve yet: every disk is unencrypted.
+    disk_encryption: 'disabled' as const,
   };
 }
 export type ApiDisk = ReturnType<typeof toApiDisk>;
@@ -426,8 +457,10 @@ export function toApiInterface(r: InterfaceRow, active: boolean) {
     primary: toBool(r.is_primary),
     vpc_id: r.vpc_id,
     subnet_id: r.subnet_id,
-    ipv4: { vpc: r.ipv4_vpc, nat_1_1: r.ipv4_nat_1_1 },
-    ip_ranges: r.ip_ranges === null ? null : parseJson<string[]>(r.ip_ranges, []),
+    ipv4: r.purpose === 'vpc' ? { vpc: r.ipv4_vpc, nat_1_1: r.ipv4_nat_1_1 } : null,
+    ip_ranges:
+      r.purpose !== 'vpc' ? null : r.ip_ranges === null ? [] : parseJson<string[]>(r.ip_ranges, []),
+    ipv6: null,
   };
 }
 export type ApiInterface = ReturnType<typeof toApiInterface>;
@@ -495,7 +528,8 @@ export async function toApiConfigs(db: Database, inst: InstanceRow, rows: readon
       id: r.id,
       label: r.label,
       kernel: r.kernel,
-      comments: r.comments,
+      // No comments is an empty string on the wire, not null.
+      comments: r.comments ?? '',
       memory_limit: r.memory_limit,
       run_level: r.run_level,
       virt_mode: r.virt_mode,
@@ -514,6 +548,10 @@ export async function toApiConfigs(db: Database, inst: InstanceRow, rows: readon
         }),
       ) as Record<DeviceSlot, { disk_id: number | null; volume_id: number | null } | null>,
       interfaces: (ifaces.get(r.id) ?? []).map((i) => toApiInterface(i, active)),
+      // Stratus boots no initrd disk: null, as the wire shows for a config without one.
+      initrd: null,
+      created: r.created,
+      updated: r.updated,
     };
   });
 }

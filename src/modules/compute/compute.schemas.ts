@@ -36,6 +36,7 @@ export const INSTANCE_STATUSES = [
   'provisioning',
   'deleting',
   'migrating',
+  'resizing',
   'rebuilding',
   'cloning',
   'restoring',
@@ -49,7 +50,14 @@ const Alerts = Type.Object({
   network_out: Type.Integer(),
   transfer_quota: Type.Integer(),
   io: Type.Integer(),
+  /** Monitor alert definitions on the instance: none (Stratus serves no monitoring). */
+  system_alerts: Type.Array(Type.Integer()),
+  user_alerts: Type.Array(Type.Integer()),
 });
+
+/** The maintenance policies of the real service (`maintenance_policy`). */
+export const MAINTENANCE_POLICIES = ['compute/migrate', 'compute/power_off_on'] as const;
+export const DEFAULT_MAINTENANCE_POLICY = 'compute/migrate';
 
 export const ComputeSchema = Type.Object({
   id: Type.Integer(),
@@ -71,6 +79,8 @@ export const ComputeSchema = Type.Object({
     vcpus: Type.Integer(),
     gpus: Type.Integer(),
     transfer: Type.Integer(),
+    /** Accelerator devices (VPUs) of the plan: none in the shipped catalogue. */
+    accelerated_devices: Type.Integer(),
   }),
   alerts: Alerts,
   backups: Type.Object({
@@ -85,7 +95,15 @@ export const ComputeSchema = Type.Object({
   watchdog_enabled: Type.Boolean(),
   host_uuid: Type.String(),
   has_user_data: Type.Boolean(),
-  /** The instance's placement group (placement area); null outside any group. */
+  /** The region's `site_type`. */
+  site_type: Type.String({ enum: ['core', 'distributed'] }),
+  /** What the instance's host and region allow (from the region's capabilities). */
+  capabilities: Type.Array(Type.String()),
+  maintenance_policy: Type.String(),
+  // Fields of features Stratus does not serve yet, with the real service's "not used" values.
+  disk_encryption: Type.String({ enum: ['enabled', 'disabled'] }),
+  interface_generation: Type.String({ enum: ['legacy_config', 'compute'] }),
+  lke_cluster_id: Nullable(Type.Integer()),
   placement_group: Nullable(
     Type.Object({
       id: Type.Integer(),
@@ -129,8 +147,12 @@ export const InterfaceSchema = Type.Object({
   primary: Type.Boolean(),
   vpc_id: Nullable(Type.Integer()),
   subnet_id: Nullable(Type.Integer()),
-  ipv4: Type.Object({ vpc: Nullable(Type.String()), nat_1_1: Nullable(Type.String()) }),
+  /** A VPC interface's addresses; null for public and VLAN interfaces (the wire). */
+  ipv4: Nullable(Type.Object({ vpc: Nullable(Type.String()), nat_1_1: Nullable(Type.String()) })),
+  /** A VPC interface's routed ranges (`[]` when none); null for other purposes (the wire). */
   ip_ranges: Nullable(Type.Array(Type.String())),
+  /** IPv6 of VPC interfaces is a feature Stratus does not serve yet: null, as on the wire. */
+  ipv6: Type.Null(),
 });
 
 export const CreateComputeBody = Type.Object({
@@ -150,6 +172,7 @@ export const CreateComputeBody = Type.Object({
   backups_enabled: Type.Optional(Type.Boolean()),
   private_ip: Type.Optional(Type.Boolean()),
   firewall_id: Type.Optional(Type.Integer()),
+  maintenance_policy: Type.Optional(Type.String()),
   group: Type.Optional(Type.String({ maxLength: 50 })),
   tags: Type.Optional(Type.Array(Type.String({ minLength: 3, maxLength: 50 }))),
   interfaces: Type.Optional(Type.Array(InterfaceRequestSchema, { maxItems: 3 })),
@@ -165,6 +188,7 @@ export const UpdateComputeBody = Type.Object({
   group: Type.Optional(Type.String({ maxLength: 50 })),
   tags: Type.Optional(Type.Array(Type.String({ minLength: 3, maxLength: 50 }))),
   watchdog_enabled: Type.Optional(Type.Boolean()),
+  maintenance_policy: Type.Optional(Type.String()),
   alerts: Type.Optional(
     Type.Object({
       cpu: Type.Optional(Type.Integer({ minimum: 0 })),

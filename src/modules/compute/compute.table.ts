@@ -9,6 +9,7 @@ export type InstanceStatus =
   | 'provisioning'
   | 'deleting'
   | 'migrating'
+  | 'resizing'
   | 'rebuilding'
   | 'cloning'
   | 'restoring'
@@ -23,6 +24,10 @@ export interface InstancesTable {
   type: string;
   image: string | null;
   status: InstanceStatus;
+  /** The status a client last read (GET); a transitional status holds until read (ops.hold.ts). */
+  seen_status?: string | null;
+  /** `compute/migrate` or `compute/power_off_on`; null: the account's default. */
+  maintenance_policy?: string | null;
   group_label: string;
   host_uuid: string;
   watchdog_enabled: number;

@@ -1,5 +1,5 @@
 import { type TSchema, Type } from '@sinclair/typebox';
-import { Nullable, PageOf } from '../../http/schemas/common.js';
+import { DateTime, Nullable, PageOf } from '../../http/schemas/common.js';
 import { DEVICE_SLOTS } from './compute.repository.js';
 import { InterfaceRequestSchema, InterfaceSchema } from './compute.schemas.js';
 
@@ -31,7 +31,7 @@ export const ConfigSchema = Type.Object({
   id: Type.Integer(),
   label: Type.String(),
   kernel: Type.String(),
-  comments: Nullable(Type.String()),
+  comments: Type.String(),
   memory_limit: Type.Integer(),
   run_level: Type.String({ enum: RUN_LEVELS }),
   virt_mode: Type.String({ enum: VIRT_MODES }),
@@ -39,6 +39,9 @@ export const ConfigSchema = Type.Object({
   helpers: Helpers,
   devices: slots(DeviceSchema),
   interfaces: Type.Array(InterfaceSchema),
+  initrd: Nullable(Type.Integer()),
+  created: DateTime(),
+  updated: DateTime(),
 });
 
 /** A slot as sent: `{disk_id}` or `{volume_id}`, or null (or omitted) for an empty slot. */

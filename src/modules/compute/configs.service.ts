@@ -74,11 +74,19 @@ export class ConfigsService {
     return api as ApiConfig;
   }
 
-  private event(db: Database, p: Principal, inst: InstanceRow, action: string) {
+  private event(
+    db: Database,
+    p: Principal,
+    inst: InstanceRow,
+    action: string,
+    config?: { id: number; label: string },
+  ) {
     return this.d.events.record(db, {
       accountId: p.accountId,
       action,
       entity: entityRefs.compute(inst.id, inst.label),
+      // The real wire names the new config as the secondary entity of `compute_config_create`.
+      ...(config ? { secondaryEntity: entityRefs.config(inst.id, config.id, config.label) } : {}),
       status: 'notification',
       username: p.username,
     });
@@ -168,8 +176,10 @@ export class ConfigsService {
 
   /**
    * The interface list of a create or an update: null/omitted: none (create) or unchanged
-   * (update); [] a single public interface; otherwise the list, checked by the purpose rules, its
-   * vlan addresses unused by the instance's other configs.
+   * (update); [] a single public interface on create (the reference) and no interface at all on
+   * update (the real service: SDKs empty a config this way before adding interfaces one by one);
+   * otherwise the list, checked by the purpose rules, its vlan addresses unused by the
+   * instance's other configs.
    */
   private async checkInterfaceList(
     db: Database,
@@ -179,7 +189,7 @@ export class ConfigsService {
     configId: number | undefined,
   ): Promise<NormalizedInterface[] | undefined> {
     if (list === undefined || list === null) return undefined;
-    const input = list.length === 0 ? [{ purpose: 'public' }] : list;
+    const input = list.length === 0 && configId === undefined ? [{ purpose: 'public' }] : list;
     const vpc = await vpcInterfaceChecker(db, inst.account_id, input);
     const out = checkInterfaces(fe, 'interfaces', input, {
       creating: false,
@@ -240,7 +250,7 @@ export class ConfigsService {
         this.now(),
       );
       if (interfaces) await replaceInterfaces(tx, id, inst.id, interfaces);
-      await this.event(tx, p, inst, 'compute_config_create');
+      await this.event(tx, p, inst, 'compute_config_create', { id, label: b.label });
       return this.one(tx, inst, id);
     });
   }

@@ -12,6 +12,7 @@ export const DiskSchema = Type.Object({
   filesystem: Type.String({ enum: FILESYSTEMS }),
   created: DateTime(),
   updated: DateTime(),
+  disk_encryption: Type.String({ enum: ['enabled', 'disabled'] }),
 });
 export const DiskPage = PageOf(DiskSchema);
 

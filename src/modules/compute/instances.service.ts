@@ -11,7 +11,7 @@ import { type Page, type PageParams, paginate } from '../../lib/pagination.js';
 import { isoSeconds } from '../../lib/time.js';
 import type { CatalogueService } from '../catalogue/catalogue.service.js';
 import type { EventWriter } from '../events/events.writer.js';
-import { entityRefs } from '../events/events.types.js';
+import { type EntityRef, entityRefs } from '../events/events.types.js';
 import type { FirewallsService } from '../networking/firewalls.service.js';
 import type { IpAllocator } from '../networking/ip-allocator.js';
 import type { ComputeDriver } from '../../machines/driver.js';
@@ -22,6 +22,7 @@ import { rescheduleAutomaticBackups, scheduleAutomaticBackups } from './backups.
 import { deployableBackup, writeContents } from './backups.repository.js';
 import { deleteJob, lifecycleJob } from './compute.jobs.js';
 import { setBackupsAddon } from './plan-changes.js';
+import { markSeen } from './status-hold.js';
 import {
   type ApiInstance,
   DEFAULT_HELPERS,
@@ -44,7 +45,11 @@ import {
   instanceLabelProblem,
   userDataProblem,
 } from './compute.rules.js';
-import type { CreateComputeBody, UpdateComputeBody } from './compute.schemas.js';
+import {
+  type CreateComputeBody,
+  MAINTENANCE_POLICIES,
+  type UpdateComputeBody,
+} from './compute.schemas.js';
 import { checkInterfaces } from './interfaces.rules.js';
 import { listField, vpcInterfaceChecker } from '../vpcs/vpc-interfaces.js';
 import { checkDeployCredentials } from './ssh.js';
@@ -76,6 +81,14 @@ export interface InstanceDeps {
 }
 
 /** Compute instances: create, list, view, update and delete. */
+/** An image as an event's entity: a private one by number, a public one by its string id. */
+function imageEntity(imageId: string, label: string): EntityRef {
+  const n = /^private\/(\d+)$/.exec(imageId)?.[1];
+  return n !== undefined
+    ? { type: 'image', id: Number(n), label, url: `/v4/images/${imageId}` }
+    : entityRefs.publicImage(imageId, label);
+}
+
 export class InstancesService {
   constructor(private readonly d: InstanceDeps) {}
 
@@ -131,11 +144,14 @@ export class InstancesService {
       { idColumn: 'instances.id' },
       (r: InstanceRow) => r,
     );
+    await markSeen(db, page.data, this.d.clock.nowMs());
     return { ...page, data: await toApiInstances(db, this.d.catalogue, page.data) };
   }
 
   async get(p: Principal, id: number): Promise<ApiInstance> {
-    return this.one(this.d.db, await this.load(this.d.db, p, id, 'read_only'));
+    const row = await this.load(this.d.db, p, id, 'read_only');
+    await markSeen(this.d.db, [row], this.d.clock.nowMs());
+    return this.one(this.d.db, row);
   }
 
   /** Create: every field of the spec's create table, checked together; then one transaction. */
@@ -156,6 +172,7 @@ export class InstancesService {
       if (lp) fe.add('label', lp);
     }
     checkTags(fe, b.tags);
+    checkMaintenancePolicy(fe, b.maintenance_policy);
 
     const imageId = b.image ?? null;
     if (imageId !== null && b.backup_id !== undefined && b.backup_id !== null) {
@@ -244,6 +261,7 @@ export class InstancesService {
           group_label: b.group ?? '',
           host_uuid: newHostUuid(),
           watchdog_enabled: 1,
+          maintenance_policy: b.maintenance_policy ?? null,
           alerts: JSON.stringify(defaultAlerts(type.vcpus)),
           backups_enabled: 0,
           backups_day: null,
@@ -407,6 +425,8 @@ export class InstancesService {
         accountId: p.accountId,
         action: 'compute_create',
         entity: entityRefs.compute(id, label),
+        // The image deployed, as the real wire names it (none for a backup or an empty instance).
+        secondaryEntity: image ? imageEntity(image.id, image.label) : null,
         status: 'scheduled',
         username: p.username,
       });
@@ -457,6 +477,7 @@ export class InstancesService {
         if (lp) fe.add('label', lp);
       }
       checkTags(fe, b.tags);
+      checkMaintenancePolicy(fe, b.maintenance_policy);
       const type = this.d.catalogue.type(row.type);
       const maxCpu = 100 * (type?.vcpus ?? 1);
       if (b.alerts?.cpu !== undefined && b.alerts.cpu > maxCpu)
@@ -477,6 +498,9 @@ export class InstancesService {
           ...(b.group !== undefined ? { group_label: b.group } : {}),
           ...(b.watchdog_enabled !== undefined
             ? { watchdog_enabled: b.watchdog_enabled ? 1 : 0 }
+            : {}),
+          ...(b.maintenance_policy !== undefined
+            ? { maintenance_policy: b.maintenance_policy }
             : {}),
           ...(schedule?.day !== undefined ? { backups_day: schedule.day } : {}),
           ...(schedule?.window !== undefined ? { backups_window: schedule.window } : {}),
@@ -532,4 +556,18 @@ export class InstancesService {
       );
     });
   }
+}
+
+/**
+ * `maintenance_policy` of a create or an update: one of the real service's policies; the real
+ * service's words for anything else (the wire).
+ */
+function checkMaintenancePolicy(fe: FieldErrors, v: string | undefined): void {
+  if (v === undefined || (MAINTENANCE_POLICIES as readonly string[]).includes(v)) return;
+  fe.add(
+    'maintenance_policy',
+    /^[a-z0-9_-]+\/[a-z0-9_-]+$/.test(v)
+      ? 'Maintenance policy not found.'
+      : 'Unsupported maintenance policy slug format.',
+  );
 }

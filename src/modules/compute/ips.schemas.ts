@@ -21,13 +21,15 @@ export const VpcIpSchema = Type.Object({
   subnet_id: Type.Integer(),
   subnet_mask: Type.String(),
   vpc_id: Type.Integer(),
+  database_id: Nullable(Type.Integer()),
+  nodebalancer_id: Nullable(Type.Integer()),
 });
 
 const Ipv6RangeSchema = Type.Object({
   range: Type.String(),
   prefix: Type.Integer(),
   region: Type.String(),
-  route_target: Type.String(),
+  route_target: Nullable(Type.String()),
 });
 
 /** `GET /compute/instances/{id}/ips`: an object, not a page. */
@@ -43,6 +45,8 @@ export const InstanceIpsSchema = Type.Object({
     link_local: IpAddressV6Schema,
     slaac: IpAddressV6Schema,
     global: Type.Array(Ipv6RangeSchema),
+    /** IPv6 addresses of VPC interfaces: VPCs have no IPv6 in Stratus. */
+    vpc: Type.Array(Type.Object({})),
   }),
 });
 

@@ -5,10 +5,11 @@ import type { WorkKind } from '../../jobs/timing.js';
 import { isoSeconds } from '../../lib/time.js';
 import { entityRefs } from '../events/events.types.js';
 import { lifecycleJob, STEPS } from './compute.jobs.js';
-import { instanceById } from './compute.repository.js';
+import { configRef, instanceById, newHostUuid } from './compute.repository.js';
+import { performOp } from './machines.perform.js';
 import type { InstanceStatus } from './compute.table.js';
 import { finishClone } from './clone.effects.js';
-import { performOp } from './machines.perform.js';
+import { type Holdable, holdDelay } from './status-hold.js';
 import {
   abandonMigration,
   applyTypeChange,
@@ -27,7 +28,7 @@ export type OpKind =
   | 'clone'
   | 'restore';
 
-export interface OpPayload {
+export interface OpPayload extends Holdable {
   op: OpKind;
   /** The instance worked on (clone and restore: the target). */
   instanceId: number;
@@ -58,21 +59,36 @@ const KIND: Record<OpKind, WorkKind> = {
   restore: 'restore',
 };
 
-/** The status an instance shows while each operation runs. */
-export const OP_STATUS: Record<OpKind, InstanceStatus> = {
-  resize: 'migrating',
-  mutate: 'migrating',
-  migrate: 'migrating',
-  migrate_datacenter: 'migrating',
-  rebuild: 'rebuilding',
-  clone: 'provisioning',
-  restore: 'restoring',
-};
+/**
+ * The status an instance shows while each operation runs: a warm resize or migration (the
+ * instance keeps running) `migrating`; a cold resize `resizing`; a cold migration `migrating`,
+ * then `offline` while the instance is moved (its second half).
+ */
+export function opStatus(op: OpKind, warm: boolean): InstanceStatus {
+  switch (op) {
+    case 'resize':
+    case 'mutate':
+      return warm ? 'migrating' : 'resizing';
+    case 'migrate':
+    case 'migrate_datacenter':
+      return 'migrating';
+    case 'rebuild':
+      return 'rebuilding';
+    case 'clone':
+      return 'provisioning';
+    case 'restore':
+      return 'restoring';
+  }
+}
+
+/** A cold migration: the instance is shut down and shows `offline` while it is moved. */
+const coldMigration = (p: OpPayload) =>
+  (p.op === 'migrate' || p.op === 'migrate_datacenter') && p.endStatus !== 'running';
 
 async function setStatus(ctx: JobContext, id: number, status: InstanceStatus): Promise<void> {
   await ctx.db.db
     .updateTable('instances')
-    .set({ status, updated: isoSeconds(ctx.clock.nowMs()) })
+    .set({ status, seen_status: null, updated: isoSeconds(ctx.clock.nowMs()) })
     .where('id', '=', id)
     .execute();
 }
@@ -150,11 +166,20 @@ export const opJob = defineJob<OpPayload>({
       return { next: { ...p, step: 1 }, delayMs };
     }
     if (p.step < STEPS) {
+      if (p.step === STEPS / 2 && coldMigration(p)) {
+        // `migrating` holds until read (status-hold.ts), then the move shows `offline`.
+        const hold = await holdDelay(ctx, p.instanceId, p);
+        if (hold) return { next: { ...p, holdFrom: hold.holdFrom }, delayMs: hold.delayMs };
+        await setStatus(ctx, p.instanceId, 'offline');
+      }
       await ctx.events.update(ctx.db, p.eventId, {
         percentComplete: Math.round((p.step / STEPS) * 100),
       });
-      return { next: { ...p, step: p.step + 1 }, delayMs };
+      const { holdFrom: _, ...next } = p;
+      return { next: { ...next, step: p.step + 1 }, delayMs };
     }
+    const hold = await holdDelay(ctx, p.instanceId, p, coldMigration(p) ? 'offline' : undefined);
+    if (hold) return { next: { ...p, holdFrom: hold.holdFrom }, delayMs: hold.delayMs };
     await applyEffects(ctx, p);
     await ctx.events.update(ctx.db, p.eventId, { status: 'finished' });
     if (!p.bootAfter) {
@@ -186,6 +211,7 @@ export const opJob = defineJob<OpPayload>({
       accountId: p.accountId,
       action: 'compute_boot',
       entity: entityRefs.compute(after.id, after.label),
+      secondaryEntity: await configRef(ctx.db, after.id, configId),
       status: 'scheduled',
       username: p.username,
     });

@@ -142,6 +142,7 @@ export class OpsService {
         .updateTable('instances')
         .set({
           status: running ? 'rebooting' : 'booting',
+          seen_status: null,
           updated: isoSeconds(this.d.clock.nowMs()),
         })
         .where('id', '=', inst.id)

@@ -9,7 +9,7 @@ import { entityRefs } from '../events/events.types.js';
 import type { EventWriter } from '../events/events.writer.js';
 import { closeRun } from './compute.jobs.js';
 import type { InstanceRow } from './compute.repository.js';
-import { OP_STATUS, type OpKind, type OpPayload, opJob } from './ops.jobs.js';
+import { type OpKind, type OpPayload, opJob, opStatus } from './ops.jobs.js';
 
 export interface OpDeps {
   db: Database;
@@ -77,7 +77,7 @@ export async function startOp(
   if (wasRunning && !keepsRunning) await closeRun(tx, inst.id, nowMs);
   await tx.db
     .updateTable('instances')
-    .set({ status: OP_STATUS[o.op], updated: isoSeconds(nowMs) })
+    .set({ status: opStatus(o.op, keepsRunning), seen_status: null, updated: isoSeconds(nowMs) })
     .where('id', '=', inst.id)
     .execute();
   const payload: OpPayload = {

@@ -5,7 +5,7 @@ import { entityRefs } from '../events/events.types.js';
 import type { EventWriter } from '../events/events.writer.js';
 import type { JobQueue } from '../../jobs/queue.js';
 import { type LifecycleOp, lifecycleJob } from './compute.jobs.js';
-import type { InstanceRow } from './compute.repository.js';
+import { configRef, type InstanceRow } from './compute.repository.js';
 import type { InstancesService } from './instances.service.js';
 import { isoSeconds } from '../../lib/time.js';
 import type { Clock } from '../../lib/clock.js';
@@ -101,6 +101,8 @@ export class PowerService {
         accountId: p.accountId,
         action,
         entity: entityRefs.compute(inst.id, inst.label),
+        // A boot or reboot names the config it boots (the wire); a shutdown names none.
+        secondaryEntity: op === 'shutdown' ? null : await configRef(tx, inst.id, chosen),
         status: 'scheduled',
         username: p.username,
       });
@@ -108,7 +110,7 @@ export class PowerService {
       const status = op === 'shutdown' && inst.status === 'offline' ? 'offline' : NEXT_STATUS[op];
       await tx.db
         .updateTable('instances')
-        .set({ status, updated: isoSeconds(this.d.clock.nowMs()) })
+        .set({ status, seen_status: null, updated: isoSeconds(this.d.clock.nowMs()) })
         .where('id', '=', inst.id)
         .execute();
       await this.d.queue.enqueue(

@@ -55,6 +55,22 @@ export function baseEventQuery(db: Database, p: Principal, sinceIso: string) {
   return q;
 }
 
+/**
+ * `time_remaining` as the wire shows it: whole seconds as an integer (newer events), any other
+ * stored text (the reference's `HH:MM:SS`) as it is.
+ */
+function timeRemaining(v: string | null): number | string | null {
+  return v !== null && /^\d{1,9}$/.test(v) ? Number(v) : v;
+}
+
+/** A public image's id is a string, kept as its URL (`entityRefs.publicImage`). */
+function refId(type: string, id: number | null, url: string | null): number | string | null {
+  return id === null && type === 'image' && url?.startsWith(PUBLIC_IMAGE_URL)
+    ? url.slice(PUBLIC_IMAGE_URL.length)
+    : id;
+}
+const PUBLIC_IMAGE_URL = '/v4/images/';
+
 export function toApiEvent(r: EventRow) {
   const ref = (type: string | null, id: number | null, label: string | null, url: string | null) =>
     type === null ? null : { id, type, label, url };
@@ -64,20 +80,24 @@ export function toApiEvent(r: EventRow) {
     created: r.created,
     duration: r.duration,
     entity: ref(r.entity_type, r.entity_id, r.entity_label, r.entity_url),
-    secondary_entity: ref(
-      r.secondary_entity_type,
-      r.secondary_entity_id,
-      r.secondary_entity_label,
-      r.secondary_entity_url,
-    ),
-    message: r.message,
+    secondary_entity:
+      r.secondary_entity_type === null
+        ? null
+        : {
+            id: refId(r.secondary_entity_type, r.secondary_entity_id, r.secondary_entity_url),
+            type: r.secondary_entity_type,
+            label: r.secondary_entity_label,
+            url: r.secondary_entity_url,
+          },
+    message: r.message ?? '',
     percent_complete: r.percent_complete,
     rate: r.rate,
     read: toBool(r.read),
     seen: toBool(r.seen),
     status: r.status,
-    time_remaining: r.time_remaining,
+    time_remaining: timeRemaining(r.time_remaining),
     username: r.username,
+    details: {},
   };
 }
 export type ApiEvent = ReturnType<typeof toApiEvent>;
@@ -147,15 +167,17 @@ function fromArray(r: FeedRow): ApiEvent {
     created: r[2],
     duration: r[3],
     entity: r[4] === null ? null : { id: r[5], type: r[4], label: r[6], url: r[7] },
-    secondary_entity: r[8] === null ? null : { id: r[9], type: r[8], label: r[10], url: r[11] },
-    message: r[12],
+    secondary_entity:
+      r[8] === null ? null : { id: refId(r[8], r[9], r[11]), type: r[8], label: r[10], url: r[11] },
+    message: r[12] ?? '',
     percent_complete: r[13],
     rate: r[14],
     read: r[15] === 1,
     seen: r[16] === 1,
     status: r[17],
-    time_remaining: r[18],
+    time_remaining: timeRemaining(r[18]),
     username: r[19],
+    details: {},
   };
 }
 

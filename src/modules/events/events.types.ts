@@ -29,7 +29,8 @@ export const EVENT_ENTITY_TYPES = [
 /**
  * Entity types outside the reference revision's enum that the real service writes and Stratus
  * follows (docs/fidelity.md): VPC events name `vpc`, subnet events `subnet`, placement group
- * events `placement_group`. `reserved_ipv4_address` is the type a reserved address has among
+ * events `placement_group`; disk events name the disk `disk` and boot and config events the
+ * config `compute_config` (secondary entities, the real wire). `reserved_ipv4_address` is the type a reserved address has among
  * tagged objects (`GET /tags/{label}`); events about addresses name `ipaddress`.
  */
 export const EXTRA_EVENT_ENTITY_TYPES = [
@@ -37,6 +38,8 @@ export const EXTRA_EVENT_ENTITY_TYPES = [
   'subnet',
   'placement_group',
   'reserved_ipv4_address',
+  'disk',
+  'compute_config',
 ] as const;
 export type EventEntityType =
   | (typeof EVENT_ENTITY_TYPES)[number]
@@ -65,14 +68,14 @@ export interface NewEvent {
   message?: string | null;
   percentComplete?: number | null;
   rate?: string | null;
-  timeRemaining?: string | null;
+  timeRemaining?: string | number | null;
 }
 
 export interface EventChange {
   status?: EventStatus;
   percentComplete?: number | null;
   message?: string | null;
-  timeRemaining?: string | null;
+  timeRemaining?: string | number | null;
   entityLabel?: string | null;
 }
 
@@ -85,10 +88,26 @@ export const entityRefs = {
     url: `/v4/compute/instances/${id}`,
   }),
   disk: (computeId: number, diskId: number, label: string | null): EntityRef => ({
-    type: 'disks',
+    type: 'disk',
     id: diskId,
     label,
     url: `/v4/compute/instances/${computeId}/disks/${diskId}`,
+  }),
+  config: (computeId: number, configId: number, label: string | null): EntityRef => ({
+    type: 'compute_config',
+    id: configId,
+    label,
+    url: `/v4/compute/instances/${computeId}/configs/${configId}`,
+  }),
+  /**
+   * A public image (`compute/debian12`): its id is a string, so it is not stored in the integer
+   * id column; the answer takes it from the URL (`events.repository.ts`).
+   */
+  publicImage: (imageId: string, label: string | null): EntityRef => ({
+    type: 'image',
+    id: null,
+    label,
+    url: `/v4/images/${imageId}`,
   }),
   volume: (id: number, label: string | null): EntityRef => ({
     type: 'volume',

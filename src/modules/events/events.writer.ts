@@ -40,7 +40,7 @@ export class EventWriter {
         read: 0,
         seen: 0,
         status: e.status,
-        time_remaining: e.timeRemaining ?? null,
+        time_remaining: e.timeRemaining == null ? null : String(e.timeRemaining),
         username: e.username,
         started_ms: nowMs,
       })
@@ -78,7 +78,9 @@ export class EventWriter {
           ? { percent_complete: change.percentComplete }
           : {}),
         ...(change.message !== undefined ? { message: change.message } : {}),
-        ...(change.timeRemaining !== undefined ? { time_remaining: change.timeRemaining } : {}),
+        ...(change.timeRemaining !== undefined
+          ? { time_remaining: change.timeRemaining === null ? null : String(change.timeRemaining) }
+          : {}),
         ...(change.entityLabel !== undefined ? { entity_label: change.entityLabel } : {}),
         ...(starting ? { started_ms: nowMs } : {}),
         ...(done

@@ -106,7 +106,7 @@ export function addressesRoutes(ctx: Ctx): FastifyPluginAsyncTypebox {
           params: RangeParams,
           response: { 200: Ipv6RangeBgpSchema },
         },
-        config: { operationId: 'getIPv6Range', scopes: ['ips:read'] },
+        config: { operationId: 'getIPv6Range', scopes: ['ips:read_only'] },
       },
       (req) => ipv6.get(principal(req), req.params.range),
     );

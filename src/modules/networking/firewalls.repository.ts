@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import type { Database } from '../../db/database.js';
 import type { FilterSpec } from '../../lib/filter.js';
 import { tagsFilter, tagsOf } from '../tags/tags.repository.js';
@@ -42,28 +43,63 @@ export const rulesOf = (row: FirewallRow): RuleSet => {
   return { inbound: parsed.inbound ?? [], outbound: parsed.outbound ?? [] };
 };
 
+/** A firewall's services as `entities` shows them (the device's entity, no parent entity). */
+export type FirewallEntities = (
+  db: Database,
+  rows: readonly DeviceRow[],
+) => Promise<Map<number, { id: number; type: string; label: string; url: string }>>;
+
+/**
+ * `rules.fingerprint`: the first 8 hex digits of the SHA-256 of the rule sets and policies, so a
+ * client can tell whether the rules changed (the real service sends 8 hex digits too).
+ */
+export function rulesFingerprint(rules: RuleSet, inbound: string, outbound: string): string {
+  const text = JSON.stringify({ ...rules, inbound_policy: inbound, outbound_policy: outbound });
+  return createHash('sha256').update(text).digest('hex').slice(0, 8);
+}
+
 export async function toApiFirewalls(
   db: Database,
   rows: readonly FirewallRow[],
+  entitiesOf: FirewallEntities,
 ): Promise<ApiFirewall[]> {
-  const tags = await tagsOf(
-    db,
-    'firewall',
-    rows.map((r) => r.id),
-  );
-  return rows.map((r) => ({
-    id: r.id,
-    label: r.label,
-    created: r.created,
-    updated: r.updated,
-    status: r.status,
-    rules: {
-      ...rulesOf(r),
-      inbound_policy: r.inbound_policy as Policy,
-      outbound_policy: r.outbound_policy as Policy,
-    },
-    tags: tags.get(r.id) ?? [],
-  }));
+  const ids = rows.map((r) => r.id);
+  const [tags, devices] = await Promise.all([
+    tagsOf(db, 'firewall', ids),
+    ids.length === 0
+      ? Promise.resolve([] as DeviceRow[])
+      : db.db
+          .selectFrom('firewall_devices')
+          .selectAll()
+          .where('firewall_id', 'in', ids)
+          .orderBy('id')
+          .execute(),
+  ]);
+  const entities = await entitiesOf(db, devices);
+  return rows.map((r) => {
+    const rules = rulesOf(r);
+    return {
+      id: r.id,
+      label: r.label,
+      created: r.created,
+      updated: r.updated,
+      status: r.status,
+      rules: {
+        ...rules,
+        inbound_policy: r.inbound_policy as Policy,
+        outbound_policy: r.outbound_policy as Policy,
+        version: r.rules_version ?? 1,
+        fingerprint: rulesFingerprint(rules, r.inbound_policy, r.outbound_policy),
+      },
+      tags: tags.get(r.id) ?? [],
+      entities: devices
+        .filter((d) => d.firewall_id === r.id)
+        .flatMap((d) => {
+          const e = entities.get(d.id);
+          return e ? [{ ...e, parent_entity: null }] : [];
+        }),
+    };
+  });
 }
 
 export async function devicesOf(db: Database, firewallId: number): Promise<DeviceRow[]> {

@@ -35,14 +35,33 @@ export const FirewallRulesSchema = Type.Object({
   outbound_policy: Policy,
 });
 
+const DeviceEntitySchema = Type.Object({
+  id: Type.Integer(),
+  type: Type.String({ enum: ['compute', 'nodebalancer'] }),
+  label: Type.String(),
+  url: Type.String(),
+  /** The entity a device belongs to (interfaces of the next areas): none here. */
+  parent_entity: Type.Null(),
+});
+
+/** The rules as answered: the rule sets and policies, with their version and fingerprint. */
+export const FirewallRulesView = Type.Object({
+  ...FirewallRulesSchema.properties,
+  /** 1 at creation, one more at each change of the rules. */
+  version: Type.Integer(),
+  fingerprint: Type.String(),
+});
+
 export const FirewallSchema = Type.Object({
   id: Type.Integer(),
   label: Type.String(),
   created: DateTime(),
   updated: DateTime(),
   status: Type.String({ enum: ['enabled', 'disabled', 'deleted'] }),
-  rules: FirewallRulesSchema,
+  rules: FirewallRulesView,
   tags: Type.Array(Type.String()),
+  /** The services it covers (its devices' entities). */
+  entities: Type.Array(DeviceEntitySchema),
 });
 export type ApiFirewall = Static<typeof FirewallSchema>;
 
@@ -85,12 +104,7 @@ export const FirewallDeviceSchema = Type.Object({
   id: Type.Integer(),
   created: DateTime(),
   updated: DateTime(),
-  entity: Type.Object({
-    id: Type.Integer(),
-    type: Type.String({ enum: ['compute', 'nodebalancer'] }),
-    label: Type.String(),
-    url: Type.String(),
-  }),
+  entity: DeviceEntitySchema,
 });
 export type ApiFirewallDevice = Static<typeof FirewallDeviceSchema>;
 export const FirewallDevicePage = PageOf(FirewallDeviceSchema);

@@ -61,13 +61,23 @@ export class FirewallsService {
     return isoSeconds(this.d.clock.nowMs());
   }
 
+  /** The entities of devices, for `entities` (the account is each device's own). */
+  private readonly entitiesOf = async (db: Database, rows: readonly DeviceRow[]) => {
+    const out = new Map<number, DeviceEntity>();
+    for (const accountId of new Set(rows.map((r) => r.account_id))) {
+      const mine = rows.filter((r) => r.account_id === accountId);
+      for (const [k, v] of await this.devices.entitiesOf(db, accountId, mine)) out.set(k, v);
+    }
+    return out;
+  };
+
   private async one(db: Database, id: number): Promise<ApiFirewall> {
     const row = await db.db
       .selectFrom('firewalls')
       .selectAll()
       .where('id', '=', id)
       .executeTakeFirstOrThrow();
-    return (await toApiFirewalls(db, [row]))[0] as ApiFirewall;
+    return (await toApiFirewalls(db, [row], this.entitiesOf))[0] as ApiFirewall;
   }
 
   private async load(
@@ -118,7 +128,7 @@ export class FirewallsService {
       { idColumn: 'firewalls.id' },
       (r: FirewallRow) => r,
     );
-    return { ...page, data: await toApiFirewalls(db, page.data) };
+    return { ...page, data: await toApiFirewalls(db, page.data, this.entitiesOf) };
   }
 
   /** `GET /compute/instances/{id}/firewalls` (and any other device type's list). */
@@ -153,7 +163,7 @@ export class FirewallsService {
       { idColumn: 'firewalls.id' },
       (r: FirewallRow) => r,
     );
-    return { ...page, data: await toApiFirewalls(db, page.data) };
+    return { ...page, data: await toApiFirewalls(db, page.data, this.entitiesOf) };
   }
 
   async get(p: Principal, id: number): Promise<ApiFirewall> {
@@ -308,12 +318,13 @@ export class FirewallsService {
       const row = await this.load(tx, p, id, 'read_write', true);
       await tx.db
         .updateTable('firewalls')
-        .set({
+        .set((eb) => ({
           rules: JSON.stringify(rules),
           inbound_policy: b.inbound_policy ?? row.inbound_policy,
           outbound_policy: b.outbound_policy ?? row.outbound_policy,
+          rules_version: eb(eb.ref('rules_version'), '+', 1),
           updated: this.now(),
-        })
+        }))
         .where('id', '=', id)
         .execute();
       await this.record(tx, p, 'firewall_update', firewallRef(id, row.label));
@@ -330,7 +341,7 @@ export class FirewallsService {
         id: r.id,
         created: r.created,
         updated: r.updated,
-        entity: entities.get(r.id) as DeviceEntity,
+        entity: { ...(entities.get(r.id) as DeviceEntity), parent_entity: null },
       }),
     );
   }

@@ -64,6 +64,7 @@ export const IpAddressPrivateSchema = Type.Object({
   rdns: Nullable(Type.String()),
   compute_id: Nullable(Type.Integer()),
   region: Type.String(),
+  vpc_nat_1_1: VpcNat,
   ...reservationFields,
 });
 

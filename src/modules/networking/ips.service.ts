@@ -75,7 +75,8 @@ export interface InstanceIps {
   ipv6: {
     link_local: ApiIpV6;
     slaac: ApiIpV6;
-    global: { range: string; prefix: number; region: string; route_target: string }[];
+    global: { range: string; prefix: number; region: string; route_target: string | null }[];
+    vpc: never[];
   };
 }
 
@@ -166,7 +167,8 @@ export class IpsService {
       const nats = await natsOf(db, t.inst, await ipv4Rows(db, t.inst.id));
       return this.v4(t.row, nats.get(t.row.address), t.inst.label);
     }
-    return this.v6(t.inst, t.kind, t.kind === 'slaac' ? await ipv6RdnsOf(db, t.inst.id) : null);
+    const rdns = t.kind === 'slaac' ? await ipv6RdnsOf(db, t.inst.id) : null;
+    return this.v6(t.inst, t.kind, rdns);
   }
 
   // ---- finding an address ----
@@ -252,8 +254,9 @@ export class IpsService {
           range: r.range,
           prefix: r.prefix,
           region: r.region,
-          route_target: r.route_target ?? '',
+          route_target: r.route_target,
         })),
+        vpc: [],
       },
     };
   }

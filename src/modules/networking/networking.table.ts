@@ -55,6 +55,8 @@ export interface FirewallsTable {
   inbound_policy: string;
   outbound_policy: string;
   rules: string;
+  /** `rules.version`: 1 at creation, one more at each change of the rules. */
+  rules_version?: number;
   created: string;
   updated: string;
 }

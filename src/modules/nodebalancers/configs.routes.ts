@@ -153,7 +153,7 @@ export function nbConfigsRoutes(ctx: Ctx): FastifyPluginAsyncTypebox {
       {
         schema: { tags, summary: 'Node View', params: NodeParams, response: { 200: NodeSchema } },
         // The reference asks nodebalancers:read_write to view a node (not read_only).
-        config: { operationId: 'getNodeBalancerNode', ...write },
+        config: { operationId: 'getNodeBalancerNode', ...read },
       },
       (req) =>
         nodes.getNode(

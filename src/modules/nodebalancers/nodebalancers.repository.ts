@@ -92,6 +92,13 @@ export async function toApiNbs(db: Database, rows: readonly NbRow[]): Promise<Ap
     // Stratus carries no traffic: nothing is transferred.
     transfer: { total: 0, out: 0, in: 0 },
     tags: tags.get(r.id) ?? [],
+    // The real service's values for what Stratus does not serve: the standard (`common`) plan,
+    // no UDP throttle, a public front end, no LKE cluster.
+    type: 'common' as const,
+    client_udp_sess_throttle: 0,
+    frontend_address_type: 'public' as const,
+    frontend_vpc_subnet_id: null,
+    lke_cluster: null,
     locks: locks.get(r.id) ?? [],
   }));
 }
@@ -138,6 +145,8 @@ export async function toApiNodes(
     mode: r.mode,
     config_id: r.config_id,
     nodebalancer_id: r.nodebalancer_id,
+    // Nodes reached through a VPC are not served: none has a VPC config.
+    vpc_config_id: null,
   }));
 }
 
@@ -170,6 +179,9 @@ export async function toApiConfigs(
       ssl_cert: r.ssl_cert === null ? null : REDACTED,
       ssl_key: r.ssl_key_hash === null ? null : REDACTED,
       nodes_status: { up, down: mine.length - up },
+      // UDP configs are not served: the real defaults of their fields.
+      udp_check_port: 80,
+      udp_session_timeout: 16,
     };
   });
 }

@@ -42,7 +42,18 @@ export const NodeBalancerSchema = Type.Object({
     in: Nullable(Type.Number()),
   }),
   tags: Type.Array(Type.String()),
-  /** The lock types on the NodeBalancer (`/locks`). */
+  type: Type.String({ enum: ['common', 'premium'] }),
+  client_udp_sess_throttle: Type.Integer(),
+  frontend_address_type: Type.String({ enum: ['public', 'vpc'] }),
+  frontend_vpc_subnet_id: Nullable(Type.Integer()),
+  lke_cluster: Nullable(
+    Type.Object({
+      id: Type.Integer(),
+      label: Type.String(),
+      type: Type.String(),
+      url: Type.String(),
+    }),
+  ),
   locks: Type.Array(Type.String()),
 });
 export type ApiNodeBalancer = Static<typeof NodeBalancerSchema>;
@@ -130,6 +141,8 @@ export const ConfigSchema = Type.Object({
   ssl_cert: Nullable(Type.String()),
   ssl_key: Nullable(Type.String()),
   nodes_status: Type.Object({ up: Type.Integer(), down: Type.Integer() }),
+  udp_check_port: Type.Integer(),
+  udp_session_timeout: Type.Integer(),
 });
 export type ApiConfig = Static<typeof ConfigSchema>;
 export const ConfigPage = PageOf(ConfigSchema);
@@ -143,6 +156,7 @@ export const NodeSchema = Type.Object({
   mode: Enum(NODE_MODES),
   config_id: Type.Integer(),
   nodebalancer_id: Type.Integer(),
+  vpc_config_id: Nullable(Type.Integer()),
 });
 export type ApiNode = Static<typeof NodeSchema>;
 export const NodePage = PageOf(NodeSchema);

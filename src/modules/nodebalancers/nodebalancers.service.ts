@@ -301,6 +301,8 @@ export class NodeBalancersService {
     const row = await this.load(this.d.db, p, id, 'read_only');
     const now = this.d.clock.nowMs();
     const created = Date.parse(`${row.created}Z`);
+    // As on the real service, a new NodeBalancer has no statistics for its first 5 minutes.
+    if (now < created + STATS_STEP_MS) throw errors.reason('Stats are unavailable at this time.');
     const first = Math.ceil(Math.max(created, now - DAY_MS) / STATS_STEP_MS) * STATS_STEP_MS;
     const zeros: number[][] = [];
     for (let t = first; t <= now; t += STATS_STEP_MS) zeros.push([t, 0]);

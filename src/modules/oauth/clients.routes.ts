@@ -98,19 +98,26 @@ export function clientsRoutes(ctx: Ctx): FastifyPluginAsyncTypebox {
         return {};
       },
     );
-    app.post(
-      '/account/oauth-clients/:clientId/reset-secret',
-      {
-        schema: {
-          tags,
-          summary: 'OAuth Client Secret Reset',
-          params: ClientParams,
-          response: { 200: OAuthClientSchema },
+    // `reset_secret` is the spelling the Python SDK calls; both reach the same operation.
+    for (const [path, hide] of [
+      ['/account/oauth-clients/:clientId/reset-secret', false],
+      ['/account/oauth-clients/:clientId/reset_secret', true],
+    ] as const) {
+      app.post(
+        path,
+        {
+          schema: {
+            tags,
+            summary: 'OAuth Client Secret Reset',
+            ...(hide ? { hide: true } : {}),
+            params: ClientParams,
+            response: { 200: OAuthClientSchema },
+          },
+          config: { operationId: 'resetClientSecret', ...write },
         },
-        config: { operationId: 'resetClientSecret', ...write },
-      },
-      (req) => svc.resetSecret(principal(req), req.params.clientId),
-    );
+        (req) => svc.resetSecret(principal(req), req.params.clientId),
+      );
+    }
     app.get(
       '/account/oauth-clients/:clientId/thumbnail',
       {

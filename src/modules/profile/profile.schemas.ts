@@ -22,6 +22,7 @@ export const ProfileSchema = Type.Object({
   two_factor_auth: Type.Boolean(),
   restricted: Type.Boolean(),
   authentication_type: Type.String({ enum: ['password', 'github'] }),
+  user_type: Type.String({ enum: ['default', 'parent', 'child', 'proxy'] }),
 });
 
 /**

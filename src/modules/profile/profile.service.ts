@@ -36,6 +36,7 @@ export function toProfile(u: Omit<UsersTable, 'id'> & { id: number }): Profile {
     two_factor_auth: toBool(u.two_factor_auth),
     restricted: toBool(u.restricted),
     authentication_type: 'password',
+    user_type: 'default',
   };
 }
 

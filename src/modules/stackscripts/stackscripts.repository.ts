@@ -100,8 +100,14 @@ export function toApiStackScript(r: ListedStackScript): ApiStackScript {
     created: r.created,
     updated: r.updated,
     rev_note: r.rev_note,
+    logo_url: '',
+    ordinal: 0,
     script: r.script,
-    user_defined_fields: udfsOf(r),
+    user_defined_fields: udfsOf(r).map((f) => ({
+      ...f,
+      ...(f.oneOf !== undefined ? { oneof: f.oneOf } : {}),
+      ...(f.manyOf !== undefined ? { manyof: f.manyOf } : {}),
+    })),
     mine: toBool(Number(r.mine)),
   };
 }

@@ -30,7 +30,12 @@ export function stackScriptsRoutes(ctx: Ctx): FastifyPluginAsyncTypebox {
           response: { 200: StackScriptPage },
         },
         // Without a token (or without stackscripts:read_only) only public scripts are listed.
-        config: { operationId: 'getStackScripts', auth: 'public', paged: true },
+        config: {
+          operationId: 'getStackScripts',
+          auth: 'public',
+          acceptedScopes: ['stackscripts:read_only'],
+          paged: true,
+        },
       },
       (req) => svc.list(req.principal, req.query, xFilter(req)),
     );

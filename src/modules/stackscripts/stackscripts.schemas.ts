@@ -7,7 +7,12 @@ export const UserDefinedFieldSchema = Type.Object({
   example: Type.String(),
   oneOf: Type.Optional(Type.String()),
   manyOf: Type.Optional(Type.String()),
+  /** The real service's spelling of `oneOf`/`manyOf` (the wire; the Python SDK reads these). */
+  oneof: Type.Optional(Type.String()),
+  manyof: Type.Optional(Type.String()),
   default: Type.Optional(Type.String()),
+  header: Type.Optional(Type.String()),
+  required: Type.Optional(Type.String()),
 });
 
 export const StackScriptSchema = Type.Object({
@@ -23,6 +28,9 @@ export const StackScriptSchema = Type.Object({
   created: DateTime(),
   updated: DateTime(),
   rev_note: Type.String(),
+  /** Marketplace fields: a StackScript of a user has no logo and no place in the catalogue. */
+  logo_url: Type.String(),
+  ordinal: Type.Integer(),
   script: Type.String(),
   user_defined_fields: Type.Array(UserDefinedFieldSchema),
   mine: Type.Boolean(),

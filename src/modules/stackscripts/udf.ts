@@ -8,6 +8,9 @@ export interface UserDefinedField {
   oneOf?: string;
   manyOf?: string;
   default?: string;
+  /** Display hints some scripts carry in their tags (`header="Yes"`, `required="Yes"`). */
+  header?: string;
+  required?: string;
 }
 
 const UDF_TAG = /<udf\b([^>]*?)\/?>/gi;
@@ -39,6 +42,8 @@ export function parseUdfs(script: string): UserDefinedField[] {
     if (attrs.has('oneof')) f.oneOf = attrs.get('oneof');
     if (attrs.has('manyof')) f.manyOf = attrs.get('manyof');
     if (attrs.has('default')) f.default = attrs.get('default');
+    if (attrs.has('header')) f.header = attrs.get('header');
+    if (attrs.has('required')) f.required = attrs.get('required');
     out.push(f);
   }
   return out;

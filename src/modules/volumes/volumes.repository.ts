@@ -56,14 +56,15 @@ export async function toApiVolumes(db: Database, rows: readonly VolumeRow[]): Pr
     tagsOf(db, 'volume', ids),
     locksOf(db, 'volume', ids),
     computeIds.length === 0
-      ? Promise.resolve([] as { id: number; label: string }[])
+      ? Promise.resolve([] as { id: number; label: string; status: string }[])
       : db.db
           .selectFrom('instances')
-          .select(['id', 'label'])
+          .select(['id', 'label', 'status'])
           .where('id', 'in', computeIds)
           .execute(),
   ]);
   const labelOf = new Map(labels.map((l) => [l.id, l.label]));
+  const running = new Set(labels.filter((l) => l.status === 'running').map((l) => l.id));
   return rows.map((r) => ({
     id: r.id,
     label: r.label,
@@ -77,6 +78,10 @@ export async function toApiVolumes(db: Database, rows: readonly VolumeRow[]): Pr
     tags: tags.get(r.id) ?? [],
     created: r.created,
     updated: r.updated,
+    // Ready for I/O: active, attached, and its instance running (the block device is there).
+    io_ready: r.status === 'active' && r.compute_id !== null && running.has(r.compute_id),
+    // Encryption is a feature of the next areas: its "not used" value.
+    encryption: 'disabled' as const,
     locks: locks.get(r.id) ?? [],
   }));
 }

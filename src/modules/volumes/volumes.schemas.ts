@@ -38,7 +38,8 @@ export const VolumeSchema = Type.Object({
   tags: Type.Array(Type.String()),
   created: DateTime(),
   updated: DateTime(),
-  /** The lock types on the volume (`/locks`). */
+  io_ready: Type.Boolean(),
+  encryption: Type.String({ enum: ['enabled', 'disabled'] }),
   locks: Type.Array(Type.String()),
 });
 export type ApiVolume = Static<typeof VolumeSchema>;

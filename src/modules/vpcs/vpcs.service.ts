@@ -254,6 +254,9 @@ export function toApiVpcIp(r: VpcIpRow): ApiVpcIp {
     subnet_id: Number(r.subnet_id),
     subnet_mask: maskOf(prefix),
     vpc_id: Number(r.vpc_id),
+    // Addresses of databases and NodeBalancers in VPCs are not served: these are instances'.
+    database_id: null,
+    nodebalancer_id: null,
   };
 }
 

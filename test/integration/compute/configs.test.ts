@@ -61,7 +61,7 @@ describe('compute instance configuration profiles', () => {
       id: r.body.id,
       label: 'main',
       kernel: 'compute/latest-64bit',
-      comments: null,
+      comments: '',
       memory_limit: 0,
       run_level: 'default',
       virt_mode: 'paravirt',
@@ -84,7 +84,11 @@ describe('compute instance configuration profiles', () => {
         sdh: null,
       },
       interfaces: [],
+      initrd: null,
+      created: r.body.created,
+      updated: r.body.updated,
     });
+    expect(typeof r.body.created).toBe('string');
     const ev = await t.get('/v4/account/events', {
       filter: { 'entity.id': id, action: 'compute_config_create' },
     });
@@ -248,8 +252,9 @@ describe('compute instance configuration profiles', () => {
         primary: false,
         vpc_id: null,
         subnet_id: null,
-        ipv4: { vpc: null, nat_1_1: null },
+        ipv4: null,
         ip_ranges: null,
+        ipv6: null,
       },
     ]);
     const bad = await t.post(configsUrl(id), {
@@ -350,6 +355,22 @@ describe('compute instance configuration profiles', () => {
       filter: { 'entity.id': id, action: 'compute_config_update' },
     });
     expect(ev.body.results).toBe(3);
+  });
+
+  it('updateComputeConfig: interfaces: [] leaves the config without interfaces; one may then be added', async () => {
+    const { id } = await instanceWithDisks();
+    const c = await t.post(configsUrl(id), { label: 'c', devices: {}, interfaces: [] });
+    expect(c.body.interfaces).toHaveLength(1);
+    const emptied = await t.put(`${configsUrl(id)}/${c.body.id}`, { interfaces: [] });
+    expect(emptied.status).toBe(200);
+    expect(emptied.body.interfaces).toEqual([]);
+    expect((await t.get(`${configsUrl(id)}/${c.body.id}/interfaces`)).body).toEqual([]);
+    const pub = await t.post(`${configsUrl(id)}/${c.body.id}/interfaces`, {
+      purpose: 'public',
+      primary: true,
+    });
+    expect(pub.status).toBe(200);
+    expect(pub.body).toMatchObject({ purpose: 'public', primary: true });
   });
 
   it('updateComputeConfig: a config of another instance is not found', async () => {

@@ -61,8 +61,10 @@ describe('compute instance disks', () => {
       size: 25088,
       filesystem: 'ext4',
     });
+    expect(boot.disk_encryption).toBe('disabled');
     expect(Object.keys(boot).sort()).toEqual([
       'created',
+      'disk_encryption',
       'filesystem',
       'id',
       'label',
@@ -92,7 +94,7 @@ describe('compute instance disks', () => {
       status: 'scheduled',
       entity: { type: 'compute', id, url: `/v4/compute/instances/${id}` },
       secondary_entity: {
-        type: 'disks',
+        type: 'disk',
         id: r.body.id,
         label: 'data',
         url: `/v4/compute/instances/${id}/disks/${r.body.id}`,
@@ -278,7 +280,7 @@ describe('compute instance disks', () => {
     const ev = await diskEvents(id, 'disk_delete');
     expect(ev.body.data[0]).toMatchObject({
       status: 'finished',
-      secondary_entity: { type: 'disks', id: disk },
+      secondary_entity: { type: 'disk', id: disk },
     });
   });
 

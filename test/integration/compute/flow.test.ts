@@ -94,7 +94,7 @@ describe('the path an infrastructure tool drives', () => {
     const resize = await waitForEvent(id, 'disk_resize');
     expect(resize.event).toMatchObject({
       status: 'finished',
-      secondary_entity: { type: 'disks', id: bootDisk.id },
+      secondary_entity: { type: 'disk', id: bootDisk.id },
     });
     expectRising(resize.seen);
     await t.post(`/v4/compute/instances/${id}/boot`);

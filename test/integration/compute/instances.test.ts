@@ -239,7 +239,7 @@ describe('compute instances', () => {
     expect(ifaces.map((i) => i.purpose)).toEqual(['public']);
   });
 
-  it('createComputeInstance: image null is an empty instance; the other optional ids take no null', async () => {
+  it('createComputeInstance: image null is an empty instance; null optional ids are not given', async () => {
     const empty = await t.post('/v4/compute/instances', { ...base, image: null });
     expect(empty.status).toBe(200);
     expect(empty.body.image).toBeNull();
@@ -251,13 +251,38 @@ describe('compute instances', () => {
       firewall_id: null,
       metadata: { user_data: null },
     });
-    expect(r.status).toBe(400);
-    expect(fieldsOf(r)).toEqual([
-      'backup_id',
-      'firewall_id',
-      'metadata.user_data',
-      'stackscript_data',
-      'stackscript_id',
+    expect(r.status).toBe(200);
+    expect(r.body.image).toBe(fromImage.image);
+  });
+
+  it('createComputeInstance: maintenance_policy is checked with the real words, stored and shown', async () => {
+    const bad = await t.post('/v4/compute/instances', { ...fromImage, maintenance_policy: 'x' });
+    expect(bad.status).toBe(400);
+    expect(bad.body.errors).toEqual([
+      { field: 'maintenance_policy', reason: 'Unsupported maintenance policy slug format.' },
+    ]);
+    const r = await t.post('/v4/compute/instances', { ...fromImage });
+    expect(r.body).toMatchObject({
+      maintenance_policy: 'compute/migrate',
+      site_type: 'core',
+      capabilities: [],
+      disk_encryption: 'disabled',
+      interface_generation: 'legacy_config',
+      placement_group: null,
+      lke_cluster_id: null,
+      locks: [],
+      specs: { accelerated_devices: 0 },
+      alerts: { system_alerts: [], user_alerts: [] },
+    });
+    const u = await t.put(`/v4/compute/instances/${r.body.id}`, {
+      maintenance_policy: 'compute/power_off_on',
+    });
+    expect(u.body.maintenance_policy).toBe('compute/power_off_on');
+    const wrong = await t.put(`/v4/compute/instances/${r.body.id}`, {
+      maintenance_policy: 'compute/other',
+    });
+    expect(wrong.body.errors).toEqual([
+      { field: 'maintenance_policy', reason: 'Maintenance policy not found.' },
     ]);
   });
 

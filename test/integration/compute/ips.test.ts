@@ -36,6 +36,12 @@ describe('instance IP addresses', () => {
     expect(r.status).toBe(200);
     const pub = inst.ipv4[0];
     const priv = inst.ipv4[1];
+    const assigned = {
+      id: inst.id,
+      label: inst.label,
+      type: 'compute',
+      url: `/v4/compute/instances/${inst.id}`,
+    };
     expect(priv).toMatch(/^192\.168\.(1[2-9][0-9]|2[0-5][0-9])\.\d+$/);
     expect(r.body.ipv4.public).toEqual([
       {
@@ -49,6 +55,10 @@ describe('instance IP addresses', () => {
         compute_id: inst.id,
         region: 'us-east',
         vpc_nat_1_1: null,
+        assigned_entity: assigned,
+        interface_id: null,
+        reserved: false,
+        tags: [],
       },
     ]);
     expect(r.body.ipv4.private).toEqual([
@@ -62,8 +72,13 @@ describe('instance IP addresses', () => {
         rdns: null,
         compute_id: inst.id,
         region: 'us-east',
+        vpc_nat_1_1: null,
+        assigned_entity: assigned,
+        interface_id: null,
+        reserved: false,
       },
     ]);
+    expect(r.body.ipv6.vpc).toEqual([]);
     expect(r.body.ipv4.shared).toEqual([]);
     expect(r.body.ipv4.reserved).toEqual([]);
     expect(r.body.ipv4.vpc).toEqual([]);
@@ -81,6 +96,7 @@ describe('instance IP addresses', () => {
       slaac: { address: slaac, public: true, rdns: null, ...v6 },
       link_local: { address: `fe80::${suffix}`, public: false, rdns: null, ...v6 },
       global: [],
+      vpc: [],
     });
   });
 

@@ -40,7 +40,12 @@ describe('compute migrate', () => {
     const r = await t.post(`/v4/compute/instances/${id}/migrate`);
     expect(r.status).toBe(200);
     expect(r.body).toEqual({});
-    expect(await stepThrough(t, id, 20_000, 30)).toEqual(['migrating', 'booting', 'running']);
+    expect(await stepThrough(t, id, 20_000, 30)).toEqual([
+      'migrating',
+      'offline',
+      'booting',
+      'running',
+    ]);
     const after = (await t.get(`/v4/compute/instances/${id}`)).body;
     expect(after.host_uuid).not.toBe(before.host_uuid);
     expect(after.region).toBe('us-east');

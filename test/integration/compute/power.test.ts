@@ -77,14 +77,14 @@ describe('compute power actions', () => {
     expect(await lastBooted(r.body.id)).toBe(two);
   });
 
-  it('rebootComputeInstance: config_id null means the last booted config; boot takes no null', async () => {
+  it('rebootComputeInstance: config_id null means the last booted config, for boot too', async () => {
     const r = await t.post('/v4/compute/instances', fromImage);
     await t.settle();
     const booted = await lastBooted(r.body.id);
     await addConfig(r.body.id, 'other');
     const bootNull = await t.post(`/v4/compute/instances/${r.body.id}/boot`, { config_id: null });
     expect(bootNull.status).toBe(400);
-    expect(bootNull.body.errors[0].field).toBe('config_id');
+    expect(bootNull.body.errors[0].reason).toBe('Compute is already running.');
     expect(
       (await t.post(`/v4/compute/instances/${r.body.id}/reboot`, { config_id: null })).status,
     ).toBe(200);

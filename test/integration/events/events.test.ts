@@ -24,7 +24,7 @@ describe('events', () => {
     return r.body.data.map((e: { id: number }) => e.id);
   };
 
-  it('getEvent: answers the reference Event shape', async () => {
+  it("getEvent: answers the reference Event shape, with the wire's disk type, empty message and details", async () => {
     const id = await record({
       action: 'disk_create',
       status: 'scheduled',
@@ -40,11 +40,11 @@ describe('events', () => {
       entity: { id: 1, type: 'compute', label: 'web-1', url: '/v4/compute/instances/1' },
       secondary_entity: {
         id: 7,
-        type: 'disks',
+        type: 'disk',
         label: 'boot',
         url: '/v4/compute/instances/1/disks/7',
       },
-      message: null,
+      message: '',
       percent_complete: null,
       rate: null,
       read: false,
@@ -52,7 +52,14 @@ describe('events', () => {
       status: 'scheduled',
       time_remaining: null,
       username: 'owner',
+      details: {},
     });
+  });
+
+  it('getEvent: time_remaining in whole seconds is an integer, as on the wire', async () => {
+    const id = await record({ action: 'compute_migrate', status: 'started', timeRemaining: 90 });
+    const r = await t.get(`/v4/account/events/${id}`);
+    expect(r.body.time_remaining).toBe(90);
   });
 
   it('getEvent: an event without an entity has entity and secondary_entity null', async () => {

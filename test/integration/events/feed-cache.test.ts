@@ -57,7 +57,7 @@ describe('events feed cache', () => {
     const second = await page();
     expect(stats().hits).toBe(hits + 1);
     expect(second.text).toBe(first.text);
-    expect(second.headers['content-type']).toBe('application/json; charset=utf-8');
+    expect(second.headers['content-type']).toBe('application/json');
     expect(second.body).toMatchObject({ page: 1, pages: 1, results: 2 });
     expect(second.body.data.map((e: { action: string }) => e.action)).toEqual([
       'compute_reboot',

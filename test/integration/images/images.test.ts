@@ -153,6 +153,14 @@ describe('private images', () => {
     expect(byLabel.body.data.map((i: { id: string }) => i.id)).toEqual([img.id]);
   });
 
+  it('getImages: private images are listed before public ones', async () => {
+    const img = await capturedImage(t, { label: 'first' });
+    const r = await t.get('/v4/images');
+    const flags = r.body.data.map((i: { is_public: boolean }) => i.is_public);
+    expect(r.body.data[0].id).toBe(img.id);
+    expect(flags.indexOf(true)).toBe(flags.lastIndexOf(false) + 1);
+  });
+
   it('getEvents: a restricted user sees the events of the images it holds a grant on', async () => {
     const a = await capturedImage(t, { label: 'granted' });
     const b = await capturedImage(t, { label: 'hidden' });

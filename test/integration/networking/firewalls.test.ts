@@ -46,9 +46,13 @@ describe('firewalls', () => {
         outbound: [],
         inbound_policy: 'DROP',
         outbound_policy: 'ACCEPT',
+        version: 1,
+        fingerprint: r.body.rules.fingerprint,
       },
       tags: ['prod'],
+      entities: [],
     });
+    expect(r.body.rules.fingerprint).toMatch(/^[0-9a-f]{8}$/);
     const view = await t.get(`/v4/networking/firewalls/${r.body.id}`);
     expect(view.body).toEqual(r.body);
     expect(view.body.devices).toBeUndefined();
@@ -119,7 +123,10 @@ describe('firewalls', () => {
       outbound: [],
       inbound_policy: 'ACCEPT',
       outbound_policy: 'ACCEPT',
+      version: 2,
+      fingerprint: r.body.fingerprint,
     });
+    expect(r.body.fingerprint).not.toBe(fw.rules.fingerprint);
     expect((await t.get(`/v4/networking/firewalls/${fw.id}/rules`)).body).toEqual(r.body);
     const over = await t.put(`/v4/networking/firewalls/${fw.id}/rules`, {
       inbound: rules(13),
@@ -172,8 +179,12 @@ describe('firewalls', () => {
         type: 'compute',
         label: 'web-1',
         url: `/v4/compute/instances/${inst.id}`,
+        parent_entity: null,
       },
     });
+    expect((await t.get(`/v4/networking/firewalls/${fw.id}`)).body.entities).toEqual([
+      r.body.entity,
+    ]);
     const list = await t.get(`/v4/networking/firewalls/${fw.id}/devices`);
     expect(list.body).toMatchObject({ data: [r.body], results: 1 });
     expect((await t.get(`/v4/networking/firewalls/${fw.id}/devices/${r.body.id}`)).body).toEqual(
@@ -545,6 +556,7 @@ describe('firewalls and NodeBalancers', () => {
       type: 'nodebalancer',
       label: 'nb-seven',
       url: `/v4/nodebalancers/${seven.id}`,
+      parent_entity: null,
     });
     const second = await t.post(url, { id: eight.id, type: 'nodebalancer' });
     expect(second.status).toBe(400);

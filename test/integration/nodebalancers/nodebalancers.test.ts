@@ -133,6 +133,7 @@ describe('nodebalancers', () => {
         mode: 'backup',
         config_id: configs.data[1].id,
         nodebalancer_id: nb.id,
+        vpc_config_id: null,
       },
     ]);
   });
@@ -326,6 +327,27 @@ describe('nodebalancers', () => {
       (await t.get(`/v4/compute/instances/${b2.id}/nodebalancers`, { token: user.token })).status,
     ).toBe(404);
     expect((await t.get('/v4/compute/instances/999/nodebalancers')).status).toBe(404);
+  });
+
+  it("getNodeBalancer: the real wire's fields with their not-used values", async () => {
+    const nb = await nodebalancer(t);
+    expect((await t.get(`/v4/nodebalancers/${nb.id}`)).body).toMatchObject({
+      type: 'common',
+      client_udp_sess_throttle: 0,
+      frontend_address_type: 'public',
+      frontend_vpc_subnet_id: null,
+      lke_cluster: null,
+      locks: [],
+    });
+  });
+
+  it('getNodeBalancerStats: a new NodeBalancer has none yet (400, the real words)', async () => {
+    const nb = await nodebalancer(t);
+    const r = await t.get(`/v4/nodebalancers/${nb.id}/stats`);
+    expect(r.status).toBe(400);
+    expect(r.body).toEqual({ errors: [{ reason: 'Stats are unavailable at this time.' }] });
+    t.clock.advance(5 * 60_000);
+    expect((await t.get(`/v4/nodebalancers/${nb.id}/stats`)).status).toBe(200);
   });
 
   it('getNodeBalancerStats: 5-minute points of the last 24 hours since creation, all 0', async () => {

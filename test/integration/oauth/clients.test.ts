@@ -213,6 +213,15 @@ describe('oauth clients', () => {
     );
   });
 
+  it("resetClientSecret: reset_secret (the Python SDK's spelling) resets the secret too", async () => {
+    const c = await createClient(t);
+    const r = await t.post(`/v4beta/account/oauth-clients/${c.id}/reset_secret`);
+    expect(r.status).toBe(200);
+    expect(r.body.secret).toMatch(/^[0-9a-f]{64}$/);
+    expect(r.body.secret).not.toBe(c.secret);
+    expect(r.headers['x-accepted-oauth-scopes']).toBe('account:read_write');
+  });
+
   it('deleteClient: removed, event oauth_client_delete, then 404', async () => {
     const c = await createClient(t);
     expect((await t.del(`/v4/account/oauth-clients/${c.id}`)).body).toEqual({});

@@ -136,10 +136,10 @@ describe('authentication and scopes', () => {
     const r = await t.get('/v4/profile', { token });
     expect(r.status).toBe(200);
     expect(r.headers['x-oauth-scopes']).toBe('longview:read_only');
-    expect(r.headers['x-accepted-oauth-scopes']).toBeUndefined();
+    expect(r.headers['x-accepted-oauth-scopes']).toBe('*');
   });
 
-  it('getRegions: public routes work without a token and send no scope headers', async () => {
+  it('getRegions: public routes work without a token and announce * and unknown scopes', async () => {
     for (const url of [
       '/v4/regions',
       '/v4/regions/us-east',
@@ -149,14 +149,35 @@ describe('authentication and scopes', () => {
     ]) {
       const r = await t.get(url, { token: null });
       expect(r.status, url).toBe(200);
-      expect(r.headers['x-oauth-scopes'], url).toBeUndefined();
-      expect(r.headers['x-accepted-oauth-scopes'], url).toBeUndefined();
+      expect(r.headers['x-oauth-scopes'], url).toBe('unknown');
+      expect(r.headers['x-accepted-oauth-scopes'], url).toBe('*');
     }
   });
 
   it('getRegions: a public route also answers a caller with a valid token', async () => {
     const r = await t.get('/v4/regions');
     expect(r.status).toBe(200);
+    expect(r.headers['x-oauth-scopes']).toBe('*');
+  });
+
+  it('getImage: a public route announces the scope the real service names', async () => {
+    const r = await t.get('/v4/images/compute/debian12', { token: null });
+    expect(r.status).toBe(200);
+    expect(r.headers['x-accepted-oauth-scopes']).toBe('images:read_only');
+  });
+
+  it('attachVolume: several required scopes are announced comma-separated', async () => {
+    const r = await t.post('/v4/volumes/1/attach', { compute_id: 1 });
+    expect(r.headers['x-accepted-oauth-scopes']).toBe('volumes:read_write,computes:read_write');
+  });
+
+  it('getProfile: answers are application/json with the real security headers', async () => {
+    const r = await t.get('/v4/profile');
+    expect(r.headers['content-type']).toBe('application/json');
+    expect(r.headers['x-content-type-options']).toBe('nosniff');
+    expect(r.headers['x-frame-options']).toBe('DENY');
+    const e = await t.get('/v4/nothing-here');
+    expect(e.headers['content-type']).toBe('application/json');
   });
 
   it('getProfile: every response carries the spec version and CORS headers', async () => {

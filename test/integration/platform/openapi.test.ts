@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { afterAll, describe, expect, it } from 'vitest';
 import { buildTestApp } from '../../helpers/build-test-app.js';
+import { operationPaths, wireBacked } from '../../helpers/real-wire.js';
 import {
   type AllowedDifference,
   auditDifferences,
@@ -44,6 +45,43 @@ const ALLOWED: AllowedDifference[] = [
       'public images are served without a token (as the reference text says); a token with images:read_only adds private images',
   },
   {
+    ops: ['createComputeInstance'],
+    details: ['request (body): field maintenance_policy only in Stratus'],
+    reason:
+      'the real service takes an instance maintenance policy (compute/migrate, compute/power_off_on; the wire records its refusals)',
+  },
+  {
+    ops: ['updateComputeInstance'],
+    details: ['request Compute: field maintenance_policy only in Stratus'],
+    reason:
+      'the real service takes an instance maintenance policy (compute/migrate, compute/power_off_on; the wire records its refusals)',
+  },
+  {
+    ops: ['getTaggedObjects'],
+    details: [
+      'response data[].data: field client_udp_sess_throttle only in Stratus',
+      'response data[].data: field encryption only in Stratus',
+      'response data[].data: field frontend_address_type only in Stratus',
+      'response data[].data: field frontend_vpc_subnet_id only in Stratus',
+      'response data[].data: field io_ready only in Stratus',
+      'response data[].data: field lke_cluster only in Stratus',
+    ],
+    reason:
+      'tagged volumes and NodeBalancers are shown as their own endpoints show them, with the fields the wire records there',
+  },
+  {
+    ops: ['getIPv6Range'],
+    details: ['security: oauth [ips:read_only] in Stratus, oauth [ips:read] in reference'],
+    reason: 'ips:read is a typo of the reference; the real service announces ips:read_only',
+  },
+  {
+    ops: ['getNodeBalancerNode'],
+    details: [
+      'security: oauth [nodebalancers:read_only] in Stratus, oauth [nodebalancers:read_write] in reference',
+    ],
+    reason: 'a GET needs read access only; the real service announces nodebalancers:read_only',
+  },
+  {
     ops: ['getEvents', 'getEvent'],
     details: ['response Event.duration: nullable in Stratus only'],
     reason: 'null until the event finishes or fails',
@@ -71,8 +109,30 @@ const ALLOWED: AllowedDifference[] = [
   },
   {
     ops: ['getEvents', 'getEvent'],
-    details: ['response Event.secondary_entity.id: type integer in Stratus, string in reference'],
-    reason: 'the spec (which wins) gives secondary_entity the same shape as entity, integer id',
+    details: [
+      'response Event.secondary_entity.id: type integer|object|string in Stratus, string in reference',
+    ],
+    reason:
+      'the spec (which wins) gives secondary_entity the same shape as entity, integer id; a public image has its string id (the wire)',
+  },
+  {
+    ops: ['getEvents', 'getEvent'],
+    details: [
+      'response Event.time_remaining: type integer|object|string in Stratus, string in reference',
+      'response Event.message: nullable in reference only',
+    ],
+    reason: 'the wire: whole seconds as an integer; no message is an empty string',
+  },
+  {
+    ops: ['addComputeConfig', 'getComputeConfig', 'getComputeConfigs', 'updateComputeConfig'],
+    details: ['response ComputeConfig.comments: nullable in reference only'],
+    reason: 'the wire: no comments is an empty string',
+  },
+  {
+    ops: ['addStackScript', 'getStackScript', 'getStackScripts', 'updateStackScript'],
+    details: ['response UserDefinedField: field manyof only in Stratus'],
+    reason:
+      "the wire's lowercase spelling (oneof is on the wire; manyof is what the Python SDK reads)",
   },
   {
     ops: ['getEvents', 'getEvent'],
@@ -935,8 +995,18 @@ const fidelity = readFileSync(new URL('../../../docs/fidelity.md', import.meta.u
 // own test: operations added later are covered without touching this file.
 const t = await buildTestApp();
 const generated = await t.get<OpenApiDoc>('/v4/openapi.json', { token: null });
-const { operations, differences } = compareOpenApi(generated.body, reference);
-const { unexpected, stale } = auditDifferences(differences, ALLOWED);
+const { operations, differences: all } = compareOpenApi(generated.body, reference);
+// Response fields, nulls and types beyond the reference that the real wire shows for the same
+// operation (test/fixtures/reference/real-wire.json) are the service as it is now: allowed by that
+// evidence rather than listed one by one (docs/fidelity.md, "The real wire").
+// The comparison names a difference by the reference's schema (`response Compute: field locks`):
+// what the wire shows for a schema in one operation holds for the same schema in the others
+// (getRegion shows what getRegions recorded).
+const opPaths = operationPaths(generated.body);
+const backed = new Set(all.filter((d) => wireBacked(d, opPaths)).map((d) => d.detail));
+const differences = all.filter((d) => !backed.has(d.detail));
+const { unexpected } = auditDifferences(differences, ALLOWED);
+const { stale } = auditDifferences(all, ALLOWED);
 const unexpectedFor = (op: string) =>
   unexpected.filter((d) => d.startsWith(`${op} `)).map((d) => d.slice(op.length + 1));
 

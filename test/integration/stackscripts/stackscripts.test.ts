@@ -67,6 +67,29 @@ describe('StackScripts', () => {
     expect((await t.get(`${URL}/${s.id}`)).body).toEqual(s);
   });
 
+  it("addStackScript: the wire's fields: logo_url, ordinal, lowercase oneof/manyof beside the reference's spelling, header and required", async () => {
+    const r = await t.post(URL, {
+      label: 'wire-udfs',
+      images: ['compute/debian12'],
+      script:
+        '#!/bin/bash\n# <UDF name="SIZE" label="Size" oneOf="s,l" header="Yes" required="Yes" />\n# <UDF name="ADDONS" label="Add-ons" manyOf="a,b" />\n',
+    });
+    expect(r.status, JSON.stringify(r.body)).toBe(200);
+    expect(r.body).toMatchObject({ logo_url: '', ordinal: 0 });
+    expect(r.body.user_defined_fields).toEqual([
+      {
+        name: 'SIZE',
+        label: 'Size',
+        example: '',
+        oneOf: 's,l',
+        oneof: 's,l',
+        header: 'Yes',
+        required: 'Yes',
+      },
+      { name: 'ADDONS', label: 'Add-ons', example: '', manyOf: 'a,b', manyof: 'a,b' },
+    ]);
+  });
+
   it('addStackScript: a shebang first, existing images (or any/all), label 3..128, required fields', async () => {
     const bad = await t.post(URL, {
       label: 'abc',

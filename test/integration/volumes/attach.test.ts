@@ -39,6 +39,20 @@ describe('volume attach and detach', () => {
     await t.close();
   });
 
+  it('getVolume: io_ready only while active, attached and its instance running; not-used encryption and locks', async () => {
+    const inst = await instance(t, 'g6-standard-1');
+    const [v] = await volumes(t, 1);
+    const detached = (await t.get(`/v4/volumes/${v}`)).body;
+    expect(detached).toMatchObject({ io_ready: false, encryption: 'disabled', locks: [] });
+    await attach(t, v as number, { compute_id: inst.id });
+    await t.settle();
+    expect((await t.get(`/v4/compute/instances/${inst.id}`)).body.status).toBe('running');
+    expect((await t.get(`/v4/volumes/${v}`)).body.io_ready).toBe(true);
+    await t.post(`/v4/compute/instances/${inst.id}/shutdown`);
+    await t.settle();
+    expect((await t.get(`/v4/volumes/${v}`)).body.io_ready).toBe(false);
+  });
+
   it('attachVolume: puts the volume into the first free slot of the config, with a volume_attach event', async () => {
     const inst = await instance(t, 'g6-standard-1');
     const [v] = await volumes(t, 1);

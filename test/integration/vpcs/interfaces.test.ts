@@ -39,7 +39,7 @@ describe('vpc interfaces', () => {
       label: null,
       ipam_address: null,
       ipv4: { vpc: '10.0.0.2', nat_1_1: null },
-      ip_ranges: null,
+      ip_ranges: [],
     });
     // The first two (network, gateway) and last two addresses are never given: .2 to .5 in a /29.
     const got = [iface.ipv4.vpc];
@@ -258,7 +258,7 @@ describe('vpc interfaces', () => {
     expect(inRange.body.errors).toEqual([
       { field: 'ipv4.vpc', reason: 'ipv4.vpc is already in use' },
     ]);
-    expect((await t.put(url, { ip_ranges: [] })).body.ip_ranges).toBeNull();
+    expect((await t.put(url, { ip_ranges: [] })).body.ip_ranges).toEqual([]);
   });
 
   it('updateComputeConfigInterface: ipv4.vpc moves to a free address; null keeps it; the subnet never changes', async () => {

@@ -37,6 +37,8 @@ describe('vpc ips', () => {
       region: REGION,
       subnet_id: s,
       vpc_id: v.id,
+      database_id: null,
+      nodebalancer_id: null,
     };
     expect(r.body.data).toEqual([
       {
