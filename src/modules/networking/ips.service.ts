@@ -127,8 +127,13 @@ export class IpsService {
 
   // ---- shapes ----
 
-  private v4(row: IpRow, nat: VpcNat | undefined, label: string | undefined): ApiIp {
-    return ipv4Api(row, nat, label);
+  private v4(
+    row: IpRow,
+    nat: VpcNat | undefined,
+    label: string | undefined,
+    tags?: string[],
+  ): ApiIp {
+    return ipv4Api(row, nat, label, tags);
   }
 
   private v6(inst: InstanceRow, kind: 'slaac' | 'link_local', rdns: string | null): ApiIpV6 {
@@ -385,7 +390,8 @@ export class IpsService {
         status: 'finished',
         username: p.username,
       });
-      return this.v4(row, undefined, inst.label);
+      // A new address has no tags yet; the recorded answer carries the empty list.
+      return this.v4(row, undefined, inst.label, []);
     });
   }
 
@@ -422,7 +428,7 @@ export class IpsService {
       username: p.username,
     });
     const row = (await ipv4Rows(tx, inst.id)).find((r) => r.id === id) as IpRow;
-    return this.v4(row, undefined, inst.label);
+    return this.v4(row, undefined, inst.label, []);
   }
 
   /** `PUT /compute/instances/{id}/ips/{address}`. */

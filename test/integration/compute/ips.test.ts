@@ -58,7 +58,6 @@ describe('instance IP addresses', () => {
         assigned_entity: assigned,
         interface_id: null,
         reserved: false,
-        tags: [],
       },
     ]);
     expect(r.body.ipv4.private).toEqual([
@@ -121,6 +120,7 @@ describe('instance IP addresses', () => {
       compute_id: inst.id,
       prefix: 24,
       vpc_nat_1_1: null,
+      tags: [],
     });
     expect(r.body.address).not.toBe(inst.ipv4[0]);
     expect((await t.get(`/v4/compute/instances/${inst.id}`)).body.ipv4).toEqual(
@@ -144,12 +144,15 @@ describe('instance IP addresses', () => {
     expect(again.body.errors[0].reason).toMatch(/already has a private IPv4 address/);
   });
 
-  it('addComputeIP: type ipv4 and public are required', async () => {
+  it('addComputeIP: type and public are required; a type other than ipv4 is the recorded refusal', async () => {
     const inst = await instance();
-    const r = await t.post(ips(inst.id), { type: 'ipv6' });
+    const r = await t.post(ips(inst.id), {});
     expect(r.status).toBe(400);
     const fields = r.body.errors.map((e: any) => e.field).sort();
     expect(fields).toEqual(['public', 'type']);
+    const v6 = await t.post(ips(inst.id), { type: 'ipv6', public: true });
+    expect(v6.status).toBe(400);
+    expect(v6.body.errors[0].reason).toBe('Only addresses of type ipv4 are currently supported.');
   });
 
   it('addComputeIP: allowed on a running instance, refused while it is being deleted', async () => {
