@@ -4,6 +4,13 @@ import type { BlobStore } from '../storage/index.js';
 /** The rows of a snapshot, by table (src/modules/controls/snapshot.ts). */
 export type SnapshotTables = Record<string, { columns: string[]; rows: unknown[][] }>;
 
+/** Every value of one column of a snapshot's table (none when the table or column is absent). */
+export function columnValues(tables: SnapshotTables, table: string, column: string): unknown[] {
+  const t = tables[table];
+  const i = t?.columns.indexOf(column) ?? -1;
+  return t && i >= 0 ? t.rows.map((r) => r[i]) : [];
+}
+
 /**
  * State that lives outside the database (object data on disk, later): each owner declares a hook
  * in its area module (`stateHooks`), and reset and import call it inside their transaction. Work on

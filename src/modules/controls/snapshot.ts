@@ -1,7 +1,8 @@
 import { errors } from '../../errors/errors.js';
-import type { SnapshotTables } from '../../platform/state-hook.js';
+import { columnValues, type SnapshotTables } from '../../platform/state-hook.js';
 import type { TableInfo } from './state.tables.js';
 
+export { columnValues };
 export type { SnapshotTables };
 
 export const SNAPSHOT_FORMAT = 'stratus-snapshot';
@@ -10,13 +11,6 @@ export const SNAPSHOT_FORMAT = 'stratus-snapshot';
  * (rows only). 2: the same document, then (in the NDJSON form) the bytes the rows refer to.
  */
 export const SNAPSHOT_VERSION = 2;
-
-/** Every value of one column of a snapshot's table (none when the table or column is absent). */
-export function columnValues(tables: SnapshotTables, table: string, column: string): unknown[] {
-  const t = tables[table];
-  const i = t?.columns.indexOf(column) ?? -1;
-  return t && i >= 0 ? t.rows.map((r) => r[i]) : [];
-}
 
 export interface Snapshot {
   format: typeof SNAPSHOT_FORMAT;
