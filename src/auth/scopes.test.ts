@@ -132,6 +132,7 @@ describe('scopeProblem', () => {
     expect(scopeProblem('events:read_only nothing:read_only')).toBe(
       `"nothing:read_only": unknown area "nothing" (one of ${[
         'account',
+        'child_account',
         'databases',
         'domains',
         'events',
