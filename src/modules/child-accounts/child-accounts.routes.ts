@@ -83,12 +83,25 @@ export function childAccountControlRoutes(ctx: Ctx): FastifyPluginAsync {
   return async (plain) => {
     const app = plain as unknown as StratusApp;
     const hide = { hide: true, tags: ['Emulator controls'] };
-    app.post('/_stratus/child-accounts', { schema: { ...hide, body: LinkBody } }, (req) =>
-      svc.link(req.body.parent_euuid, req.body.child_euuid),
+    app.post(
+      '/_stratus/child-accounts',
+      {
+        schema: { ...hide, summary: 'Make an account the child of another', body: LinkBody },
+        config: { operationId: 'stratusLinkChildAccount' },
+      },
+      (req) => svc.link(req.body.parent_euuid, req.body.child_euuid),
     );
     app.delete(
       '/_stratus/child-accounts/:euuid',
-      { schema: { ...hide, params: EuuidParams, response: { 200: Empty } } },
+      {
+        schema: {
+          ...hide,
+          summary: 'Make a child account stand alone again',
+          params: EuuidParams,
+          response: { 200: Empty },
+        },
+        config: { operationId: 'stratusUnlinkChildAccount' },
+      },
       async (req) => {
         await svc.unlink(req.params.euuid);
         return {};

@@ -18,17 +18,26 @@ export function machinesRoutes(ctx: Ctx): FastifyPluginAsync {
   return async (plain) => {
     const app = plain as unknown as StratusApp;
     const hide = { hide: true, tags: ['Emulator controls'] };
-    app.get('/_stratus/machines', { schema: { ...hide } }, () => machines.list());
+    app.get(
+      '/_stratus/machines',
+      {
+        schema: { ...hide, summary: 'The compute driver, its capacity and its machines' },
+        config: { operationId: 'stratusListMachines' },
+      },
+      () => machines.list(),
+    );
     app.get(
       '/_stratus/machines/:computeId/console',
       {
         schema: {
           ...hide,
+          summary: 'The last output of a machine\u2019s serial console',
           params: Id,
           querystring: Type.Object({
             bytes: Type.Optional(Type.Integer({ minimum: 1, maximum: 1048576, default: 65536 })),
           }),
         },
+        config: { operationId: 'stratusReadMachineConsole' },
       },
       async (req, reply) => {
         const text = await machines.consoleRead(req.params.computeId, req.query.bytes ?? 65536);
@@ -40,9 +49,11 @@ export function machinesRoutes(ctx: Ctx): FastifyPluginAsync {
       {
         schema: {
           ...hide,
+          summary: 'Type into a machine\u2019s serial console',
           params: Id,
           body: Type.Object({ data: Type.String({ minLength: 1, maxLength: 4096 }) }),
         },
+        config: { operationId: 'stratusWriteMachineConsole' },
       },
       async (req) => {
         await machines.consoleWrite(req.params.computeId, req.body.data);

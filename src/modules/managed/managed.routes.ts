@@ -431,12 +431,29 @@ export function managedControlRoutes(ctx: Ctx): FastifyPluginAsync {
   return async (plain) => {
     const app = plain as unknown as StratusApp;
     const hide = { hide: true, tags: ['Emulator controls'] };
-    app.post('/_stratus/managed/disable', { schema: { ...hide, body: EuuidBody } }, (req) =>
-      s.account.disable(req.body.euuid),
+    app.post(
+      '/_stratus/managed/disable',
+      {
+        schema: {
+          ...hide,
+          summary: 'Disable Managed for an account (as support does)',
+          body: EuuidBody,
+        },
+        config: { operationId: 'stratusDisableManaged' },
+      },
+      (req) => s.account.disable(req.body.euuid),
     );
     app.post(
       '/_stratus/managed/credentials/:credentialId/reveal',
-      { schema: { ...hide, params: CredentialParams, response: { 200: RevealedCredential } } },
+      {
+        schema: {
+          ...hide,
+          summary: 'A Managed credential in clear, as the support team reads it',
+          params: CredentialParams,
+          response: { 200: RevealedCredential },
+        },
+        config: { operationId: 'stratusRevealManagedCredential' },
+      },
       (req) => s.credentials.reveal(req.params.credentialId),
     );
   };

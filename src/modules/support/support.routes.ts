@@ -179,7 +179,15 @@ export function supportControlRoutes(ctx: Ctx): FastifyPluginAsync {
     const hide = { hide: true, tags: ['Emulator controls'] };
     app.post(
       '/_stratus/support/tickets',
-      { schema: { ...hide, body: SupportTicketBody, response: { 200: TicketSchema } } },
+      {
+        schema: {
+          ...hide,
+          summary: 'Open a ticket on an account, as support',
+          body: SupportTicketBody,
+          response: { 200: TicketSchema },
+        },
+        config: { operationId: 'stratusOpenSupportTicket' },
+      },
       (req) => svc.openForAccount(req.body.euuid, req.body.summary, req.body.description),
     );
     app.post(
@@ -187,10 +195,12 @@ export function supportControlRoutes(ctx: Ctx): FastifyPluginAsync {
       {
         schema: {
           ...hide,
+          summary: 'Reply to a ticket, as support',
           params: TicketParams,
           body: SupportReplyBody,
           response: { 200: ReplySchema },
         },
+        config: { operationId: 'stratusReplyToSupportTicket' },
       },
       (req) => svc.supportReply(req.params.ticketId, req.body.description, req.body.created_by),
     );

@@ -68,6 +68,15 @@ describe('the emulator controls\u2019 OpenAPI document', () => {
         'POST /_stratus/maintenance',
         'POST /_stratus/maintenance/{id}/cancel',
         'POST /_stratus/firewalls/{firewallId}/evaluate',
+        'GET /_stratus/machines',
+        'GET /_stratus/machines/{computeId}/console',
+        'POST /_stratus/machines/{computeId}/console',
+        'POST /_stratus/child-accounts',
+        'DELETE /_stratus/child-accounts/{euuid}',
+        'POST /_stratus/managed/credentials/{credentialId}/reveal',
+        'POST /_stratus/managed/disable',
+        'POST /_stratus/support/tickets',
+        'POST /_stratus/support/tickets/{ticketId}/replies',
       ].sort(),
     );
     for (const { path, method, o } of operations()) {

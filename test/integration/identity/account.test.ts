@@ -192,7 +192,7 @@ describe('account', () => {
     });
   });
 
-  it('getAccountSettings: answers the settings the reference lists', async () => {
+  it('getAccountSettings: answers the settings the reference lists, and the newer ones of the real wire', async () => {
     const t = app();
     const r = await t.get('/v4/account/settings');
     expect(r.status).toBe(200);
@@ -202,6 +202,8 @@ describe('account', () => {
       network_helper: true,
       backups_enabled: false,
       object_storage: 'disabled',
+      interfaces_for_new_computes: 'legacy_config_only',
+      maintenance_policy: 'compute/migrate',
     });
   });
 

@@ -1,25 +1,20 @@
 import { describe, expect, it } from 'vitest';
 import type { EntitySummary, EntityType } from '../../../src/entities/entities.js';
 import { createTestUser } from '../../helpers/auth.js';
+import type { TestApp } from '../../helpers/build-test-app.js';
 import { secondAccount, useTestApp } from './fixtures.js';
 
 /**
- * Databases and Longview clients have no area yet: these tests declare the two entity types,
- * as their areas will, backed by this map of account id → entities.
+ * Databases have no area: these tests declare the entity type, as an area would, backed by this
+ * map of account id → entities. Longview clients are the Longview area's own.
  */
-const entities = new Map<number, { database: EntitySummary[]; longview: EntitySummary[] }>();
+const entities = new Map<number, { database: EntitySummary[] }>();
 const declared: EntityType[] = [
   {
     type: 'database',
     grant: 'database',
     url: (id) => `/v4/databases/mysql/instances/${id}`,
     list: async (_db, accountId) => entities.get(accountId)?.database ?? [],
-  },
-  {
-    type: 'longview',
-    grant: 'longview',
-    url: (id) => `/v4/longview/clients/${id}`,
-    list: async (_db, accountId) => entities.get(accountId)?.longview ?? [],
   },
 ];
 const ALL_TYPES = [
@@ -35,6 +30,13 @@ const ALL_TYPES = [
   'vpc',
 ];
 
+/** A Longview client of the admin's account (the Longview area), labelled lv-client. */
+async function longviewClient(t: TestApp): Promise<number> {
+  const r = await t.post('/v4/longview/clients', { label: 'lv-client' });
+  expect(r.status).toBe(200);
+  return r.body.id;
+}
+
 describe('grants', () => {
   const app = useTestApp({ entities: declared });
 
@@ -44,7 +46,6 @@ describe('grants', () => {
         { id: 10, label: 'setup-web' },
         { id: 11, label: 'setup-db' },
       ],
-      longview: [{ id: 20, label: 'lv-client' }],
     });
   };
 
@@ -58,6 +59,7 @@ describe('grants', () => {
   it('getUserGrants: a restricted user: every entity of the account, with null where no access', async () => {
     const t = app();
     seed(t.admin.accountId);
+    const lv = await longviewClient(t);
     const u = await createTestUser(t, {
       grants: [{ type: 'database', id: 11, permissions: 'read_only' }],
     });
@@ -68,7 +70,7 @@ describe('grants', () => {
       { id: 10, label: 'setup-web', permissions: null },
       { id: 11, label: 'setup-db', permissions: 'read_only' },
     ]);
-    expect(r.body.longview).toEqual([{ id: 20, label: 'lv-client', permissions: null }]);
+    expect(r.body.longview).toEqual([{ id: lv, label: 'lv-client', permissions: null }]);
     expect(r.body.global).toMatchObject({ account_access: null, add_computes: false });
   });
 
@@ -100,15 +102,16 @@ describe('grants', () => {
   it('updateUserGrants: permissions null removes access; a change replaces the level', async () => {
     const t = app();
     seed(t.admin.accountId);
+    const lv = await longviewClient(t);
     const u = await createTestUser(t, {
       grants: [
         { type: 'database', id: 10, permissions: 'read_write' },
-        { type: 'longview', id: 20, permissions: 'read_only' },
+        { type: 'longview', id: lv, permissions: 'read_only' },
       ],
     });
     const r = await t.put(`/v4/account/users/${u.username}/grants`, {
       database: [{ id: 10, permissions: null }],
-      longview: [{ id: 20, permissions: 'read_write' }],
+      longview: [{ id: lv, permissions: 'read_write' }],
     });
     expect(r.body.database[0].permissions).toBeNull();
     expect(r.body.longview[0].permissions).toBe('read_write');
@@ -141,10 +144,7 @@ describe('grants', () => {
     const t = app();
     seed(t.admin.accountId);
     const other = await secondAccount(t);
-    entities.set(other.accountId, {
-      database: [{ id: 50, label: 'theirs' }],
-      longview: [],
-    });
+    entities.set(other.accountId, { database: [{ id: 50, label: 'theirs' }] });
     const u = await createTestUser(t);
     const r = await t.put(`/v4/account/users/${u.username}/grants`, {
       database: [{ id: 50, permissions: 'read_write' }],
@@ -210,7 +210,7 @@ describe('grants', () => {
     const u = await createTestUser(t, {
       grants: [{ type: 'database', id: 10, permissions: 'read_write' }],
     });
-    entities.set(t.admin.accountId, { database: [], longview: [] });
+    entities.set(t.admin.accountId, { database: [] });
     expect((await t.get('/v4/profile/grants', { token: u.token })).body.database).toEqual([]);
   });
 });
