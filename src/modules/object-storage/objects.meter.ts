@@ -38,6 +38,16 @@ export class TransferMeter {
     }, FLUSH_DELAY_MS).unref();
   }
 
+  /**
+   * Forgets the counts not yet written, of one account or of all: a reset or an import replaces
+   * the counters, and bytes sent before it must not land after it.
+   */
+  discard(accountId?: number): void {
+    for (const [key, p] of this.pending) {
+      if (accountId === undefined || p.accountId === accountId) this.pending.delete(key);
+    }
+  }
+
   /** Writes every pending count; resolves once they (and any flush under way) are stored. */
   flush(): Promise<void> {
     if (this.timer) clearTimeout(this.timer);

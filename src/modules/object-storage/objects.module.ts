@@ -87,8 +87,15 @@ export function objectBlobsStateHook(data: ObjectData): StateHook {
   };
   return {
     name: 'object-storage-blobs',
-    onReset: (tx) => sweepAfterCommit(tx),
-    importData: (tx) => sweepAfterCommit(tx),
+    // Sent bytes still counted in memory belong to the state being replaced.
+    onReset: (tx, scope) => {
+      data.meter.discard(scope.accountId);
+      return sweepAfterCommit(tx);
+    },
+    importData: (tx) => {
+      data.meter.discard();
+      return sweepAfterCommit(tx);
+    },
     blobs: {
       area: 'objects',
       store: data.blobs,

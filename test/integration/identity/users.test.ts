@@ -22,6 +22,7 @@ describe('account users', () => {
       verified_phone_number: null,
       password_created: null,
       last_login: null,
+      user_type: 'default',
     });
     expect((await t.get('/v4/account/users/alice-1')).body.username).toBe('alice-1');
     const ev = (await t.get('/v4/account/events')).body.data[0];
