@@ -86,8 +86,12 @@ export function childAccountControlRoutes(ctx: Ctx): FastifyPluginAsync {
     app.post(
       '/_stratus/child-accounts',
       {
-        schema: { ...hide, summary: 'Make an account the child of another', body: LinkBody },
-        config: { operationId: 'stratusLinkChildAccount' },
+        schema: {
+          ...hide,
+          operationId: 'stratusLinkChildAccount',
+          summary: 'Make an account the child of another',
+          body: LinkBody,
+        },
       },
       (req) => svc.link(req.body.parent_euuid, req.body.child_euuid),
     );
@@ -96,11 +100,11 @@ export function childAccountControlRoutes(ctx: Ctx): FastifyPluginAsync {
       {
         schema: {
           ...hide,
+          operationId: 'stratusUnlinkChildAccount',
           summary: 'Make a child account stand alone again',
           params: EuuidParams,
           response: { 200: Empty },
         },
-        config: { operationId: 'stratusUnlinkChildAccount' },
       },
       async (req) => {
         await svc.unlink(req.params.euuid);

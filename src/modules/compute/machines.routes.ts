@@ -21,8 +21,11 @@ export function machinesRoutes(ctx: Ctx): FastifyPluginAsync {
     app.get(
       '/_stratus/machines',
       {
-        schema: { ...hide, summary: 'The compute driver, its capacity and its machines' },
-        config: { operationId: 'stratusListMachines' },
+        schema: {
+          ...hide,
+          operationId: 'stratusListMachines',
+          summary: 'The compute driver, its capacity and its machines',
+        },
       },
       () => machines.list(),
     );
@@ -31,13 +34,13 @@ export function machinesRoutes(ctx: Ctx): FastifyPluginAsync {
       {
         schema: {
           ...hide,
+          operationId: 'stratusReadMachineConsole',
           summary: 'The last output of a machine\u2019s serial console',
           params: Id,
           querystring: Type.Object({
             bytes: Type.Optional(Type.Integer({ minimum: 1, maximum: 1048576, default: 65536 })),
           }),
         },
-        config: { operationId: 'stratusReadMachineConsole' },
       },
       async (req, reply) => {
         const text = await machines.consoleRead(req.params.computeId, req.query.bytes ?? 65536);
@@ -49,11 +52,11 @@ export function machinesRoutes(ctx: Ctx): FastifyPluginAsync {
       {
         schema: {
           ...hide,
+          operationId: 'stratusWriteMachineConsole',
           summary: 'Type into a machine\u2019s serial console',
           params: Id,
           body: Type.Object({ data: Type.String({ minLength: 1, maxLength: 4096 }) }),
         },
-        config: { operationId: 'stratusWriteMachineConsole' },
       },
       async (req) => {
         await machines.consoleWrite(req.params.computeId, req.body.data);

@@ -436,10 +436,10 @@ export function managedControlRoutes(ctx: Ctx): FastifyPluginAsync {
       {
         schema: {
           ...hide,
+          operationId: 'stratusDisableManaged',
           summary: 'Disable Managed for an account (as support does)',
           body: EuuidBody,
         },
-        config: { operationId: 'stratusDisableManaged' },
       },
       (req) => s.account.disable(req.body.euuid),
     );
@@ -448,11 +448,11 @@ export function managedControlRoutes(ctx: Ctx): FastifyPluginAsync {
       {
         schema: {
           ...hide,
+          operationId: 'stratusRevealManagedCredential',
           summary: 'A Managed credential in clear, as the support team reads it',
           params: CredentialParams,
           response: { 200: RevealedCredential },
         },
-        config: { operationId: 'stratusRevealManagedCredential' },
       },
       (req) => s.credentials.reveal(req.params.credentialId),
     );

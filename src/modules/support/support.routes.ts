@@ -182,11 +182,11 @@ export function supportControlRoutes(ctx: Ctx): FastifyPluginAsync {
       {
         schema: {
           ...hide,
+          operationId: 'stratusOpenSupportTicket',
           summary: 'Open a ticket on an account, as support',
           body: SupportTicketBody,
           response: { 200: TicketSchema },
         },
-        config: { operationId: 'stratusOpenSupportTicket' },
       },
       (req) => svc.openForAccount(req.body.euuid, req.body.summary, req.body.description),
     );
@@ -195,12 +195,12 @@ export function supportControlRoutes(ctx: Ctx): FastifyPluginAsync {
       {
         schema: {
           ...hide,
+          operationId: 'stratusReplyToSupportTicket',
           summary: 'Reply to a ticket, as support',
           params: TicketParams,
           body: SupportReplyBody,
           response: { 200: ReplySchema },
         },
-        config: { operationId: 'stratusReplyToSupportTicket' },
       },
       (req) => svc.supportReply(req.params.ticketId, req.body.description, req.body.created_by),
     );

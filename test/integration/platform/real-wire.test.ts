@@ -93,22 +93,6 @@ const DEPARTURES: Record<string, { paths: string[]; reason: string }> = {
     reason:
       'object storage: bucket `region`, `s3_endpoint` and `endpoint_type`, key `regions` and `bucket_access[].region`, and `exists` of object URLs not carried yet',
   },
-  'GET /tags/{tagLabel}': {
-    paths: [
-      'data[].data<reserved_ipv4_address>.address',
-      'data[].data<reserved_ipv4_address>.assigned_entity',
-      'data[].data<reserved_ipv4_address>.gateway',
-      'data[].data<reserved_ipv4_address>.interface_id',
-      'data[].data<reserved_ipv4_address>.prefix',
-      'data[].data<reserved_ipv4_address>.public',
-      'data[].data<reserved_ipv4_address>.rdns',
-      'data[].data<reserved_ipv4_address>.reserved',
-      'data[].data<reserved_ipv4_address>.subnet_mask',
-      'data[].data<reserved_ipv4_address>.vpc_nat_1_1',
-    ],
-    reason:
-      'tagged objects: the real wire lists reserved IPv4 addresses (an area of the next issue)',
-  },
   'GET /vpcs': {
     paths: [
       'data[].ipv4',
