@@ -5,7 +5,7 @@ import type { WorkKind } from '../../jobs/timing.js';
 import { isoSeconds } from '../../lib/time.js';
 import { entityRefs } from '../events/events.types.js';
 import { lifecycleJob, STEPS } from './compute.jobs.js';
-import { configRef, instanceById, newHostUuid } from './compute.repository.js';
+import { configRef, instanceById } from './compute.repository.js';
 import { performOp } from './machines.perform.js';
 import type { InstanceStatus } from './compute.table.js';
 import { finishClone } from './clone.effects.js';
