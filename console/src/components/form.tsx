@@ -1,6 +1,6 @@
 import { type FormEvent, type ReactNode, useId, useState } from 'react';
-import { ApiError } from '../lib/api';
-import { ErrorBox } from './ui';
+import { ApiError, del } from '../lib/api';
+import { type Column, ErrorBox } from './ui';
 
 export interface Option {
   value: string;
@@ -304,4 +304,29 @@ export function Disclosure({ label, children }: { label: string; children: React
       <div className="disclosure-body">{children}</div>
     </details>
   );
+}
+
+/**
+ * A column whose button (labelled as the column) deletes the row's resource, `DELETE url(row)`,
+ * then refreshes what shows it.
+ */
+export function removeColumn<T>(
+  label: string,
+  url: (row: T) => string,
+  refresh: () => Promise<unknown>,
+): Column<T> {
+  return {
+    key: 'x',
+    label,
+    render: (r) => (
+      <ActionButton
+        label={label}
+        secondary
+        run={async () => {
+          await del(url(r));
+          await refresh();
+        }}
+      />
+    ),
+  };
 }

@@ -1,6 +1,6 @@
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { Link, useNavigate, useParams } from 'react-router';
-import { ActionButton, Disclosure, Form } from '../components/form';
+import { ActionButton, Disclosure, Form, removeColumn } from '../components/form';
 import { useCan } from '../components/layout';
 import { ListView } from '../components/list';
 import { Details, ErrorBox, Loading, Section, Status } from '../components/ui';
@@ -122,20 +122,7 @@ export function DomainDetail() {
           { key: 'name', label: 'Name' },
           { key: 'target', label: 'Target' },
           { key: 'ttl_sec', label: 'TTL' },
-          {
-            key: 'x',
-            label: 'Delete',
-            render: (r) => (
-              <ActionButton
-                label="Delete"
-                secondary
-                run={async () => {
-                  await del(`${path}/records/${r.id}`);
-                  await refresh();
-                }}
-              />
-            ),
-          },
+          removeColumn('Delete', (r) => `${path}/records/${r.id}`, refresh),
         ]}
       />
       <Disclosure label="Add a record">

@@ -1,7 +1,7 @@
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { useEffect, useState } from 'react';
 import { Link, useNavigate, useParams } from 'react-router';
-import { ActionButton, Disclosure, Form } from '../components/form';
+import { ActionButton, Disclosure, Form, removeColumn } from '../components/form';
 import { useCan } from '../components/layout';
 import { ListView } from '../components/list';
 import { ErrorBox, Loading, Section, Status } from '../components/ui';
@@ -370,22 +370,7 @@ export function FirewallDetail() {
           { key: 'type', label: 'Type', render: (r) => r.entity.type },
           { key: 'label', label: 'Label', render: (r) => r.entity.label },
           ...(writable
-            ? [
-                {
-                  key: 'x',
-                  label: 'Remove',
-                  render: (r: { id: number }) => (
-                    <ActionButton
-                      label="Remove"
-                      secondary
-                      run={async () => {
-                        await del(`${path}/devices/${r.id}`);
-                        await refresh();
-                      }}
-                    />
-                  ),
-                },
-              ]
+            ? [removeColumn<{ id: number }>('Remove', (r) => `${path}/devices/${r.id}`, refresh)]
             : []),
         ]}
       />

@@ -1,6 +1,6 @@
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { Link, useNavigate, useParams } from 'react-router';
-import { ActionButton, Disclosure, Form } from '../components/form';
+import { ActionButton, Disclosure, Form, removeColumn } from '../components/form';
 import { useCan } from '../components/layout';
 import { ListView } from '../components/list';
 import { Details, ErrorBox, Loading, Section, Status, Table } from '../components/ui';
@@ -120,22 +120,7 @@ export function VpcDetail() {
               render: (r) => r.computes.map((c) => c.id).join(', ') || '—',
             },
             ...(writable
-              ? [
-                  {
-                    key: 'x',
-                    label: 'Delete',
-                    render: (r: { id: number }) => (
-                      <ActionButton
-                        label="Delete"
-                        secondary
-                        run={async () => {
-                          await del(`${path}/subnets/${r.id}`);
-                          await refresh();
-                        }}
-                      />
-                    ),
-                  },
-                ]
+              ? [removeColumn<{ id: number }>('Delete', (r) => `${path}/subnets/${r.id}`, refresh)]
               : []),
           ]}
         />
@@ -256,20 +241,11 @@ function NbNodes({ path, writable }: { path: string; writable: boolean }) {
           { key: 'mode', label: 'Mode' },
           ...(writable
             ? [
-                {
-                  key: 'x',
-                  label: 'Remove',
-                  render: (r: { id: number }) => (
-                    <ActionButton
-                      label="Remove"
-                      secondary
-                      run={async () => {
-                        await del(`${path}/nodes/${r.id}`);
-                        await client.invalidateQueries();
-                      }}
-                    />
-                  ),
-                },
+                removeColumn<{ id: number }>(
+                  'Remove',
+                  (r) => `${path}/nodes/${r.id}`,
+                  () => client.invalidateQueries(),
+                ),
               ]
             : []),
         ]}
