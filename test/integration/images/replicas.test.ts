@@ -2,6 +2,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { imageStorageMb } from '../../../src/modules/images/images.repository.js';
 import { createTestUser } from '../../helpers/auth.js';
 import { buildTestApp, type TestApp } from '../../helpers/build-test-app.js';
+import { op, operatorToken } from '../controls/helpers.js';
 import { secondAccount } from '../identity/fixtures.js';
 import { capturedImage, gzippedImage, imageEvents, putUpload, STRONG } from './fixtures.js';
 
@@ -274,6 +275,27 @@ describe('image replicas', () => {
     expect(r.status, JSON.stringify(r.body)).toBe(200);
     await t.settle();
     expect((await t.get(`/v4/compute/instances/${r.body.id}`)).body.status).toBe('running');
+  });
+
+  it('importSnapshot: replicas come back with their image; a reset removes them', async () => {
+    const token = await operatorToken(t);
+    const img = await capturedImage(t);
+    await t.post(`/v4/images/${img.id}/regions`, { regions: ['us-east', 'us-central'] });
+    await t.settle();
+    const saved = (await op(t, token).get('/_stratus/snapshot?bytes=false')).body;
+    expect(saved.tables.image_regions.rows).toHaveLength(2);
+    await t.post(`/v4/images/${img.id}/regions`, { regions: ['us-central'] });
+    await t.settle();
+    expect((await op(t, token).post('/_stratus/snapshot', saved)).status).toBe(200);
+    expect((await t.get(`/v4/images/${img.id}`)).body).toMatchObject({
+      regions: [
+        { region: 'us-east', status: 'available' },
+        { region: 'us-central', status: 'available' },
+      ],
+      total_size: 4000,
+    });
+    expect((await op(t, token).post('/_stratus/reset', {})).status).toBe(200);
+    expect(await t.ctx.db.db.selectFrom('image_regions').selectAll().execute()).toEqual([]);
   });
 
   it('deleteImage: its replicas go with it', async () => {
