@@ -28,6 +28,9 @@ describe('areas of the API this server does not serve', () => {
       ['POST', '/v4/images/sharegroups', 'Image sharing'],
       ['GET', '/v4/images/sharegroups', 'Image sharing'],
       ['GET', '/v4/images/sharegroups/7/members', 'Image sharing'],
+      // Paths that served image routes (`/images/{imageId}`, `/images/private/{n}`) also match.
+      ['GET', '/v4/images/sharegroups/7', 'Image sharing'],
+      ['DELETE', '/v4/images/sharegroups/7', 'Image sharing'],
       ['GET', '/v4/images/private/42/sharegroups', 'Image sharing'],
     ];
     for (const [method, url, name] of cases) {
