@@ -71,9 +71,9 @@ export const RESERVED_IPV4_PRICES: PriceRecord[] = [
 ];
 /**
  * A stored private image, per GB of each available replica: $0.10 per GB-month (the provider's
- * web manager: "Custom images are billed monthly at $0.10/GB", replicas at the same rate from
- * 2026, charged on the "All Replicas" size). Hourly as volumes are ($0.00015 per GB-hour), the
- * same price in every region (none is published per region).
+ * API reference: replicas billed at the standard $0.10/GB-month on `total_size` since November
+ * 2025; its web manager: "Custom images are billed monthly at $0.10/GB"). Hourly as volumes are
+ * ($0.00015 per GB-hour), the same price in every region (none is published per region).
  */
 export const IMAGE_STORAGE_PRICE: PriceRecord = {
   id: 'image',
