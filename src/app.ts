@@ -176,7 +176,9 @@ export async function buildApp(ctx: AppContext): Promise<StratusApp> {
     const path = req.url.split('?')[0] ?? '/';
     const allowed = METHODS.filter((m) => known.find(m, path) !== null);
     if (req.method === 'OPTIONS' && allowed.length > 0) return reply.status(204).send();
-    const area = allowed.length > 0 ? undefined : unserved.find(path);
+    // An unserved area's path wins over a served route that merely matches its shape
+    // (`POST /images/sharegroups` is not a method missing from `/images/{imageId}`).
+    const area = unserved.find(path);
     // A route of this method that found nothing to serve (a missing static file) is a 404.
     const err = area
       ? errors.notProvided(notProvidedReason(area))

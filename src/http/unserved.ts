@@ -1,4 +1,5 @@
 import FindMyWay from 'find-my-way';
+import { errors } from '../errors/errors.js';
 
 /**
  * Areas of the reference (and of the recorded traffic of later revisions) that Stratus does not
@@ -104,15 +105,16 @@ export const UNSERVED_AREAS: readonly UnservedArea[] = [
     ],
   },
   {
-    name: 'Image sharing and replication',
+    name: 'Image sharing',
     paths: [
       '/images/sharegroups',
       '/images/sharegroups/{id}',
       '/images/sharegroups/{id}/images',
       '/images/sharegroups/{id}/images/{imageId}',
       '/images/sharegroups/{id}/members',
-      '/images/{imageId}/regions',
       '/images/{imageId}/sharegroups',
+      // A private image's id with its slash raw (`/images/private/42/sharegroups`).
+      '/images/{vendor}/{name}/sharegroups',
     ],
   },
   {
@@ -196,4 +198,17 @@ export class UnservedRouter {
     const i = (hit.store as { area?: number } | undefined)?.area;
     return i === undefined ? undefined : this.areas[i];
   }
+}
+
+let shared: UnservedRouter | undefined;
+
+/**
+ * Throws the 501 of an unserved area when `path` (under `/v4`) is one of its paths. For served
+ * routes whose parameters also take an unserved path (`GET /images/{imageId}` takes
+ * `/images/sharegroups`): they call it before looking the parameter up.
+ */
+export function refuseUnserved(path: string): void {
+  shared ??= new UnservedRouter();
+  const area = shared.find(path);
+  if (area) throw errors.notProvided(notProvidedReason(area));
 }

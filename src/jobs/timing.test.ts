@@ -22,6 +22,7 @@ const KINDS: WorkKind[] = [
   'backup',
   'restore',
   'rebuild',
+  'image_replicate',
 ];
 
 describe('Timing', () => {

@@ -20,7 +20,8 @@ export type WorkKind =
   | 'clone'
   | 'backup'
   | 'restore'
-  | 'rebuild';
+  | 'rebuild'
+  | 'image_replicate';
 
 /** Seconds the real service takes, roughly, for each kind of work. */
 export const REALISTIC_SECONDS: Record<WorkKind, number> = {
@@ -43,6 +44,7 @@ export const REALISTIC_SECONDS: Record<WorkKind, number> = {
   backup: 120,
   restore: 180,
   rebuild: 60,
+  image_replicate: 120,
 };
 
 export interface TimingState {

@@ -206,6 +206,8 @@ interface Image {
   vendor: string | null;
   created: string;
   type: string;
+  regions: { region: string; status: string }[] | null;
+  total_size?: number;
 }
 
 /** Gzip in the browser when the file is not gzipped yet (the upload URL takes gzip). */
@@ -238,6 +240,13 @@ export function Images() {
           { key: 'id', label: 'Id' },
           { key: 'status', label: 'Status', render: (r) => <Status value={r.status} /> },
           { key: 'size', label: 'Size (MB)' },
+          {
+            key: 'regions',
+            label: 'Regions',
+            render: (r) =>
+              (r.regions ?? []).map((x) => `${x.region} (${x.status})`).join(', ') || null,
+          },
+          { key: 'total_size', label: 'All replicas (MB)' },
           { key: 'is_public', label: 'Public' },
           {
             key: 'x',
@@ -257,6 +266,27 @@ export function Images() {
           },
         ]}
       />
+      <Disclosure label="Replicate an image to regions">
+        <Form
+          fields={[
+            { name: 'image', label: 'Image id (private/…)', required: true },
+            {
+              name: 'regions',
+              label: 'Regions, comma-separated (the list replaces the current one)',
+              required: true,
+            },
+          ]}
+          submitLabel="Set regions"
+          onSubmit={async (v) => {
+            const regions = String(v.regions ?? '')
+              .split(',')
+              .map((x) => x.trim())
+              .filter((x) => x !== '');
+            await post(`/images/${String(v.image)}/regions`, { regions });
+            await client.invalidateQueries();
+          }}
+        />
+      </Disclosure>
       {can.add('image') ? (
         <>
           <Disclosure label="Capture an image from a disk">

@@ -3,6 +3,7 @@ import { parseApiTime } from '../../lib/time.js';
 import { type BillableLine, closeFacts, openFact, syncFacts } from './facts.js';
 import {
   EXTRA_IPV4_PRICE,
+  IMAGE_STORAGE_PRICE,
   instanceTypePrices,
   NODEBALANCER_PRICES,
   OBJECT_STORAGE_PRICES,
@@ -132,6 +133,38 @@ export async function billNodeBalancer(db: Database, nbId: number, nowIso: strin
     price: priceIn(NODEBALANCER_PRICES[0] as (typeof NODEBALANCER_PRICES)[0], nb.region),
   };
   await syncFacts(db, { accountId: nb.account_id, ...owner }, [line], at(nowIso));
+}
+
+/**
+ * A private image: one line per available replica, its `size` in GB (rounded up) at the image
+ * storage price. Replicas still replicating or pending deletion are not billed (they are not
+ * counted in `total_size` either).
+ */
+export async function billImage(db: Database, imageId: number, nowIso: string) {
+  const img = await db.db
+    .selectFrom('private_images')
+    .select(['id', 'account_id', 'label', 'size'])
+    .where('id', '=', imageId)
+    .executeTakeFirst();
+  const owner = { entityType: 'image', entityId: imageId };
+  if (!img) return closeFacts(db, owner, at(nowIso));
+  const replicas = await db.db
+    .selectFrom('image_regions')
+    .select('region')
+    .where('image_id', '=', imageId)
+    .where('status', '=', 'available')
+    .orderBy('region')
+    .execute();
+  const gb = Math.max(1, Math.ceil(img.size / 1024));
+  const lines: BillableLine[] = replicas.map((r) => ({
+    kind: 'image',
+    ref: r.region,
+    label: `Image - ${img.label} (private/${img.id}) - ${r.region} - ${gb} GB`,
+    region: r.region,
+    quantity: gb,
+    price: priceIn(IMAGE_STORAGE_PRICE, r.region),
+  }));
+  await syncFacts(db, { accountId: img.account_id, ...owner }, lines, at(nowIso));
 }
 
 const OBJ = { entityType: 'account', kind: 'object_storage' } as const;

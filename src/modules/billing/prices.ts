@@ -69,6 +69,19 @@ export const RESERVED_IPV4_PRICES: PriceRecord[] = [
     transfer: 0,
   },
 ];
+/**
+ * A stored private image, per GB of each available replica: $0.10 per GB-month (the provider's
+ * API reference: replicas billed at the standard $0.10/GB-month on `total_size` since November
+ * 2025; its web manager: "Custom images are billed monthly at $0.10/GB"). Hourly as volumes are
+ * ($0.00015 per GB-hour), the same price in every region (none is published per region).
+ */
+export const IMAGE_STORAGE_PRICE: PriceRecord = {
+  id: 'image',
+  label: 'Image Storage',
+  price: { hourly: 0.00015, monthly: 0.1 },
+  region_prices: [],
+  transfer: 0,
+};
 /** An instance's public IPv4 address beyond its first: $2 a month. */
 export const EXTRA_IPV4_PRICE = record('ipv4', 'IPv4 Address', { hourly: 0.003, monthly: 2 });
 

@@ -82,6 +82,30 @@ export const ImageSchema = Type.Object({
   capabilities: Type.Array(Type.String()),
   /** Private images carry tags (public ones: always empty). */
   tags: Type.Array(Type.String()),
+  /** A private image's replicas (`POST /images/{id}/regions`); null for public images. */
+  regions: Nullable(
+    Type.Array(
+      Type.Object({
+        region: Type.String(),
+        status: Type.String({
+          enum: ['pending replication', 'replicating', 'available', 'pending deletion'],
+        }),
+      }),
+    ),
+  ),
+  /** MB stored across the available replicas (`size` × their number); private images only. */
+  total_size: Type.Optional(Type.Integer()),
+  /** Whether the image has a shared copy in a share group (Stratus serves no share groups). */
+  is_shared: Type.Boolean(),
+  /** Private images: the share groups it is shared with (none); public images: null. */
+  image_sharing: Nullable(
+    Type.Object({
+      shared_with: Nullable(
+        Type.Object({ sharegroup_count: Type.Integer(), sharegroup_list_url: Type.String() }),
+      ),
+      shared_by: Type.Null(),
+    }),
+  ),
 });
 
 export const RegionPage = PageOf(RegionSchema);

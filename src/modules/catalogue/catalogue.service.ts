@@ -2,6 +2,7 @@ import type { Principal } from '../../auth/principal.js';
 import { grantsScope } from '../../auth/scopes.js';
 import type { Database } from '../../db/database.js';
 import { parseJson, toBool } from '../../db/database.js';
+import { refuseUnserved } from '../../http/unserved.js';
 import { authz } from '../../auth/authz.js';
 import { errors, type FieldErrors } from '../../errors/errors.js';
 import { compileFilter } from '../../lib/filter.js';
@@ -27,8 +28,17 @@ type XFilter = string | string[] | undefined;
 const fromData = <T>(row: { data: string }): T => parseJson<T>(row.data, {} as T);
 /** Public images are stored without tags; private ones with theirs. */
 const imageOf = (row: { data: string }): Image => {
-  const image = fromData<Omit<Image, 'tags'> & { tags?: string[] }>(row);
-  return { ...image, tags: image.tags ?? [] };
+  const image = fromData<
+    Omit<Image, 'tags' | 'regions' | 'is_shared' | 'image_sharing'> & Partial<Image>
+  >(row);
+  // Public images: no replicas, no sharing (the wire's values); private ones carry their own.
+  return {
+    ...image,
+    tags: image.tags ?? [],
+    regions: image.regions ?? null,
+    is_shared: image.is_shared ?? false,
+    image_sharing: image.image_sharing ?? null,
+  };
 };
 
 /**
@@ -223,6 +233,7 @@ export class CatalogueService {
 
   /** A public image, or a private image of the caller's account it holds a grant on. */
   async getImage(p: Principal | undefined, id: string): Promise<Image> {
+    refuseUnserved(`/v4/images/${id}`);
     const row = await this.imageRow(id, this.imageAccount(p));
     if (!row) throw errors.notFound();
     if (p && row.private_id !== null && row.private_id !== undefined)

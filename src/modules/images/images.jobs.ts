@@ -1,9 +1,12 @@
 import { Type } from '@sinclair/typebox';
 import { authz } from '../../auth/authz.js';
 import { defineJob, type PerformResult, type WorkContext } from '../../jobs/job.js';
+import type { Database } from '../../db/database.js';
 import { isoSeconds } from '../../lib/time.js';
+import { billImage } from '../billing/billables.js';
 import { dropTags } from '../tags/tags.repository.js';
 import { deletePrivateImage, syncListing } from './images.repository.js';
+import type { ImageReplicaStatus } from './images.table.js';
 
 /** Progress steps of a disk capture. */
 export const IMAGIZE_STEPS = 4;
@@ -91,11 +94,13 @@ export const imagizeJob = defineJob<ImagizePayload>({
       });
       return undefined;
     }
+    const now = isoSeconds(ctx.clock.nowMs());
     await ctx.db.db
       .updateTable('private_images')
-      .set({ status: 'available', updated: isoSeconds(ctx.clock.nowMs()) })
+      .set({ status: 'available', updated: now })
       .where('id', '=', p.imageId)
       .execute();
+    await addFirstReplica(ctx.db, p.imageId, now);
     await syncListing(ctx.db, p.imageId);
     await ctx.events.update(ctx.db, p.eventId, { status: 'finished' });
     return undefined;
@@ -134,4 +139,108 @@ export const uploadExpiryJob = defineJob<UploadExpiryPayload>({
   },
 });
 
-export const imageJobs = [imagizeJob, uploadExpiryJob];
+/**
+ * An image that became available (captured or uploaded) is stored in its first region: that
+ * region's replica is `available` at once, and the image is billed from now on.
+ */
+export async function addFirstReplica(db: Database, imageId: number, nowIso: string) {
+  const img = await db.db
+    .selectFrom('private_images')
+    .select('region')
+    .where('id', '=', imageId)
+    .executeTakeFirst();
+  if (!img?.region) return;
+  await db.db.deleteFrom('image_regions').where('image_id', '=', imageId).execute();
+  await db.db
+    .insertInto('image_regions')
+    .values({ image_id: imageId, region: img.region, status: 'available', created: nowIso })
+    .execute();
+  await billImage(db, imageId, nowIso);
+}
+
+/** Steps of a replication: `pending replication`, then `replicating`, then `available`. */
+const REPLICA_STEPS = 2;
+
+export interface ReplicaPayload {
+  imageId: number;
+  accountId: number;
+  region: string;
+  /** `add`: copy the image to the region; `remove`: delete the replica there. */
+  op: 'add' | 'remove';
+  step: number;
+}
+
+/** Locks the image (replica changes of one image are serialised) and reads the replica. */
+async function lockedReplica(db: Database, p: ReplicaPayload) {
+  const img = await db
+    .forUpdate(db.db.selectFrom('private_images').select('id').where('id', '=', p.imageId))
+    .executeTakeFirst();
+  if (!img) return undefined;
+  return db.db
+    .selectFrom('image_regions')
+    .select('status')
+    .where('image_id', '=', p.imageId)
+    .where('region', '=', p.region)
+    .executeTakeFirst();
+}
+
+async function setReplica(
+  db: Database,
+  p: ReplicaPayload,
+  from: ImageReplicaStatus,
+  to: ImageReplicaStatus,
+): Promise<void> {
+  await db.db
+    .updateTable('image_regions')
+    .set({ status: to })
+    .where('image_id', '=', p.imageId)
+    .where('region', '=', p.region)
+    .where('status', '=', from)
+    .execute();
+}
+
+/**
+ * A replica added by `POST /images/{id}/regions`: `pending replication` → `replicating` →
+ * `available` (then billed and counted in `total_size`). A replica removed by the same call:
+ * `pending deletion`, then gone. Each step only moves a replica still in the status it expects:
+ * a replica removed while it replicates, or added again while pending deletion, is left to the
+ * newer job.
+ */
+export const replicaJob = defineJob<ReplicaPayload>({
+  name: 'images.replica',
+  version: 1,
+  payload: Type.Object({
+    imageId: Type.Integer(),
+    region: Type.String(),
+    op: Type.String({ enum: ['add', 'remove'] }),
+  }),
+  maxAttempts: 5,
+  async handle(ctx, p) {
+    const replica = await lockedReplica(ctx.db, p);
+    if (!replica) return undefined;
+    const now = isoSeconds(ctx.clock.nowMs());
+    const delay = ctx.timing.stepMs('image_replicate', REPLICA_STEPS);
+    if (p.op === 'remove') {
+      if (replica.status !== 'pending deletion') return undefined;
+      await ctx.db.db
+        .deleteFrom('image_regions')
+        .where('image_id', '=', p.imageId)
+        .where('region', '=', p.region)
+        .where('status', '=', 'pending deletion')
+        .execute();
+    } else if (p.step === 0) {
+      if (replica.status !== 'pending replication') return undefined;
+      await setReplica(ctx.db, p, 'pending replication', 'replicating');
+      await syncListing(ctx.db, p.imageId);
+      return { next: { ...p, step: 1 }, delayMs: delay };
+    } else {
+      if (replica.status !== 'replicating') return undefined;
+      await setReplica(ctx.db, p, 'replicating', 'available');
+      await billImage(ctx.db, p.imageId, now);
+    }
+    await syncListing(ctx.db, p.imageId);
+    return undefined;
+  },
+});
+
+export const imageJobs = [imagizeJob, uploadExpiryJob, replicaJob];

@@ -10,11 +10,19 @@ import { ImagesService } from './images.service.js';
 export const imagesModule = defineArea({
   name: 'images',
   needs: [catalogueModule],
-  tables: ['private_images'],
+  tables: ['private_images', 'image_regions'],
   entities: imageEntities,
   jobs: imageJobs,
-  services: ({ db, clock, events, queue, blobs }, { catalogue: { catalogue } }) => ({
-    images: new ImagesService({ db, clock, events, queue, catalogue, bytes: blobs('images') }),
+  services: ({ db, clock, timing, events, queue, blobs }, { catalogue: { catalogue } }) => ({
+    images: new ImagesService({
+      db,
+      clock,
+      timing,
+      events,
+      queue,
+      catalogue,
+      bytes: blobs('images'),
+    }),
   }),
   api: (ctx) => [imagesRoutes(ctx)],
   internal: (ctx) => [imageUploadRoutes(ctx)],

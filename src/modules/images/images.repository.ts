@@ -3,7 +3,7 @@ import type { EntitySummary } from '../../entities/entities.js';
 import type { Image } from '../catalogue/catalogue.data.js';
 import type { EntityRef } from '../events/events.types.js';
 import { tagsOf } from '../tags/tags.repository.js';
-import type { PrivateImagesTable } from './images.table.js';
+import type { ImageReplicaStatus, PrivateImagesTable } from './images.table.js';
 
 export type PrivateImageRow = Omit<PrivateImagesTable, 'id'> & { id: number };
 
@@ -28,10 +28,21 @@ export function parsePrivateImageId(id: string): number | undefined {
   return Number.isSafeInteger(n) && n <= 2_147_483_647 ? n : undefined;
 }
 
-/** The key of an image's bytes in the image store. */
-export function toApiImage(row: PrivateImageRow, tags: string[]): Image & { tags: string[] } {
+/** A replica of a private image as the API shows it. */
+export interface ImageReplica {
+  region: string;
+  status: ImageReplicaStatus;
+}
+
+/** An image's record as the API shows it, from its row, tags and replicas. */
+export function toApiImage(
+  row: PrivateImageRow,
+  tags: string[],
+  replicas: ImageReplica[] = [],
+): Image & { tags: string[] } {
+  const id = privateImageId(row.id);
   return {
-    id: privateImageId(row.id),
+    id,
     label: row.label,
     description: row.description,
     created: row.created,
@@ -47,7 +58,24 @@ export function toApiImage(row: PrivateImageRow, tags: string[]): Image & { tags
     status: row.status,
     capabilities: row.cloud_init ? ['cloud-init'] : [],
     tags,
+    regions: replicas.map((r) => ({ region: r.region, status: r.status })),
+    total_size: row.size * replicas.filter((r) => r.status === 'available').length,
+    is_shared: false,
+    image_sharing: {
+      shared_with: { sharegroup_count: 0, sharegroup_list_url: `/images/${id}/sharegroups` },
+      shared_by: null,
+    },
   };
+}
+
+/** The replicas of a private image, in the order they were added. */
+export async function replicasOf(db: Database, imageId: number): Promise<ImageReplica[]> {
+  return db.db
+    .selectFrom('image_regions')
+    .select(['region', 'status'])
+    .where('image_id', '=', imageId)
+    .orderBy('id')
+    .execute();
 }
 
 /** Inserts a private image of `accountId` with the given state; the rest takes its defaults. */
@@ -106,7 +134,11 @@ export async function syncListing(db: Database, id: number): Promise<Image & { t
     .selectAll()
     .where('id', '=', id)
     .executeTakeFirstOrThrow();
-  const api = toApiImage(row, (await tagsOf(db, 'image', [id])).get(id) ?? []);
+  const api = toApiImage(
+    row,
+    (await tagsOf(db, 'image', [id])).get(id) ?? [],
+    await replicasOf(db, id),
+  );
   await db.db.deleteFrom('images').where('id', '=', api.id).execute();
   await db.db
     .insertInto('images')
@@ -130,6 +162,7 @@ export async function syncListing(db: Database, id: number): Promise<Image & { t
 
 export async function deletePrivateImage(db: Database, id: number): Promise<void> {
   await db.db.deleteFrom('images').where('id', '=', privateImageId(id)).execute();
+  await db.db.deleteFrom('image_regions').where('image_id', '=', id).execute();
   await db.db.deleteFrom('private_images').where('id', '=', id).execute();
 }
 
@@ -143,12 +176,14 @@ export async function imageLabels(db: Database, accountId: number): Promise<Enti
     .execute();
 }
 
-/** MB of image storage an account uses: the size of each of its private images. */
+/** MB of image storage an account uses: each private image's size times its available replicas. */
 export async function imageStorageMb(db: Database, accountId: number): Promise<number> {
   const row = await db.db
-    .selectFrom('private_images')
-    .select((eb) => eb.fn.sum<number | string | null>('size').as('mb'))
-    .where('account_id', '=', accountId)
+    .selectFrom('image_regions')
+    .innerJoin('private_images', 'private_images.id', 'image_regions.image_id')
+    .select((eb) => eb.fn.sum<number | string | null>('private_images.size').as('mb'))
+    .where('private_images.account_id', '=', accountId)
+    .where('image_regions.status', '=', 'available')
     .executeTakeFirst();
   return Number(row?.mb ?? 0);
 }

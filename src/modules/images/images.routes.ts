@@ -9,6 +9,7 @@ import { ImageSchema } from '../catalogue/catalogue.schemas.js';
 import {
   CreateImageBody,
   ImageParams,
+  ReplicateImageBody,
   SplitImageParams,
   UpdateImageBody,
   UploadImageBody,
@@ -73,6 +74,32 @@ export function imagesRoutes(ctx: Ctx): FastifyPluginAsyncTypebox {
         config: { operationId: 'updateImage', ...write },
       },
       (req) => svc.update(principal(req), `${req.params.vendor}/${req.params.name}`, req.body),
+    );
+    const replicate = {
+      tags,
+      summary: 'Image Replicate',
+      description:
+        'Makes the regions of a private image exactly the given list: new regions get a replica ' +
+        '(`pending replication`, `replicating`, then `available`), replicas in regions not ' +
+        'listed are removed (`pending deletion`). At least one available replica must be kept.',
+      body: ReplicateImageBody,
+      response: { 200: ImageSchema },
+    };
+    app.post(
+      '/images/:imageId/regions',
+      {
+        schema: { ...replicate, params: ImageParams },
+        config: { operationId: 'replicateImage', ...write },
+      },
+      (req) => svc.replicate(principal(req), req.params.imageId, req.body),
+    );
+    app.post(
+      '/images/:vendor/:name/regions',
+      {
+        schema: { ...replicate, hide: true, params: SplitImageParams },
+        config: { operationId: 'replicateImage', ...write },
+      },
+      (req) => svc.replicate(principal(req), `${req.params.vendor}/${req.params.name}`, req.body),
     );
     const del = { tags, summary: 'Image Delete', response: { 200: Empty } };
     app.delete(

@@ -30,6 +30,12 @@ export const UpdateImageBody = Type.Object({
 });
 export type UpdateImage = Static<typeof UpdateImageBody>;
 
+/** `POST /images/{id}/regions`: the regions the image is to be stored in (adds and removes). */
+export const ReplicateImageBody = Type.Object({
+  regions: Type.Array(Type.String(), { maxItems: 100 }),
+});
+export type ReplicateImage = Static<typeof ReplicateImageBody>;
+
 export const UploadImageResponse = Type.Object({
   upload_to: Type.String(),
   image: ImageSchema,

@@ -3,12 +3,14 @@ import { authz } from '../../auth/authz.js';
 import type { Principal } from '../../auth/principal.js';
 import type { Database } from '../../db/database.js';
 import { errors, FieldErrors } from '../../errors/errors.js';
+import { refuseUnserved } from '../../http/unserved.js';
 import { isoSeconds } from '../../lib/time.js';
 import { checkTags } from '../compute/compute.rules.js';
 import { entityRefs } from '../events/events.types.js';
 import { dropTags, setTags } from '../tags/tags.repository.js';
 import type { BlobStore } from '../../storage/index.js';
-import { imagizeJob } from './images.jobs.js';
+import { billImage } from '../billing/billables.js';
+import { imagizeJob, replicaJob } from './images.jobs.js';
 import {
   deletePrivateImage,
   findPrivateImage,
@@ -16,9 +18,11 @@ import {
   imageRef,
   parsePrivateImageId,
   type PrivateImageRow,
+  privateImageId,
+  replicasOf,
   syncListing,
 } from './images.repository.js';
-import type { CreateImage, UpdateImage, UploadImage } from './images.schemas.js';
+import type { CreateImage, ReplicateImage, UpdateImage, UploadImage } from './images.schemas.js';
 import { type ApiImage, type ImageDeps, receiveUpload, startUpload } from './images.uploads.js';
 
 export type { ApiImage, ImageDeps };
@@ -48,6 +52,7 @@ export class ImagesService {
   ): Promise<PrivateImageRow> {
     const id = parsePrivateImageId(imageId);
     if (id === undefined) {
+      refuseUnserved(`/v4/images/${imageId}`);
       // Public images exist for everyone but belong to no account: they cannot be changed.
       const pub = await db.db
         .selectFrom('images')
@@ -88,7 +93,7 @@ export class ImagesService {
       await this.d.queue.assertIdle(tx, 'disk', disk.id, 'Disk');
       const inst = await tx.db
         .selectFrom('instances')
-        .select(['id', 'label', 'status'])
+        .select(['id', 'label', 'status', 'region'])
         .where('id', '=', disk.instance_id)
         .executeTakeFirstOrThrow();
       if (inst.status === 'deleting') throw errors.busy('Compute');
@@ -103,6 +108,7 @@ export class ImagesService {
           status: 'creating',
           size: disk.size,
           cloud_init: b.cloud_init ? 1 : 0,
+          region: inst.region,
           created_by: p.username,
           source_instance_id: inst.id,
           source_disk_id: disk.id,
@@ -170,6 +176,97 @@ export class ImagesService {
     });
   }
 
+  /**
+   * `POST /images/{id}/regions`: the image's replicas become exactly `regions`. A region new to
+   * the image gets a replica `pending replication` (a job copies it: `replicating`, then
+   * `available`); a replica whose region is not listed becomes `pending deletion` (then goes).
+   * The image must be `available`, the list must keep at least one `available` replica, and each
+   * region must be a core region that stores images (object storage).
+   */
+  async replicate(p: Principal, imageId: string, b: ReplicateImage): Promise<ApiImage> {
+    const fe = new FieldErrors();
+    const wanted = [...new Set(b.regions)];
+    if (wanted.length === 0) fe.add('regions', 'At least one region is required.');
+    for (const id of wanted) {
+      const region = this.d.catalogue.region(id);
+      if (!region) fe.add('regions', `Region ${id} is not valid.`);
+      else if (region.site_type !== 'core' || !region.capabilities.includes('Object Storage'))
+        fe.add('regions', `Images cannot be stored in region ${id}.`);
+    }
+    fe.throwIfAny();
+    return this.d.db.transaction(async (tx) => {
+      const row = await this.load(tx, p, imageId, 'read_write');
+      if (row.status !== 'available')
+        throw errors.reason(`Image ${privateImageId(row.id)} must be available to be replicated.`);
+      const now = this.now();
+      const have = await replicasOf(tx, row.id);
+      const live = have.filter((r) => r.status !== 'pending deletion');
+      // An image stored before replicas were recorded, its region unknown, has none to keep.
+      const mustKeep = have.length > 0;
+      if (mustKeep && !have.some((r) => r.status === 'available' && wanted.includes(r.region))) {
+        const keep = have.filter((r) => r.status === 'available').map((r) => r.region);
+        throw errors.invalidField(
+          'regions',
+          `At least one available region must be present (${keep.join(', ')}).`,
+        );
+      }
+      const owner = { accountId: p.accountId, entity: { type: 'image', id: row.id } };
+      const delayMs = this.d.timing.stepMs('image_replicate', 2);
+      let changed = false;
+      for (const region of wanted) {
+        if (live.some((r) => r.region === region)) continue;
+        changed = true;
+        await tx.db
+          .deleteFrom('image_regions')
+          .where('image_id', '=', row.id)
+          .where('region', '=', region)
+          .execute();
+        await tx.db
+          .insertInto('image_regions')
+          .values({ image_id: row.id, region, status: 'pending replication', created: now })
+          .execute();
+        await this.d.queue.enqueue(
+          tx,
+          replicaJob,
+          { imageId: row.id, accountId: p.accountId, region, op: 'add', step: 0 },
+          { ...owner, delayMs },
+        );
+      }
+      for (const r of live) {
+        if (wanted.includes(r.region)) continue;
+        changed = true;
+        await tx.db
+          .updateTable('image_regions')
+          .set({ status: 'pending deletion' })
+          .where('image_id', '=', row.id)
+          .where('region', '=', r.region)
+          .execute();
+        await this.d.queue.enqueue(
+          tx,
+          replicaJob,
+          { imageId: row.id, accountId: p.accountId, region: r.region, op: 'remove', step: 0 },
+          { ...owner, delayMs },
+        );
+      }
+      if (!changed) return syncListing(tx, row.id);
+      await tx.db
+        .updateTable('private_images')
+        .set({ updated: now })
+        .where('id', '=', row.id)
+        .execute();
+      await billImage(tx, row.id, now);
+      const api = await syncListing(tx, row.id);
+      await this.d.events.record(tx, {
+        accountId: p.accountId,
+        action: 'image_update',
+        entity: imageRef(row.id, row.label),
+        status: 'notification',
+        username: p.username,
+      });
+      return api;
+    });
+  }
+
   /** Delete: irreversible; the image can no longer be deployed and its bytes are removed. */
   async delete(p: Principal, imageId: string): Promise<void> {
     await this.d.db.transaction(async (tx) => {
@@ -177,6 +274,7 @@ export class ImagesService {
       await dropTags(tx, 'image', row.id);
       await authz.dropEntity(tx, 'image', row.id);
       await deletePrivateImage(tx, row.id);
+      await billImage(tx, row.id, this.now());
       if (row.status === 'pending_upload' && row.upload_event_id !== null) {
         await this.d.events.update(tx, row.upload_event_id, {
           status: 'failed',

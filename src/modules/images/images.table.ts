@@ -12,7 +12,7 @@ export interface PrivateImagesTable {
   /** MB: the source disk's size, or the uploaded raw image's size. */
   size: number;
   cloud_init: number;
-  /** The region an upload was made to (null for captured disks). */
+  /** The image's first region: the region an upload was made to, or the captured instance's. */
   region: string | null;
   created_by: string;
   source_instance_id: number | null;
@@ -31,6 +31,24 @@ export interface PrivateImagesTable {
   updated: string;
 }
 
+/** A replica's status, as the wire spells it (with spaces). */
+export type ImageReplicaStatus =
+  | 'pending replication'
+  | 'replicating'
+  | 'available'
+  | 'pending deletion';
+
+/** One region a private image is stored in (`POST /images/{id}/regions` adds and removes them). */
+export interface ImageRegionsTable {
+  /** Insertion order: replicas are listed in the order they were added. */
+  id: Generated<number>;
+  image_id: number;
+  region: string;
+  status: ImageReplicaStatus;
+  created: string;
+}
+
 export interface ImageTables {
   private_images: PrivateImagesTable;
+  image_regions: ImageRegionsTable;
 }

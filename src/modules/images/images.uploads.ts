@@ -7,12 +7,13 @@ import { hashSecret, newSecret } from '../../lib/secrets.js';
 import { isoSeconds } from '../../lib/time.js';
 import { checkTags } from '../compute/compute.rules.js';
 import { setTags } from '../tags/tags.repository.js';
-import { UPLOAD_WINDOW_MS, uploadExpiryJob } from './images.jobs.js';
+import { addFirstReplica, UPLOAD_WINDOW_MS, uploadExpiryJob } from './images.jobs.js';
 import { imageRef, insertPrivateImage, syncListing, UPLOAD_PATH } from './images.repository.js';
 import type { UploadImage } from './images.schemas.js';
 import { receiveImage } from './upload.js';
 import type { JobQueue } from '../../jobs/queue.js';
 import type { Clock } from '../../lib/clock.js';
+import type { Timing } from '../../jobs/timing.js';
 import type { BlobStore } from '../../storage/index.js';
 import type { Image } from '../catalogue/catalogue.data.js';
 import type { CatalogueService } from '../catalogue/catalogue.service.js';
@@ -24,6 +25,7 @@ export type ApiImage = Image & { tags: string[] };
 export interface ImageDeps {
   db: Database;
   clock: Clock;
+  timing: Timing;
   events: EventWriter;
   queue: JobQueue;
   catalogue: CatalogueService;
@@ -129,6 +131,7 @@ export async function receiveUpload(d: ImageDeps, token: string, body: Readable)
         })
         .where('id', '=', row.id)
         .execute();
+      await addFirstReplica(tx, row.id, isoSeconds(d.clock.nowMs()));
       await syncListing(tx, row.id);
       if (again.upload_event_id !== null)
         await d.events.update(tx, again.upload_event_id, { status: 'finished' });

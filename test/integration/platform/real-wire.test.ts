@@ -15,40 +15,6 @@ import { realWire } from '../../helpers/real-wire.js';
  * ("Departures from the wire"); an entry that no longer departs fails the last test.
  */
 const DEPARTURES: Record<string, { paths: string[]; reason: string }> = {
-  'GET /images': {
-    paths: [
-      'data[].image_sharing',
-      'data[].image_sharing.shared_by',
-      'data[].image_sharing.shared_with',
-      'data[].image_sharing.shared_with.sharegroup_count',
-      'data[].image_sharing.shared_with.sharegroup_list_url',
-      'data[].is_shared',
-      'data[].regions',
-      'data[].regions[]',
-      'data[].regions[].region',
-      'data[].regions[].status',
-      'data[].total_size',
-    ],
-    reason:
-      'images: `regions`, `total_size`, `is_shared` and `image_sharing` (image sharing is a feature of the next issue) not carried yet',
-  },
-  'GET /images/{imageId}': {
-    paths: [
-      'image_sharing',
-      'image_sharing.shared_by',
-      'image_sharing.shared_with',
-      'image_sharing.shared_with.sharegroup_count',
-      'image_sharing.shared_with.sharegroup_list_url',
-      'is_shared',
-      'regions',
-      'regions[]',
-      'regions[].region',
-      'regions[].status',
-      'total_size',
-    ],
-    reason:
-      'images: `regions`, `total_size`, `is_shared` and `image_sharing` (image sharing is a feature of the next issue) not carried yet',
-  },
   'GET /networking/firewalls': {
     paths: [
       'data[].entities[].label',
@@ -127,25 +93,6 @@ const DEPARTURES: Record<string, { paths: string[]; reason: string }> = {
     ],
     reason:
       "VPCs: `ipv4` ranges, `ipv6`, `vpc_type`, subnets' `databases`, `nodebalancers`, `ipv6` and the interfaces' `config_id` not carried yet",
-  },
-  'POST /images': {
-    paths: [
-      'image_sharing',
-      'image_sharing.shared_by',
-      'image_sharing.shared_with',
-      'image_sharing.shared_with.sharegroup_count',
-      'image_sharing.shared_with.sharegroup_list_url',
-      'is_shared',
-      'regions',
-      'total_size',
-    ],
-    reason:
-      'images: `regions`, `total_size`, `is_shared` and `image_sharing` (image sharing is a feature of the next issue) not carried yet',
-  },
-  'POST /images/upload': {
-    paths: ['image.regions', 'image.total_size'],
-    reason:
-      'images: `regions`, `total_size`, `is_shared` and `image_sharing` (image sharing is a feature of the next issue) not carried yet',
   },
   'POST /object-storage/buckets': {
     paths: ['endpoint_type', 'region', 's3_endpoint'],

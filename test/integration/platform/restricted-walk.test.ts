@@ -142,6 +142,8 @@ const HINTS: Record<string, Hint> = {
       assignments: [{ address: k.address?.[0], compute_id: id(k, 'computeId') }],
     }),
   },
+  // The fixture's private image is stored in us-east (its instance's region).
+  replicateImage: { body: () => ({ regions: ['us-east', 'us-central'] }) },
   addComputeDisk: { body: () => ({ label: 'walk-disk', size: 10 }), prepare: freeSpace },
   cloneComputeDisk: { prepare: freeSpace },
   resizeDisk: { body: () => ({ size: 6000 }), prepare: freeSpace },

@@ -25,6 +25,13 @@ describe('areas of the API this server does not serve', () => {
       ],
       ['POST', '/v4/iam/users/alice/role-permissions', 'Identity and access (IAM roles)'],
       ['GET', '/v4/maintenance/policies', 'Maintenance policies'],
+      ['POST', '/v4/images/sharegroups', 'Image sharing'],
+      ['GET', '/v4/images/sharegroups', 'Image sharing'],
+      ['GET', '/v4/images/sharegroups/7/members', 'Image sharing'],
+      // Paths that served image routes (`/images/{imageId}`, `/images/private/{n}`) also match.
+      ['GET', '/v4/images/sharegroups/7', 'Image sharing'],
+      ['DELETE', '/v4/images/sharegroups/7', 'Image sharing'],
+      ['GET', '/v4/images/private/42/sharegroups', 'Image sharing'],
     ];
     for (const [method, url, name] of cases) {
       const r = await t.request(method, url, method === 'POST' ? { body: {} } : {});
