@@ -116,14 +116,8 @@ export const UNSERVED_AREAS: readonly UnservedArea[] = [
     ],
   },
   {
-    name: 'Firewall templates, rule sets and settings',
-    paths: [
-      '/networking/firewalls/rulesets',
-      '/networking/firewalls/rulesets/{id}',
-      '/networking/firewalls/settings',
-      '/networking/firewalls/templates',
-      '/networking/firewalls/templates/{slug}',
-    ],
+    name: 'Firewall rule sets',
+    paths: ['/networking/firewalls/rulesets', '/networking/firewalls/rulesets/{id}'],
   },
   {
     name: 'Object Storage quotas and endpoints',

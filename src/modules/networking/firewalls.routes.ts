@@ -15,7 +15,14 @@ import {
   FirewallParams,
   FirewallRulesView,
   FirewallSchema,
+  FirewallSettingsSchema,
+  FirewallTemplatePage,
+  FirewallTemplateSchema,
+  RuleVersionPage,
+  RuleVersionParams,
+  TemplateParams,
   UpdateFirewallBody,
+  UpdateFirewallSettingsBody,
   UpdateRulesBody,
 } from './firewalls.schemas.js';
 
@@ -54,6 +61,57 @@ export function firewallsRoutes(ctx: Ctx): FastifyPluginAsyncTypebox {
         config: { operationId: 'createFirewalls', ...write },
       },
       (req) => svc.create(principal(req), req.body),
+    );
+    app.get(
+      '/networking/firewalls/settings',
+      {
+        schema: {
+          tags,
+          summary: 'Default Firewalls View',
+          response: { 200: FirewallSettingsSchema },
+        },
+        config: { operationId: 'getFirewallSettings', ...read },
+      },
+      (req) => svc.settings(principal(req)),
+    );
+    app.put(
+      '/networking/firewalls/settings',
+      {
+        schema: {
+          tags,
+          summary: 'Default Firewalls Update',
+          body: UpdateFirewallSettingsBody,
+          response: { 200: FirewallSettingsSchema },
+        },
+        config: { operationId: 'updateFirewallSettings', ...write },
+      },
+      (req) => svc.updateSettings(principal(req), req.body),
+    );
+    app.get(
+      '/networking/firewalls/templates',
+      {
+        schema: {
+          tags,
+          summary: 'Firewall Templates List',
+          querystring: PageQuery,
+          response: { 200: FirewallTemplatePage },
+        },
+        config: { operationId: 'getFirewallTemplates', auth: 'token', paged: true },
+      },
+      (req) => svc.templates(req.query),
+    );
+    app.get(
+      '/networking/firewalls/templates/:slug',
+      {
+        schema: {
+          tags,
+          summary: 'Firewall Template View',
+          params: TemplateParams,
+          response: { 200: FirewallTemplateSchema },
+        },
+        config: { operationId: 'getFirewallTemplate', auth: 'token' },
+      },
+      (req) => svc.template(req.params.slug),
     );
     app.get(
       '/networking/firewalls/:firewallId',
@@ -124,6 +182,33 @@ export function firewallsRoutes(ctx: Ctx): FastifyPluginAsyncTypebox {
         config: { operationId: 'updateFirewallRules', ...write },
       },
       (req) => svc.replaceRules(principal(req), req.params.firewallId, req.body),
+    );
+    app.get(
+      '/networking/firewalls/:firewallId/history',
+      {
+        schema: {
+          tags,
+          summary: 'Firewall Rule Versions List',
+          params: FirewallParams,
+          querystring: PageQuery,
+          response: { 200: RuleVersionPage },
+        },
+        config: { operationId: 'getFirewallRuleVersions', ...read, paged: true },
+      },
+      (req) => svc.history(principal(req), req.params.firewallId, req.query),
+    );
+    app.get(
+      '/networking/firewalls/:firewallId/history/rules/:version',
+      {
+        schema: {
+          tags,
+          summary: 'Firewall Rule Version View',
+          params: RuleVersionParams,
+          response: { 200: FirewallRulesView },
+        },
+        config: { operationId: 'getFirewallRuleVersion', ...read },
+      },
+      (req) => svc.ruleVersion(principal(req), req.params.firewallId, req.params.version),
     );
     app.get(
       '/networking/firewalls/:firewallId/devices',

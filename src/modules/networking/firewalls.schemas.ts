@@ -133,3 +133,51 @@ export const EvaluateResult = Type.Object({
   rule: Nullable(FirewallRuleSchema),
   firewall_status: Type.String(),
 });
+
+export type ApiFirewallRules = Static<typeof FirewallRulesView>;
+
+/** `GET …/history`: one entry per version of the rules (the firewall's status when it was made). */
+export const RuleVersionEntrySchema = Type.Object({
+  updated: DateTime(),
+  status: Type.String({ enum: ['enabled', 'disabled'] }),
+  rules: Type.Object({ version: Type.Integer() }),
+});
+export type ApiRuleVersionEntry = Static<typeof RuleVersionEntrySchema>;
+export const RuleVersionPage = PageOf(RuleVersionEntrySchema);
+
+export const RuleVersionParams = Type.Object({
+  firewallId: Type.Integer(),
+  version: Type.Integer(),
+});
+
+const DefaultIds = Type.Object({
+  compute: Nullable(Type.Integer()),
+  nodebalancer: Nullable(Type.Integer()),
+  public_interface: Nullable(Type.Integer()),
+  vpc_interface: Nullable(Type.Integer()),
+});
+
+/** `/networking/firewalls/settings`: the account's default firewalls (null: none). */
+export const FirewallSettingsSchema = Type.Object({ default_firewall_ids: DefaultIds });
+export type ApiFirewallSettings = Static<typeof FirewallSettingsSchema>;
+
+export const UpdateFirewallSettingsBody = Type.Object({
+  default_firewall_ids: Type.Optional(
+    Type.Object({
+      compute: Type.Optional(Nullable(Type.Integer())),
+      nodebalancer: Type.Optional(Nullable(Type.Integer())),
+      public_interface: Type.Optional(Nullable(Type.Integer())),
+      vpc_interface: Type.Optional(Nullable(Type.Integer())),
+    }),
+  ),
+});
+export type UpdateFirewallSettings = Static<typeof UpdateFirewallSettingsBody>;
+
+/** `/networking/firewalls/templates`: a template's slug and the rules a new firewall takes from it. */
+export const FirewallTemplateSchema = Type.Object({
+  slug: Type.String(),
+  rules: FirewallRulesSchema,
+});
+export type ApiFirewallTemplate = Static<typeof FirewallTemplateSchema>;
+export const FirewallTemplatePage = PageOf(FirewallTemplateSchema);
+export const TemplateParams = Type.Object({ slug: Type.String() });

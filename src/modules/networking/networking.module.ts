@@ -30,6 +30,8 @@ export const networkingModule = defineArea({
     'ipv6_rdns',
     'firewalls',
     'firewall_devices',
+    'firewall_rule_versions',
+    'firewall_settings',
   ],
   entities: networkingEntities,
   services: ({ config, db, clock, events, entities }, { catalogue: catalogueArea }) => {

@@ -42,6 +42,8 @@ export interface NetworkingTables {
   ipv6_rdns: Ipv6RdnsTable;
   firewalls: FirewallsTable;
   firewall_devices: FirewallDevicesTable;
+  firewall_rule_versions: FirewallRuleVersionsTable;
+  firewall_settings: FirewallSettingsTable;
   ipv6_ranges: Ipv6RangesTable;
   ip_shares: IpSharesTable;
 }
@@ -58,6 +60,31 @@ export interface FirewallsTable {
   /** `rules.version`: 1 at creation, one more at each change of the rules. */
   rules_version?: number;
   created: string;
+  updated: string;
+}
+
+/** Every version of a firewall's rules (0032): `/networking/firewalls/{id}/history`. */
+export interface FirewallRuleVersionsTable {
+  id: Generated<number>;
+  firewall_id: number;
+  account_id: number;
+  version: number;
+  /** The firewall's status when the version was made. */
+  status: string;
+  inbound_policy: string;
+  outbound_policy: string;
+  /** JSON {inbound, outbound}, as `firewalls.rules`. */
+  rules: string;
+  created: string;
+}
+
+/** An account's default firewalls (0032); null: no default of that kind. */
+export interface FirewallSettingsTable {
+  account_id: number;
+  compute: number | null;
+  nodebalancer: number | null;
+  public_interface: number | null;
+  vpc_interface: number | null;
   updated: string;
 }
 
