@@ -1,66 +1,60 @@
 import type { ApiFirewallTemplate } from './firewalls.schemas.js';
 
 /**
- * The firewall templates the real service ships (`/networking/firewalls/templates`): `public` for
- * public interfaces (inbound SSH and ICMP from anywhere) and `vpc` for VPC interfaces (the same,
- * and TCP and UDP from the RFC 1918 ranges). Both drop other inbound traffic and accept all
- * outbound. The rules follow the provider's web manager's description of each template; the shapes
- * (policies, protocols, IPv6 only on the rules from anywhere, no outbound rules) follow the
- * recorded responses. A client creates a firewall from one by sending its `rules`.
+ * The firewall templates the real service ships (`/networking/firewalls/templates`), as its
+ * recorded responses show them (the provider's Go SDK's recordings; IPv6 `::/0` where the
+ * recording's addresses were masked): `vpc` for VPC interfaces (inbound SSH and ICMP from
+ * anywhere, TCP and UDP from the RFC 1918 ranges) and `public` for public interfaces (inbound SSH
+ * and ICMP). Both drop other inbound traffic and accept all outbound; the service lists `vpc`
+ * before `public`. Its internal template (`akamai-non-prod`, its own staff's accounts only) is not
+ * served. A client creates a firewall from one by sending its `rules`.
  */
 const ALL = { ipv4: ['0.0.0.0/0'], ipv6: ['::/0'] };
 const RFC1918 = { ipv4: ['10.0.0.0/8', '192.168.0.0/17', '172.16.0.0/12'] };
 
-const sharedInbound = [
+const sshAndIcmp = [
   {
     protocol: 'TCP',
-    ports: '22',
     addresses: ALL,
     action: 'ACCEPT',
-    label: 'allow-inbound-ssh',
-    description: 'Allow Inbound SSH Sources',
+    label: 'accept-inbound-ssh',
+    ports: '22',
+    description: 'Accept inbound SSH',
   },
   {
     protocol: 'ICMP',
     addresses: ALL,
     action: 'ACCEPT',
-    label: 'allow-inbound-icmp',
-    description: 'Allow Inbound ICMP',
+    label: 'accept-inbound-icmp',
+    description: 'Accept inbound ICMP',
   },
 ];
 
+const rfc1918 = (protocol: 'TCP' | 'UDP') => ({
+  protocol,
+  addresses: RFC1918,
+  action: 'ACCEPT',
+  label: 'accept-inbound-rfc1918',
+  ports: '1-65535',
+  description: 'Accept inbound RFC-1918',
+});
+
 export const FIREWALL_TEMPLATES: readonly ApiFirewallTemplate[] = [
   {
-    slug: 'public',
+    slug: 'vpc',
     rules: {
-      inbound: sharedInbound,
-      outbound: [],
+      inbound: [...sshAndIcmp, rfc1918('TCP'), rfc1918('UDP')],
       inbound_policy: 'DROP',
+      outbound: [],
       outbound_policy: 'ACCEPT',
     },
   },
   {
-    slug: 'vpc',
+    slug: 'public',
     rules: {
-      inbound: [
-        ...sharedInbound,
-        {
-          protocol: 'TCP',
-          addresses: RFC1918,
-          action: 'ACCEPT',
-          label: 'allow-vpc-tcp',
-          description: 'Allow TCP traffic for RFC1918 ranges',
-        },
-        {
-          protocol: 'UDP',
-          addresses: RFC1918,
-          action: 'ACCEPT',
-          label: 'allow-vpc-udp',
-          description: 'Allow UDP traffic for RFC1918 ranges',
-        },
-      ],
-      outbound: [],
+      inbound: sshAndIcmp,
       inbound_policy: 'DROP',
+      outbound: [],
       outbound_policy: 'ACCEPT',
     },
   },

@@ -259,10 +259,10 @@ describe('firewall history, settings and templates', () => {
     const list = await t.get('/v4/networking/firewalls/templates');
     expect(list.status).toBe(200);
     expect(list.body).toMatchObject({ page: 1, pages: 1, results: 2 });
-    expect(list.body.data.map((x: { slug: string }) => x.slug)).toEqual(['public', 'vpc']);
+    expect(list.body.data.map((x: { slug: string }) => x.slug)).toEqual(['vpc', 'public']);
     const pub = await t.get('/v4/networking/firewalls/templates/public');
     expect(pub.status).toBe(200);
-    expect(pub.body).toEqual(list.body.data[0]);
+    expect(pub.body).toEqual(list.body.data[1]);
     expect(pub.body.rules).toMatchObject({
       inbound_policy: 'DROP',
       outbound_policy: 'ACCEPT',
@@ -279,6 +279,14 @@ describe('firewall history, settings and templates', () => {
       'TCP',
       'UDP',
     ]);
+    expect(vpc.body.rules.inbound[2]).toEqual({
+      protocol: 'TCP',
+      addresses: { ipv4: ['10.0.0.0/8', '192.168.0.0/17', '172.16.0.0/12'] },
+      action: 'ACCEPT',
+      label: 'accept-inbound-rfc1918',
+      ports: '1-65535',
+      description: 'Accept inbound RFC-1918',
+    });
     expect((await t.get('/v4/networking/firewalls/templates/nope')).status).toBe(404);
     for (const tpl of list.body.data) {
       const fw = await t.post('/v4/networking/firewalls', {

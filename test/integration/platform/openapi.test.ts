@@ -625,6 +625,41 @@ const ALLOWED: AllowedDifference[] = [
     details: ['GET /network-transfer/prices: not in reference'],
     reason: 'the price catalogue of network transfer (later API revisions), public',
   },
+  // Firewall rules history, default firewalls and templates: newer than the reference revision.
+  {
+    ops: ['getFirewallRuleVersions'],
+    details: ['GET /networking/firewalls/{firewallId}/history: not in reference'],
+    reason:
+      'the rules history of a firewall (later API revisions; shapes from the Python SDK and its fixtures)',
+  },
+  {
+    ops: ['getFirewallRuleVersion'],
+    details: ['GET /networking/firewalls/{firewallId}/history/rules/{version}: not in reference'],
+    reason:
+      'one version of the rules of a firewall (later API revisions; shapes from the Python SDK and its fixtures)',
+  },
+  {
+    ops: ['getFirewallSettings'],
+    details: ['GET /networking/firewalls/settings: not in reference'],
+    reason:
+      'the default firewalls of the account (later API revisions; shapes from the recorded traffic)',
+  },
+  {
+    ops: ['updateFirewallSettings'],
+    details: ['PUT /networking/firewalls/settings: not in reference'],
+    reason:
+      'the default firewalls of the account (later API revisions; shapes from the recorded traffic)',
+  },
+  {
+    ops: ['getFirewallTemplates'],
+    details: ['GET /networking/firewalls/templates: not in reference'],
+    reason: 'firewall templates (later API revisions; shapes from the recorded traffic)',
+  },
+  {
+    ops: ['getFirewallTemplate'],
+    details: ['GET /networking/firewalls/templates/{slug}: not in reference'],
+    reason: 'firewall templates (later API revisions; shapes from the recorded traffic)',
+  },
   // Placement groups, reserved IPv4 addresses and resource locks: newer than the reference revision.
   {
     ops: ['getPlacementGroups'],

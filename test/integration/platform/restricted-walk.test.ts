@@ -183,6 +183,8 @@ const HINTS: Record<string, Hint> = {
   },
   createObjectStorageSSL: { body: () => ({ certificate: CERT, private_key: KEY }) },
   createDomainRecord: { body: () => ({ type: 'A', name: 'walk', target: '192.0.2.10' }) },
+  // Templates are the service's, not the account's: a real slug.
+  getFirewallTemplate: { params: () => ({ slug: 'public' }) },
   getLongviewClient: { params: longviewClient },
   updateLongviewClient: { params: longviewClient },
   deleteLongviewClient: { params: longviewClient },
