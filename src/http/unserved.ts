@@ -116,10 +116,6 @@ export const UNSERVED_AREAS: readonly UnservedArea[] = [
     ],
   },
   {
-    name: 'Firewall rule sets',
-    paths: ['/networking/firewalls/rulesets', '/networking/firewalls/rulesets/{id}'],
-  },
-  {
     name: 'Object Storage quotas and endpoints',
     paths: [
       '/object-storage/endpoints',

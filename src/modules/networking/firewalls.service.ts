@@ -12,6 +12,7 @@ import { checkTags } from '../compute/compute.rules.js';
 import type { EntityRef } from '../events/events.types.js';
 import type { EventWriter } from '../events/events.writer.js';
 import { dropTags, setTags } from '../tags/tags.repository.js';
+import { checkRulesetRefs, expandRules } from './firewall-rulesets.service.js';
 import { FIREWALL_TEMPLATES } from './firewall-templates.js';
 import { type DeviceEntity, DeviceResolver, deviceRef } from './firewall-devices.js';
 import {
@@ -201,6 +202,7 @@ export class FirewallsService {
     return this.d.db.transaction(async (tx) => {
       await lockAccountFirewalls(tx, p.accountId);
       await this.assertLabelFree(tx, p, b.label);
+      await checkRulesetRefs(tx, p.accountId, 'rules', rules);
       const wanted: DeviceEntity[] = [];
       const seen = new Set<string>();
       for (const [type, ids] of [
@@ -337,6 +339,17 @@ export class FirewallsService {
     return (await this.get(p, id)).rules;
   }
 
+  /**
+   * `GET …/rules/expansion`: the rules with each rule set named replaced by its current rules
+   * (what the firewall applies); version and fingerprint are the rules'.
+   */
+  async rulesExpansion(p: Principal, id: number) {
+    const { db } = this.d;
+    const row = await this.load(db, p, id, 'read_only');
+    const view = (await this.one(db, id)).rules;
+    return { ...view, ...(await expandRules(db, p.accountId, rulesOf(row))) };
+  }
+
   /** Replaces both rule sets entirely (an omitted one becomes empty); policies kept if omitted. */
   async replaceRules(p: Principal, id: number, b: UpdateRules) {
     const fe = new FieldErrors();
@@ -344,6 +357,7 @@ export class FirewallsService {
     fe.throwIfAny();
     return this.d.db.transaction(async (tx) => {
       const row = await this.load(tx, p, id, 'read_write', true);
+      await checkRulesetRefs(tx, p.accountId, '', rules);
       const version = (row.rules_version ?? 1) + 1;
       const now = this.now();
       const inbound_policy = b.inbound_policy ?? row.inbound_policy;
@@ -631,7 +645,7 @@ export class FirewallsService {
         firewall_status: row.status,
       };
     }
-    const v = evaluate(rulesOf(row), policy, {
+    const v = evaluate(await expandRules(db, p.accountId, rulesOf(row)), policy, {
       direction: b.direction as 'inbound' | 'outbound',
       protocol: b.protocol as 'TCP',
       ...(b.port !== undefined ? { port: b.port } : {}),

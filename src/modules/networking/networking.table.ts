@@ -44,6 +44,7 @@ export interface NetworkingTables {
   firewall_devices: FirewallDevicesTable;
   firewall_rule_versions: FirewallRuleVersionsTable;
   firewall_settings: FirewallSettingsTable;
+  firewall_rulesets: FirewallRulesetsTable;
   ipv6_ranges: Ipv6RangesTable;
   ip_shares: IpSharesTable;
 }
@@ -86,6 +87,21 @@ export interface FirewallSettingsTable {
   public_interface: number | null;
   vpc_interface: number | null;
   updated: string;
+}
+
+/** Rule sets (0042): an account's named list of rules of one direction; `deleted` once deleted. */
+export interface FirewallRulesetsTable {
+  id: Generated<number>;
+  account_id: number;
+  label: string;
+  description: string;
+  type: 'inbound' | 'outbound';
+  /** JSON array of normalised rules. */
+  rules: string;
+  version: number;
+  created: string;
+  updated: string;
+  deleted: string | null;
 }
 
 /** A firewall's services: an entity of a declared type (compute, nodebalancer). */
