@@ -2,6 +2,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { bootstrapAccount } from '../../../src/modules/identity/bootstrap.js';
 import { createTestUser } from '../../helpers/auth.js';
 import { buildTestApp, type TestApp } from '../../helpers/build-test-app.js';
+import { op, operatorToken } from '../controls/helpers.js';
 import { nodebalancer } from '../nodebalancers/fixtures.js';
 import { eventsOf, fieldsOf, firewall, instance, RULES } from './fixtures.js';
 
@@ -302,5 +303,40 @@ describe('firewall history, settings and templates', () => {
     expect((await t.get('/v4/networking/firewalls/templates', { token: none.token })).status).toBe(
       200,
     );
+  });
+
+  it('importSnapshot: the rules history, the default firewalls and rule sets come back whole; a reset clears them', async () => {
+    const token = await operatorToken(t);
+    const fw = await firewall(t);
+    await t.put(`/v4/networking/firewalls/${fw.id}/rules`, { inbound: [] });
+    await t.put('/v4/networking/firewalls/settings', { default_firewall_ids: { compute: fw.id } });
+    const rs = await t.post('/v4/networking/firewalls/rulesets', {
+      label: 'snap-rs',
+      type: 'outbound',
+      rules: [],
+    });
+    expect(rs.status).toBe(200);
+    const saved = (await op(t, token).get('/_stratus/snapshot?bytes=false')).body;
+    const history = (await t.get(`/v4/networking/firewalls/${fw.id}/history`)).body;
+    await t.put('/v4/networking/firewalls/settings', { default_firewall_ids: { compute: null } });
+    await t.put(`/v4/networking/firewalls/${fw.id}/rules`, { outbound: [] });
+    await t.del(`/v4/networking/firewalls/rulesets/${rs.body.id}`);
+    const r = await op(t, token).post('/_stratus/snapshot', saved);
+    expect(r.status, r.text).toBe(200);
+    expect((await t.get(`/v4/networking/firewalls/${fw.id}/history`)).body).toEqual(history);
+    expect(
+      (await t.get('/v4/networking/firewalls/settings')).body.default_firewall_ids.compute,
+    ).toBe(fw.id);
+    expect(
+      (await t.get(`/v4/networking/firewalls/rulesets/${rs.body.id}`)).body.deleted,
+    ).toBeNull();
+    const reset = await op(t, token).post('/_stratus/reset');
+    expect(reset.status, reset.text).toBeLessThan(300);
+    const rows = await t.ctx.db.db.selectFrom('firewall_rule_versions').select('id').execute();
+    expect(rows).toEqual([]);
+    expect(
+      await t.ctx.db.db.selectFrom('firewall_settings').select('account_id').execute(),
+    ).toEqual([]);
+    expect(await t.ctx.db.db.selectFrom('firewall_rulesets').select('id').execute()).toEqual([]);
   });
 });
