@@ -156,7 +156,7 @@ export function checkRules(
       }
       const extra = (
         ['protocol', 'ports', 'addresses', 'action', 'label', 'description'] as const
-      ).filter((k) => r[k] !== undefined);
+      ).filter((k) => r[k] !== undefined && r[k] !== null);
       if (extra.length > 0)
         fe.add(
           `${f}.ruleset`,

@@ -356,6 +356,8 @@ export class FirewallsService {
     const rules = checkRules(fe, '', b);
     fe.throwIfAny();
     return this.d.db.transaction(async (tx) => {
+      // The account's lock: a rule set named here cannot be deleted meanwhile.
+      await lockAccountFirewalls(tx, p.accountId);
       const row = await this.load(tx, p, id, 'read_write', true);
       await checkRulesetRefs(tx, p.accountId, '', rules);
       const version = (row.rules_version ?? 1) + 1;

@@ -152,6 +152,12 @@ describe('firewall rule sets', () => {
     expect(wrong.status).toBe(400);
     expect(fieldsOf(wrong)).toEqual(['inbound[0].ruleset', 'inbound[1].ruleset']);
     expect((await t.get(`/v4/networking/firewalls/${fw.id}/history`)).body.results).toBe(1);
+    // A null beside it is no field (the null ports of SDKs that send every field).
+    const nulls = await t.put(`/v4/networking/firewalls/${fw.id}/rules`, {
+      inbound: [{ ruleset: rs.id, ports: null, protocol: null }],
+    });
+    expect(nulls.status, JSON.stringify(nulls.body)).toBe(200);
+    expect(nulls.body.inbound).toEqual([{ ruleset: rs.id }]);
     const put = await t.put(`/v4/networking/firewalls/${fw.id}/rules`, {
       inbound: [HTTPS, { ruleset: rs.id }],
       outbound: [{ ruleset: out.id }],
@@ -160,7 +166,7 @@ describe('firewall rule sets', () => {
     expect(put.body).toMatchObject({
       inbound: [HTTPS, { ruleset: rs.id }],
       outbound: [{ ruleset: out.id }],
-      version: 2,
+      version: 3,
     });
     const exp = await t.get(`/v4/networking/firewalls/${fw.id}/rules/expansion`);
     expect(exp.status).toBe(200);
