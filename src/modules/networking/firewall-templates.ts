@@ -6,8 +6,8 @@ import type { ApiFirewallTemplate } from './firewalls.schemas.js';
  * recording's addresses were masked): `vpc` for VPC interfaces (inbound SSH and ICMP from
  * anywhere, TCP and UDP from the RFC 1918 ranges) and `public` for public interfaces (inbound SSH
  * and ICMP). Both drop other inbound traffic and accept all outbound; the service lists `vpc`
- * before `public`. Its internal template (`akamai-non-prod`, its own staff's accounts only) is not
- * served. A client creates a firewall from one by sending its `rules`.
+ * before `public`. Its internal template (for its own staff's accounts only) is not served. A
+ * client creates a firewall from one by sending its `rules`.
  */
 const ALL = { ipv4: ['0.0.0.0/0'], ipv6: ['::/0'] };
 const RFC1918 = { ipv4: ['10.0.0.0/8', '192.168.0.0/17', '172.16.0.0/12'] };
