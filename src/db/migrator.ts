@@ -24,6 +24,8 @@ import * as m0025 from './migrations/0025-placement-groups.js';
 import * as m0026 from './migrations/0026-reserved-ips.js';
 import * as m0027 from './migrations/0027-locks.js';
 import * as m0021 from './migrations/0021-live-wire.js';
+import * as m0032 from './migrations/0032-firewall-history-settings.js';
+import * as m0042 from './migrations/0042-firewall-rulesets.js';
 import * as m0022 from './migrations/0022-event-wire-types.js';
 import * as m0035 from './migrations/0035-domains.js';
 import * as m0038 from './migrations/0038-support.js';
@@ -71,6 +73,8 @@ const MIGRATIONS: Record<string, MigrationModule> = {
   '0026-reserved-ips': m0026,
   '0027-locks': m0027,
   '0021-live-wire': m0021,
+  '0032-firewall-history-settings': m0032,
+  '0042-firewall-rulesets': m0042,
   '0022-event-wire-types': m0022,
   '0035-domains': m0035,
   '0038-support': m0038,

@@ -118,16 +118,6 @@ export const UNSERVED_AREAS: readonly UnservedArea[] = [
     ],
   },
   {
-    name: 'Firewall templates, rule sets and settings',
-    paths: [
-      '/networking/firewalls/rulesets',
-      '/networking/firewalls/rulesets/{id}',
-      '/networking/firewalls/settings',
-      '/networking/firewalls/templates',
-      '/networking/firewalls/templates/{slug}',
-    ],
-  },
-  {
     name: 'Object Storage quotas and endpoints',
     paths: [
       '/object-storage/endpoints',

@@ -96,6 +96,8 @@ interface Rule {
   label?: string;
   description?: string;
   addresses: { ipv4?: string[]; ipv6?: string[] };
+  /** An entry that names a rule set (then it has no other field): shown, kept, removable. */
+  ruleset?: number;
 }
 interface Rules {
   inbound: Rule[];
@@ -157,6 +159,28 @@ function RulesEditor({ path, writable }: { path: string; writable: boolean }) {
               <tbody>
                 {draft[dir].map((r, i) => {
                   const n = `${dir} rule ${i + 1}`;
+                  const remove = writable ? (
+                    <td>
+                      <button
+                        type="button"
+                        className="secondary"
+                        aria-label={`Remove ${n}`}
+                        onClick={() =>
+                          setDraft({ ...draft, [dir]: draft[dir].filter((_, j) => j !== i) })
+                        }
+                      >
+                        Remove
+                      </button>
+                    </td>
+                  ) : null;
+                  if (r.ruleset !== undefined)
+                    return (
+                      // biome-ignore lint/suspicious/noArrayIndexKey: rules have no id; the order is theirs.
+                      <tr key={i}>
+                        <td colSpan={6}>Rule set {r.ruleset} (its rules apply here)</td>
+                        {remove}
+                      </tr>
+                    );
                   return (
                     // biome-ignore lint/suspicious/noArrayIndexKey: rules have no id; the order is theirs.
                     <tr key={i}>
@@ -228,20 +252,7 @@ function RulesEditor({ path, writable }: { path: string; writable: boolean }) {
                           }
                         />
                       </td>
-                      {writable ? (
-                        <td>
-                          <button
-                            type="button"
-                            className="secondary"
-                            aria-label={`Remove ${n}`}
-                            onClick={() =>
-                              setDraft({ ...draft, [dir]: draft[dir].filter((_, j) => j !== i) })
-                            }
-                          >
-                            Remove
-                          </button>
-                        </td>
-                      ) : null}
+                      {remove}
                     </tr>
                   );
                 })}
@@ -281,14 +292,17 @@ function RulesEditor({ path, writable }: { path: string; writable: boolean }) {
             type="button"
             onClick={async () => {
               setError(undefined);
-              const clean = (r: Rule): Rule => ({
-                action: r.action,
-                protocol: r.protocol,
-                ...(r.ports ? { ports: r.ports } : {}),
-                ...(r.label ? { label: r.label } : {}),
-                ...(r.description ? { description: r.description } : {}),
-                addresses: r.addresses,
-              });
+              const clean = (r: Rule): Rule | { ruleset: number } =>
+                r.ruleset !== undefined
+                  ? { ruleset: r.ruleset }
+                  : {
+                      action: r.action,
+                      protocol: r.protocol,
+                      ...(r.ports ? { ports: r.ports } : {}),
+                      ...(r.label ? { label: r.label } : {}),
+                      ...(r.description ? { description: r.description } : {}),
+                      addresses: r.addresses,
+                    };
               try {
                 const next = await put<Rules>(`${path}/rules`, {
                   inbound_policy: draft.inbound_policy,

@@ -1,11 +1,13 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { RouteContext } from '../../platform/area.js';
+import type { FirewallRulesetsService } from './firewall-rulesets.service.js';
 import type { FirewallsService } from './firewalls.service.js';
 import { principal, xFilter } from '../../http/principal.js';
 import { Empty, PageQuery } from '../../http/schemas/common.js';
 import {
   AddDeviceBody,
   CreateFirewallBody,
+  CreateRulesetBody,
   DeviceParams,
   EvaluateBody,
   EvaluateResult,
@@ -15,11 +17,22 @@ import {
   FirewallParams,
   FirewallRulesView,
   FirewallSchema,
+  FirewallSettingsSchema,
+  FirewallTemplatePage,
+  FirewallTemplateSchema,
+  RulesetPage,
+  RulesetParams,
+  RulesetSchema,
+  RuleVersionPage,
+  RuleVersionParams,
+  TemplateParams,
   UpdateFirewallBody,
+  UpdateFirewallSettingsBody,
+  UpdateRulesetBody,
   UpdateRulesBody,
 } from './firewalls.schemas.js';
 
-type Ctx = RouteContext<{ firewalls: FirewallsService }>;
+type Ctx = RouteContext<{ firewalls: FirewallsService; rulesets: FirewallRulesetsService }>;
 
 const tags = ['Networking'];
 const read = { scopes: ['firewall:read_only'] };
@@ -28,6 +41,7 @@ const write = { scopes: ['firewall:read_write'] };
 /** `/networking/firewalls`: firewalls, their rules and devices. */
 export function firewallsRoutes(ctx: Ctx): FastifyPluginAsyncTypebox {
   const svc = ctx.services.firewalls;
+  const rulesets = ctx.services.rulesets;
   return async (app) => {
     app.get(
       '/networking/firewalls',
@@ -54,6 +68,126 @@ export function firewallsRoutes(ctx: Ctx): FastifyPluginAsyncTypebox {
         config: { operationId: 'createFirewalls', ...write },
       },
       (req) => svc.create(principal(req), req.body),
+    );
+    app.get(
+      '/networking/firewalls/settings',
+      {
+        schema: {
+          tags,
+          summary: 'Default Firewalls View',
+          response: { 200: FirewallSettingsSchema },
+        },
+        config: { operationId: 'getFirewallSettings', ...read },
+      },
+      (req) => svc.settings(principal(req)),
+    );
+    app.put(
+      '/networking/firewalls/settings',
+      {
+        schema: {
+          tags,
+          summary: 'Default Firewalls Update',
+          body: UpdateFirewallSettingsBody,
+          response: { 200: FirewallSettingsSchema },
+        },
+        config: { operationId: 'updateFirewallSettings', ...write },
+      },
+      (req) => svc.updateSettings(principal(req), req.body),
+    );
+    app.get(
+      '/networking/firewalls/templates',
+      {
+        schema: {
+          tags,
+          summary: 'Firewall Templates List',
+          querystring: PageQuery,
+          response: { 200: FirewallTemplatePage },
+        },
+        config: { operationId: 'getFirewallTemplates', auth: 'token', paged: true },
+      },
+      (req) => svc.templates(req.query),
+    );
+    app.get(
+      '/networking/firewalls/templates/:slug',
+      {
+        schema: {
+          tags,
+          summary: 'Firewall Template View',
+          params: TemplateParams,
+          response: { 200: FirewallTemplateSchema },
+        },
+        config: { operationId: 'getFirewallTemplate', auth: 'token' },
+      },
+      (req) => svc.template(req.params.slug),
+    );
+    app.get(
+      '/networking/firewalls/rulesets',
+      {
+        schema: {
+          tags,
+          summary: 'Firewall Rule Sets List',
+          querystring: PageQuery,
+          response: { 200: RulesetPage },
+        },
+        config: { operationId: 'getFirewallRulesets', ...read, paged: true },
+      },
+      (req) => rulesets.list(principal(req), req.query, xFilter(req)),
+    );
+    app.post(
+      '/networking/firewalls/rulesets',
+      {
+        schema: {
+          tags,
+          summary: 'Firewall Rule Set Create',
+          body: CreateRulesetBody,
+          response: { 200: RulesetSchema },
+        },
+        config: { operationId: 'createFirewallRuleset', ...write },
+      },
+      (req) => rulesets.create(principal(req), req.body),
+    );
+    app.get(
+      '/networking/firewalls/rulesets/:rulesetId',
+      {
+        schema: {
+          tags,
+          summary: 'Firewall Rule Set View',
+          params: RulesetParams,
+          response: { 200: RulesetSchema },
+        },
+        config: { operationId: 'getFirewallRuleset', ...read },
+      },
+      (req) => rulesets.get(principal(req), req.params.rulesetId),
+    );
+    app.put(
+      '/networking/firewalls/rulesets/:rulesetId',
+      {
+        schema: {
+          tags,
+          summary: 'Firewall Rule Set Update',
+          params: RulesetParams,
+          body: UpdateRulesetBody,
+          response: { 200: RulesetSchema },
+        },
+        config: { operationId: 'updateFirewallRuleset', ...write },
+      },
+      (req) => rulesets.update(principal(req), req.params.rulesetId, req.body),
+    );
+    app.delete(
+      '/networking/firewalls/rulesets/:rulesetId',
+      {
+        schema: {
+          tags,
+          summary: 'Firewall Rule Set Delete',
+          params: RulesetParams,
+          response: { 200: Empty },
+        },
+        config: { operationId: 'deleteFirewallRuleset', ...write },
+      },
+      async (req) => {
+        await rulesets.delete(principal(req), req.params.rulesetId);
+        return {};
+      },
     );
     app.get(
       '/networking/firewalls/:firewallId',
@@ -124,6 +258,46 @@ export function firewallsRoutes(ctx: Ctx): FastifyPluginAsyncTypebox {
         config: { operationId: 'updateFirewallRules', ...write },
       },
       (req) => svc.replaceRules(principal(req), req.params.firewallId, req.body),
+    );
+    app.get(
+      '/networking/firewalls/:firewallId/rules/expansion',
+      {
+        schema: {
+          tags,
+          summary: 'Firewall Rules Expansion',
+          params: FirewallParams,
+          response: { 200: FirewallRulesView },
+        },
+        config: { operationId: 'getFirewallRulesExpansion', ...read },
+      },
+      (req) => svc.rulesExpansion(principal(req), req.params.firewallId),
+    );
+    app.get(
+      '/networking/firewalls/:firewallId/history',
+      {
+        schema: {
+          tags,
+          summary: 'Firewall Rule Versions List',
+          params: FirewallParams,
+          querystring: PageQuery,
+          response: { 200: RuleVersionPage },
+        },
+        config: { operationId: 'getFirewallRuleVersions', ...read, paged: true },
+      },
+      (req) => svc.history(principal(req), req.params.firewallId, req.query),
+    );
+    app.get(
+      '/networking/firewalls/:firewallId/history/rules/:version',
+      {
+        schema: {
+          tags,
+          summary: 'Firewall Rule Version View',
+          params: RuleVersionParams,
+          response: { 200: FirewallRulesView },
+        },
+        config: { operationId: 'getFirewallRuleVersion', ...read },
+      },
+      (req) => svc.ruleVersion(principal(req), req.params.firewallId, req.params.version),
     );
     app.get(
       '/networking/firewalls/:firewallId/devices',

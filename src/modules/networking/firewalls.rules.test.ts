@@ -6,7 +6,7 @@ import {
   firewallLabelProblem,
   parsePorts,
   type RuleInput,
-  type RuleSet,
+  type ExpandedRules,
 } from './firewalls.rules.js';
 
 const rule = (over: Partial<RuleInput> = {}): RuleInput => ({
@@ -88,7 +88,7 @@ describe('firewall rules', () => {
   });
 
   it('evaluate: the first matching rule wins, otherwise the policy', () => {
-    const rules: RuleSet = {
+    const rules: ExpandedRules = {
       inbound: [
         { protocol: 'TCP', ports: '22', addresses: { ipv4: ['203.0.113.0/24'] }, action: 'DROP' },
         {

@@ -21,19 +21,34 @@ export interface Rule {
   description?: string;
 }
 
+/** An entry of a firewall's rules that names one of the account's rule sets (its rules, in place). */
+export interface RulesetRef {
+  ruleset: number;
+}
+export type RuleEntry = Rule | RulesetRef;
+export const isRef = (r: RuleEntry): r is RulesetRef => 'ruleset' in r;
+
+/** A firewall's rules as stored and answered: rules and references to rule sets. */
 export interface RuleSet {
+  inbound: RuleEntry[];
+  outbound: RuleEntry[];
+}
+
+/** A firewall's rules with every reference replaced by its rule set's rules (evaluation). */
+export interface ExpandedRules {
   inbound: Rule[];
   outbound: Rule[];
 }
 
-/** A rule as a client sends it (the schema checked the types). */
+/** A rule as a client sends it (the schema checked the types; the required fields are checked here). */
 export interface RuleInput {
-  protocol: string;
+  protocol?: string;
   ports?: string | null;
-  addresses: { ipv4?: string[]; ipv6?: string[] };
-  action: string;
+  addresses?: { ipv4?: string[]; ipv6?: string[] };
+  action?: string;
   label?: string;
   description?: string;
+  ruleset?: number;
 }
 
 /**
@@ -118,7 +133,11 @@ export function parseNet6(text: string): Net6 | undefined {
   return { base: v6Big(g) & ~host, bits };
 }
 
-/** Checks one rule set (both directions) into `fe`; returns the normalised rules. */
+/**
+ * Checks a firewall's rules (both directions) into `fe`; returns the normalised rules. An entry
+ * `{ruleset: id}` names a rule set (whether it is one of the account's is the service's check)
+ * and counts as one rule.
+ */
 export function checkRules(
   fe: FieldErrors,
   prefix: string,
@@ -131,13 +150,29 @@ export function checkRules(
   for (const dir of ['inbound', 'outbound'] as const) {
     (input[dir] ?? []).forEach((r, i) => {
       const f = `${prefix ? `${prefix}.` : ''}${dir}[${i}]`;
-      out[dir].push(checkRule(fe, f, r));
+      if (r.ruleset === undefined) {
+        out[dir].push(checkRule(fe, f, r));
+        return;
+      }
+      const extra = (
+        ['protocol', 'ports', 'addresses', 'action', 'label', 'description'] as const
+      ).filter((k) => r[k] !== undefined && r[k] !== null);
+      if (extra.length > 0)
+        fe.add(
+          `${f}.ruleset`,
+          `A rule that names a rule set has no other fields (${extra.join(', ')})`,
+        );
+      out[dir].push({ ruleset: r.ruleset });
     });
   }
   return out;
 }
 
-function checkRule(fe: FieldErrors, f: string, r: RuleInput): Rule {
+/** Checks one ordinary rule (a rule set's rules name no rule set). */
+export function checkRule(fe: FieldErrors, f: string, r: RuleInput): Rule {
+  if (r.ruleset !== undefined) fe.add(`${f}.ruleset`, 'A rule set cannot name another rule set');
+  for (const k of ['protocol', 'action', 'addresses'] as const)
+    if (r[k] === undefined) fe.add(`${f}.${k}`, `${k} is required`);
   const protocol = r.protocol as Protocol;
   const rule: Rule = { protocol, addresses: {}, action: r.action as Policy };
   if (r.ports !== undefined && r.ports !== null) {
@@ -149,8 +184,8 @@ function checkRule(fe: FieldErrors, f: string, r: RuleInput): Rule {
       else rule.ports = r.ports;
     }
   }
-  const { ipv4, ipv6 } = r.addresses;
-  if (ipv4 === undefined && ipv6 === undefined)
+  const { ipv4, ipv6 } = r.addresses ?? {};
+  if (r.addresses !== undefined && ipv4 === undefined && ipv6 === undefined)
     fe.add(`${f}.addresses`, 'addresses must contain ipv4, ipv6 or both');
   if (ipv4 !== undefined) {
     if (ipv4.length === 0) fe.add(`${f}.addresses.ipv4`, 'Must not be an empty list');
@@ -225,7 +260,7 @@ function matchesPort(rule: Rule, p: Packet): boolean {
 }
 
 /** The rules in order, the first match wins; otherwise the direction's policy. */
-export function evaluate(rules: RuleSet, policy: Policy, p: Packet): Verdict {
+export function evaluate(rules: ExpandedRules, policy: Policy, p: Packet): Verdict {
   const list = rules[p.direction];
   for (let i = 0; i < list.length; i++) {
     const r = list[i] as Rule;

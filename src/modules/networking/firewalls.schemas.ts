@@ -18,14 +18,30 @@ export const FirewallRuleSchema = Type.Object({
   description: Type.Optional(Type.String()),
 });
 
-/** A rule as sent: protocol, action and addresses required. */
+/**
+ * A rule as sent: an ordinary rule (protocol, action and addresses: required, checked by the
+ * service so that the error names the field) or `{ruleset: id}`, a reference to a rule set.
+ */
 export const FirewallRuleInput = Type.Object({
-  protocol: Protocol,
+  protocol: Type.Optional(Protocol),
   ports: Type.Optional(Nullable(Type.String())),
-  addresses: Addresses,
-  action: Policy,
+  addresses: Type.Optional(Addresses),
+  action: Type.Optional(Policy),
   label: Type.Optional(Type.String()),
   description: Type.Optional(Type.String()),
+  /** A rule set of the account of the rule's direction: its rules apply in this place. */
+  ruleset: Type.Optional(Type.Integer()),
+});
+
+/** An entry of a firewall's rules as answered: a rule, or `{ruleset}` alone. */
+export const FirewallRuleEntrySchema = Type.Object({
+  protocol: Type.Optional(Protocol),
+  ports: Type.Optional(Nullable(Type.String())),
+  addresses: Type.Optional(Addresses),
+  action: Type.Optional(Policy),
+  label: Type.Optional(Type.String()),
+  description: Type.Optional(Type.String()),
+  ruleset: Type.Optional(Type.Integer()),
 });
 
 export const FirewallRulesSchema = Type.Object({
@@ -46,7 +62,10 @@ const DeviceEntitySchema = Type.Object({
 
 /** The rules as answered: the rule sets and policies, with their version and fingerprint. */
 export const FirewallRulesView = Type.Object({
-  ...FirewallRulesSchema.properties,
+  inbound: Type.Array(FirewallRuleEntrySchema),
+  outbound: Type.Array(FirewallRuleEntrySchema),
+  inbound_policy: Policy,
+  outbound_policy: Policy,
   /** 1 at creation, one more at each change of the rules. */
   version: Type.Integer(),
   fingerprint: Type.String(),
@@ -133,3 +152,88 @@ export const EvaluateResult = Type.Object({
   rule: Nullable(FirewallRuleSchema),
   firewall_status: Type.String(),
 });
+
+export type ApiFirewallRules = Static<typeof FirewallRulesView>;
+
+/** `GET …/history`: one entry per version of the rules (the firewall's status when it was made). */
+export const RuleVersionEntrySchema = Type.Object({
+  updated: DateTime(),
+  status: Type.String({ enum: ['enabled', 'disabled'] }),
+  rules: Type.Object({ version: Type.Integer() }),
+});
+export type ApiRuleVersionEntry = Static<typeof RuleVersionEntrySchema>;
+export const RuleVersionPage = PageOf(RuleVersionEntrySchema);
+
+export const RuleVersionParams = Type.Object({
+  firewallId: Type.Integer(),
+  version: Type.Integer(),
+});
+
+const DefaultIds = Type.Object({
+  compute: Nullable(Type.Integer()),
+  nodebalancer: Nullable(Type.Integer()),
+  public_interface: Nullable(Type.Integer()),
+  vpc_interface: Nullable(Type.Integer()),
+});
+
+/** `/networking/firewalls/settings`: the account's default firewalls (null: none). */
+export const FirewallSettingsSchema = Type.Object({ default_firewall_ids: DefaultIds });
+export type ApiFirewallSettings = Static<typeof FirewallSettingsSchema>;
+
+export const UpdateFirewallSettingsBody = Type.Object({
+  default_firewall_ids: Type.Optional(
+    Type.Object({
+      compute: Type.Optional(Nullable(Type.Integer())),
+      nodebalancer: Type.Optional(Nullable(Type.Integer())),
+      public_interface: Type.Optional(Nullable(Type.Integer())),
+      vpc_interface: Type.Optional(Nullable(Type.Integer())),
+    }),
+  ),
+});
+export type UpdateFirewallSettings = Static<typeof UpdateFirewallSettingsBody>;
+
+/** `/networking/firewalls/templates`: a template's slug and the rules a new firewall takes from it. */
+export const FirewallTemplateSchema = Type.Object({
+  slug: Type.String(),
+  rules: FirewallRulesSchema,
+});
+export type ApiFirewallTemplate = Static<typeof FirewallTemplateSchema>;
+export const FirewallTemplatePage = PageOf(FirewallTemplateSchema);
+export const TemplateParams = Type.Object({ slug: Type.String() });
+
+const RulesetType = Type.String({ enum: ['inbound', 'outbound'] });
+
+/** `/networking/firewalls/rulesets`: a named, versioned list of rules of one direction. */
+export const RulesetSchema = Type.Object({
+  id: Type.Integer(),
+  label: Type.String(),
+  description: Type.String(),
+  type: RulesetType,
+  rules: Type.Array(FirewallRuleSchema),
+  /** Rule sets the service itself defines: none in Stratus. */
+  is_service_defined: Type.Boolean(),
+  /** 1 at creation, one more at each change of its rules. */
+  version: Type.Integer(),
+  created: DateTime(),
+  updated: DateTime(),
+  deleted: Nullable(DateTime()),
+});
+export type ApiRuleset = Static<typeof RulesetSchema>;
+export const RulesetPage = PageOf(RulesetSchema);
+
+export const CreateRulesetBody = Type.Object({
+  label: Type.String(),
+  description: Type.Optional(Type.String()),
+  type: RulesetType,
+  rules: Type.Array(FirewallRuleInput),
+});
+export type CreateRuleset = Static<typeof CreateRulesetBody>;
+
+export const UpdateRulesetBody = Type.Object({
+  label: Type.Optional(Type.String()),
+  description: Type.Optional(Type.String()),
+  rules: Type.Optional(Type.Array(FirewallRuleInput)),
+});
+export type UpdateRuleset = Static<typeof UpdateRulesetBody>;
+
+export const RulesetParams = Type.Object({ rulesetId: Type.Integer() });

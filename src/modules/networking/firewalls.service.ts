@@ -6,12 +6,14 @@ import { errors, FieldErrors } from '../../errors/errors.js';
 import type { Clock } from '../../lib/clock.js';
 import { compileFilter } from '../../lib/filter.js';
 import { ipv4ToNum, parseIpv6 } from '../../lib/ip.js';
-import { type Page, type PageParams, paginate } from '../../lib/pagination.js';
+import { type Page, type PageParams, pageOf, paginate } from '../../lib/pagination.js';
 import { isoSeconds } from '../../lib/time.js';
 import { checkTags } from '../compute/compute.rules.js';
 import type { EntityRef } from '../events/events.types.js';
 import type { EventWriter } from '../events/events.writer.js';
 import { dropTags, setTags } from '../tags/tags.repository.js';
+import { checkRulesetRefs, expandRules } from './firewall-rulesets.service.js';
+import { FIREWALL_TEMPLATES } from './firewall-templates.js';
 import { type DeviceEntity, DeviceResolver, deviceRef } from './firewall-devices.js';
 import {
   DEVICE_FILTERS,
@@ -24,13 +26,28 @@ import {
   rulesOf,
   toApiFirewalls,
 } from './firewalls.repository.js';
+import {
+  DEFAULT_KINDS,
+  type DefaultKind,
+  defaultKindsOf,
+  type RuleVersionRow,
+  readDefaults,
+  recordRuleVersion,
+  ruleVersionView,
+  writeDefaults,
+} from './firewall-history.js';
 import { checkRules, evaluate, firewallLabelProblem, type Policy } from './firewalls.rules.js';
 import type {
   ApiFirewall,
   ApiFirewallDevice,
+  ApiFirewallRules,
+  ApiFirewallSettings,
+  ApiFirewallTemplate,
+  ApiRuleVersionEntry,
   CreateFirewall,
   Evaluate,
   UpdateFirewall,
+  UpdateFirewallSettings,
   UpdateRules,
 } from './firewalls.schemas.js';
 
@@ -185,6 +202,7 @@ export class FirewallsService {
     return this.d.db.transaction(async (tx) => {
       await lockAccountFirewalls(tx, p.accountId);
       await this.assertLabelFree(tx, p, b.label);
+      await checkRulesetRefs(tx, p.accountId, 'rules', rules);
       const wanted: DeviceEntity[] = [];
       const seen = new Set<string>();
       for (const [type, ids] of [
@@ -216,6 +234,12 @@ export class FirewallsService {
         .returning('id')
         .executeTakeFirstOrThrow();
       await authz.grantCreator(tx, p, 'firewall', id);
+      await recordRuleVersion(tx, { id, account_id: p.accountId, status: 'enabled' }, 1, {
+        rules,
+        inbound_policy: b.rules.inbound_policy,
+        outbound_policy: b.rules.outbound_policy,
+        created: now,
+      });
       if (b.tags) await setTags(tx, p.accountId, 'firewall', id, b.tags);
       const ref = firewallRef(id, b.label);
       await this.record(tx, p, 'firewall_create', ref);
@@ -296,7 +320,13 @@ export class FirewallsService {
     await this.d.db.transaction(async (tx) => {
       await lockAccountFirewalls(tx, p.accountId);
       const row = await this.load(tx, p, id, 'read_write', true);
+      const kinds = await defaultKindsOf(tx, p.accountId, id);
+      if (kinds.length > 0)
+        throw errors.reason(
+          `This firewall is a default firewall (${kinds.join(', ')}); choose another default in the firewall settings first`,
+        );
       await this.devices.assertNoMigration(tx, await devicesOf(tx, id));
+      await tx.db.deleteFrom('firewall_rule_versions').where('firewall_id', '=', id).execute();
       await tx.db.deleteFrom('firewall_devices').where('firewall_id', '=', id).execute();
       await dropTags(tx, 'firewall', id);
       await authz.dropEntity(tx, 'firewall', id);
@@ -309,27 +339,171 @@ export class FirewallsService {
     return (await this.get(p, id)).rules;
   }
 
+  /**
+   * `GET …/rules/expansion`: the rules with each rule set named replaced by its current rules
+   * (what the firewall applies); version and fingerprint are the rules'.
+   */
+  async rulesExpansion(p: Principal, id: number) {
+    const { db } = this.d;
+    const row = await this.load(db, p, id, 'read_only');
+    const view = (await this.one(db, id)).rules;
+    return { ...view, ...(await expandRules(db, p.accountId, rulesOf(row))) };
+  }
+
   /** Replaces both rule sets entirely (an omitted one becomes empty); policies kept if omitted. */
   async replaceRules(p: Principal, id: number, b: UpdateRules) {
     const fe = new FieldErrors();
     const rules = checkRules(fe, '', b);
     fe.throwIfAny();
     return this.d.db.transaction(async (tx) => {
+      // The account's lock: a rule set named here cannot be deleted meanwhile.
+      await lockAccountFirewalls(tx, p.accountId);
       const row = await this.load(tx, p, id, 'read_write', true);
+      await checkRulesetRefs(tx, p.accountId, '', rules);
+      const version = (row.rules_version ?? 1) + 1;
+      const now = this.now();
+      const inbound_policy = b.inbound_policy ?? row.inbound_policy;
+      const outbound_policy = b.outbound_policy ?? row.outbound_policy;
       await tx.db
         .updateTable('firewalls')
-        .set((eb) => ({
+        .set({
           rules: JSON.stringify(rules),
-          inbound_policy: b.inbound_policy ?? row.inbound_policy,
-          outbound_policy: b.outbound_policy ?? row.outbound_policy,
-          rules_version: eb(eb.ref('rules_version'), '+', 1),
-          updated: this.now(),
-        }))
+          inbound_policy,
+          outbound_policy,
+          rules_version: version,
+          updated: now,
+        })
         .where('id', '=', id)
         .execute();
-      await this.record(tx, p, 'firewall_update', firewallRef(id, row.label));
+      // Every change of the rules is kept as a version (`/history`).
+      await recordRuleVersion(tx, row, version, {
+        rules,
+        inbound_policy,
+        outbound_policy,
+        created: now,
+      });
+      await this.record(tx, p, 'firewall_rules_update', firewallRef(id, row.label));
       return (await this.one(tx, id)).rules;
     });
+  }
+
+  // ---- the rules history ----
+
+  /** `GET …/history`: every version of the rules, oldest first (the firewall's status then). */
+  async history(p: Principal, id: number, params: PageParams): Promise<Page<ApiRuleVersionEntry>> {
+    const { db } = this.d;
+    await this.load(db, p, id, 'read_only');
+    return paginate(
+      db.db
+        .selectFrom('firewall_rule_versions')
+        .where('firewall_rule_versions.firewall_id', '=', id),
+      (qb) => qb.selectAll('firewall_rule_versions'),
+      compileFilter(undefined, {}, db.dialect),
+      params,
+      { idColumn: 'firewall_rule_versions.id' },
+      (r: RuleVersionRow) => ({
+        updated: r.created,
+        status: r.status,
+        rules: { version: r.version },
+      }),
+    );
+  }
+
+  /** `GET …/history/rules/{version}`: the rules as they were at that version. */
+  async ruleVersion(p: Principal, id: number, version: number): Promise<ApiFirewallRules> {
+    const { db } = this.d;
+    await this.load(db, p, id, 'read_only');
+    const row = await db.db
+      .selectFrom('firewall_rule_versions')
+      .selectAll()
+      .where('firewall_id', '=', id)
+      .where('version', '=', version)
+      .executeTakeFirst();
+    if (!row) throw errors.notFound();
+    return ruleVersionView(row);
+  }
+
+  // ---- settings: the account's default firewalls ----
+
+  async settings(p: Principal): Promise<ApiFirewallSettings> {
+    authz.requireAccountAccess(p, 'read_only');
+    return { default_firewall_ids: await readDefaults(this.d.db, p.accountId) };
+  }
+
+  /**
+   * `PUT /networking/firewalls/settings`: the kinds named change (null: no default), the others
+   * stay; each firewall named must be one of the account's.
+   */
+  async updateSettings(p: Principal, b: UpdateFirewallSettings): Promise<ApiFirewallSettings> {
+    authz.requireAccountAccess(p, 'read_write');
+    const wanted = b.default_firewall_ids ?? {};
+    return this.d.db.transaction(async (tx) => {
+      await lockAccountFirewalls(tx, p.accountId);
+      const fe = new FieldErrors();
+      for (const kind of DEFAULT_KINDS) {
+        const fwId = wanted[kind];
+        if (fwId === undefined || fwId === null) continue;
+        if (!(await findFirewall(tx, p.accountId, fwId)))
+          fe.add(`default_firewall_ids.${kind}`, 'Firewall not found');
+      }
+      fe.throwIfAny();
+      const current = await readDefaults(tx, p.accountId);
+      const next = { ...current };
+      for (const kind of DEFAULT_KINDS) {
+        const fwId = wanted[kind];
+        if (fwId !== undefined) next[kind] = fwId;
+      }
+      await writeDefaults(tx, p.accountId, next, this.now());
+      return { default_firewall_ids: next };
+    });
+  }
+
+  /**
+   * The account's default firewall of a kind, assigned to a new device whose create named no
+   * firewall (instance and NodeBalancer create, in their transaction). The setting is the
+   * account's: the creating user needs no grant on the firewall. `public_interface` and
+   * `vpc_interface` are for new-generation interfaces (their area assigns them with this method's
+   * sibling `defaultFirewallId`).
+   */
+  async assignDefaultOnCreate(
+    tx: Database,
+    p: Principal,
+    entityId: number,
+    type: 'compute' | 'nodebalancer',
+  ): Promise<number | null> {
+    const fwId = await this.defaultFirewallId(tx, p.accountId, type);
+    if (fwId === null) return null;
+    await lockAccountFirewalls(tx, p.accountId);
+    const row = await findFirewall(tx, p.accountId, fwId, true);
+    if (!row) return null;
+    await this.attach(tx, p, row, type, entityId, 'firewall_id');
+    return fwId;
+  }
+
+  /** The account's default firewall id of a kind, or null. */
+  async defaultFirewallId(
+    tx: Database,
+    accountId: number,
+    kind: DefaultKind,
+  ): Promise<number | null> {
+    return (await readDefaults(tx, accountId))[kind];
+  }
+
+  // ---- templates ----
+
+  /** `GET /networking/firewalls/templates`: the shipped templates, in one page. */
+  async templates(params: PageParams): Promise<Page<ApiFirewallTemplate>> {
+    return pageOf(
+      params,
+      async (limit, offset) => FIREWALL_TEMPLATES.slice(offset, offset + limit),
+      async () => FIREWALL_TEMPLATES.length,
+    );
+  }
+
+  template(slug: string): ApiFirewallTemplate {
+    const t = FIREWALL_TEMPLATES.find((x) => x.slug === slug);
+    if (!t) throw errors.notFound();
+    return t;
   }
 
   // ---- devices ----
@@ -473,7 +647,7 @@ export class FirewallsService {
         firewall_status: row.status,
       };
     }
-    const v = evaluate(rulesOf(row), policy, {
+    const v = evaluate(await expandRules(db, p.accountId, rulesOf(row)), policy, {
       direction: b.direction as 'inbound' | 'outbound',
       protocol: b.protocol as 'TCP',
       ...(b.port !== undefined ? { port: b.port } : {}),

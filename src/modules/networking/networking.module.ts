@@ -2,6 +2,7 @@ import { defineArea } from '../../platform/area.js';
 import { catalogueModule } from '../catalogue/catalogue.module.js';
 import { addressesRoutes } from './addresses.routes.js';
 import { AssignService } from './assign.service.js';
+import { FirewallRulesetsService } from './firewall-rulesets.service.js';
 import { firewallInternalRoutes, firewallsRoutes } from './firewalls.routes.js';
 import { FirewallsService } from './firewalls.service.js';
 import { ForwardDns } from './forward-dns.js';
@@ -30,6 +31,9 @@ export const networkingModule = defineArea({
     'ipv6_rdns',
     'firewalls',
     'firewall_devices',
+    'firewall_rule_versions',
+    'firewall_settings',
+    'firewall_rulesets',
   ],
   entities: networkingEntities,
   services: ({ config, db, clock, events, entities }, { catalogue: catalogueArea }) => {
@@ -61,6 +65,7 @@ export const networkingModule = defineArea({
         reserved,
       }),
       firewalls: new FirewallsService({ db, clock, events, entities }),
+      rulesets: new FirewallRulesetsService({ db, clock }),
       assign: new AssignService({ db, ips: ipAllocator, clock }),
       ipv6: new Ipv6Service({ db, clock, ips: ipAllocator }),
       vlans: new VlansService(

@@ -42,6 +42,9 @@ export interface NetworkingTables {
   ipv6_rdns: Ipv6RdnsTable;
   firewalls: FirewallsTable;
   firewall_devices: FirewallDevicesTable;
+  firewall_rule_versions: FirewallRuleVersionsTable;
+  firewall_settings: FirewallSettingsTable;
+  firewall_rulesets: FirewallRulesetsTable;
   ipv6_ranges: Ipv6RangesTable;
   ip_shares: IpSharesTable;
 }
@@ -59,6 +62,46 @@ export interface FirewallsTable {
   rules_version?: number;
   created: string;
   updated: string;
+}
+
+/** Every version of a firewall's rules (0032): `/networking/firewalls/{id}/history`. */
+export interface FirewallRuleVersionsTable {
+  id: Generated<number>;
+  firewall_id: number;
+  account_id: number;
+  version: number;
+  /** The firewall's status when the version was made. */
+  status: string;
+  inbound_policy: string;
+  outbound_policy: string;
+  /** JSON {inbound, outbound}, as `firewalls.rules`. */
+  rules: string;
+  created: string;
+}
+
+/** An account's default firewalls (0032); null: no default of that kind. */
+export interface FirewallSettingsTable {
+  account_id: number;
+  compute: number | null;
+  nodebalancer: number | null;
+  public_interface: number | null;
+  vpc_interface: number | null;
+  updated: string;
+}
+
+/** Rule sets (0042): an account's named list of rules of one direction; `deleted` once deleted. */
+export interface FirewallRulesetsTable {
+  id: Generated<number>;
+  account_id: number;
+  label: string;
+  description: string;
+  type: 'inbound' | 'outbound';
+  /** JSON array of normalised rules. */
+  rules: string;
+  version: number;
+  created: string;
+  updated: string;
+  deleted: string | null;
 }
 
 /** A firewall's services: an entity of a declared type (compute, nodebalancer). */

@@ -219,6 +219,8 @@ export class NodeBalancersService {
       await authz.grantCreator(tx, p, 'nodebalancer', id);
       if (b.firewall_id !== undefined)
         await this.d.firewalls.assignOnCreate(tx, p, b.firewall_id, id, 'nodebalancer');
+      // No firewall named: the account's default NodeBalancer firewall, if it has one.
+      else await this.d.firewalls.assignDefaultOnCreate(tx, p, id, 'nodebalancer');
       if (b.tags) await setTags(tx, p.accountId, 'nodebalancer', id, b.tags);
       await this.d.events.record(tx, {
         accountId: p.accountId,

@@ -220,8 +220,16 @@ describe.skipIf(!installed)('web console in a real browser (Chromium)', () => {
   );
 
   it(
-    'firewalls: a rule is edited in the rule editor and saved',
+    'firewalls: a rule is edited in the rule editor and saved; a rule set named stays',
     async () => {
+      const rs = await t.post('/v4/networking/firewalls/rulesets', {
+        label: 'web-in',
+        type: 'inbound',
+        rules: [
+          { action: 'ACCEPT', protocol: 'TCP', ports: '80', addresses: { ipv4: ['0.0.0.0/0'] } },
+        ],
+      });
+      expect(rs.status).toBe(200);
       const fw = await t.post('/v4/networking/firewalls', {
         label: 'edge',
         rules: {
@@ -235,6 +243,7 @@ describe.skipIf(!installed)('web console in a real browser (Chromium)', () => {
               label: 'ssh',
               addresses: { ipv4: ['0.0.0.0/0'] },
             },
+            { ruleset: rs.body.id },
           ],
           outbound: [],
         },
@@ -248,6 +257,8 @@ describe.skipIf(!installed)('web console in a real browser (Chromium)', () => {
       await page.getByText('Rules saved.').waitFor();
       const rules = await t.get(`/v4/networking/firewalls/${fw.body.id}/rules`);
       expect(rules.body.inbound[0]).toMatchObject({ ports: '22, 443', label: 'ssh-and-tls' });
+      await page.getByText(`Rule set ${rs.body.id}`).waitFor();
+      expect(rules.body.inbound[1]).toEqual({ ruleset: rs.body.id });
       await accessible(page, 'a firewall');
       await shot(page, 'firewall');
     },

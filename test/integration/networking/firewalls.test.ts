@@ -136,7 +136,7 @@ describe('firewalls', () => {
     expect((await t.get(`/v4/networking/firewalls/${fw.id}/rules`)).body).toEqual(r.body);
     expect((await eventsOf(t, 'firewall', fw.id)).map((e) => e.action)).toEqual([
       'firewall_create',
-      'firewall_update',
+      'firewall_rules_update',
     ]);
   });
 

@@ -491,11 +491,22 @@ const ALLOWED: AllowedDifference[] = [
   },
   {
     ops: ['createFirewalls', 'updateFirewallRules'],
-    details: [
-      'request FirewallRuleConfig: required [action, addresses, protocol] in Stratus, [] in reference',
+    details: ['request FirewallRuleConfig: field ruleset only in Stratus'],
+    reason: 'a rule may name a rule set (later API revisions; the Go SDK sends {ruleset: id})',
+  },
+  {
+    ops: [
+      'createFirewalls',
+      'updateFirewallRules',
+      'getFirewalls',
+      'getFirewall',
+      'updateFirewall',
+      'getFirewallRules',
+      'getComputeFirewalls',
+      'getNodeBalancerFirewalls',
     ],
-    reason:
-      'a reference bug: required [action, addresses, protocol] is placed on the inbound and outbound arrays instead of their items',
+    details: ['response FirewallRuleConfig: field ruleset only in Stratus'],
+    reason: 'a rule may name a rule set (later API revisions; the Go SDK reads {ruleset: id})',
   },
   {
     ops: ['assignIPs', 'assignIPv4s'],
@@ -630,6 +641,71 @@ const ALLOWED: AllowedDifference[] = [
     ops: ['getNetworkTransferPrices'],
     details: ['GET /network-transfer/prices: not in reference'],
     reason: 'the price catalogue of network transfer (later API revisions), public',
+  },
+  // Firewall rules history, default firewalls and templates: newer than the reference revision.
+  {
+    ops: ['getFirewallRuleVersions'],
+    details: ['GET /networking/firewalls/{firewallId}/history: not in reference'],
+    reason:
+      'the rules history of a firewall (later API revisions; shapes from the Python SDK and its fixtures)',
+  },
+  {
+    ops: ['getFirewallRuleVersion'],
+    details: ['GET /networking/firewalls/{firewallId}/history/rules/{version}: not in reference'],
+    reason:
+      'one version of the rules of a firewall (later API revisions; shapes from the Python SDK and its fixtures)',
+  },
+  {
+    ops: ['getFirewallSettings'],
+    details: ['GET /networking/firewalls/settings: not in reference'],
+    reason:
+      'the default firewalls of the account (later API revisions; shapes from the recorded traffic)',
+  },
+  {
+    ops: ['updateFirewallSettings'],
+    details: ['PUT /networking/firewalls/settings: not in reference'],
+    reason:
+      'the default firewalls of the account (later API revisions; shapes from the recorded traffic)',
+  },
+  {
+    ops: ['getFirewallTemplates'],
+    details: ['GET /networking/firewalls/templates: not in reference'],
+    reason: 'firewall templates (later API revisions; shapes from the recorded traffic)',
+  },
+  {
+    ops: ['getFirewallTemplate'],
+    details: ['GET /networking/firewalls/templates/{slug}: not in reference'],
+    reason: 'firewall templates (later API revisions; shapes from the recorded traffic)',
+  },
+  {
+    ops: ['getFirewallRulesets'],
+    details: ['GET /networking/firewalls/rulesets: not in reference'],
+    reason: 'firewall rule sets (later API revisions; shapes from the recorded traffic)',
+  },
+  {
+    ops: ['createFirewallRuleset'],
+    details: ['POST /networking/firewalls/rulesets: not in reference'],
+    reason: 'firewall rule sets (later API revisions; shapes from the recorded traffic)',
+  },
+  {
+    ops: ['getFirewallRuleset'],
+    details: ['GET /networking/firewalls/rulesets/{rulesetId}: not in reference'],
+    reason: 'firewall rule sets (later API revisions; shapes from the recorded traffic)',
+  },
+  {
+    ops: ['updateFirewallRuleset'],
+    details: ['PUT /networking/firewalls/rulesets/{rulesetId}: not in reference'],
+    reason: 'firewall rule sets (later API revisions; shapes from the recorded traffic)',
+  },
+  {
+    ops: ['deleteFirewallRuleset'],
+    details: ['DELETE /networking/firewalls/rulesets/{rulesetId}: not in reference'],
+    reason: 'firewall rule sets (later API revisions; shapes from the recorded traffic)',
+  },
+  {
+    ops: ['getFirewallRulesExpansion'],
+    details: ['GET /networking/firewalls/{firewallId}/rules/expansion: not in reference'],
+    reason: 'the rules with each rule set named put in place (later API revisions; the Go SDK)',
   },
   // Placement groups, reserved IPv4 addresses and resource locks: newer than the reference revision.
   {

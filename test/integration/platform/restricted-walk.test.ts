@@ -185,6 +185,8 @@ const HINTS: Record<string, Hint> = {
   },
   createObjectStorageSSL: { body: () => ({ certificate: CERT, private_key: KEY }) },
   createDomainRecord: { body: () => ({ type: 'A', name: 'walk', target: '192.0.2.10' }) },
+  // Templates are the service's, not the account's: a real slug.
+  getFirewallTemplate: { params: () => ({ slug: 'public' }) },
   getLongviewClient: { params: longviewClient },
   updateLongviewClient: { params: longviewClient },
   deleteLongviewClient: { params: longviewClient },
@@ -386,7 +388,13 @@ async function moreFixtures(app: TestApp, known: Known): Promise<void> {
     description: 'walk',
   });
   const longview = await ok('POST', '/v4/longview/clients', { label: 'walk-lv' });
+  const ruleset = await ok('POST', '/v4/networking/firewalls/rulesets', {
+    label: 'walk-rs',
+    type: 'inbound',
+    rules: [{ protocol: 'TCP', ports: '80', addresses: { ipv4: ['0.0.0.0/0'] }, action: 'ACCEPT' }],
+  });
   Object.assign(known, {
+    rulesetId: [String(ruleset.id)],
     ticketId: [String(ticket.id)],
     longviewClientId: [String(longview.id)],
     backupId: [String(backups.snapshot.current?.id ?? backups.automatic[0]?.id)],
