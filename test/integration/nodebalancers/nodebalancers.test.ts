@@ -112,7 +112,7 @@ describe('nodebalancers', () => {
     const nb = (await nodebalancer(t, {
       client_udp_sess_throttle: 7,
       configs: [{ port: 53, protocol: 'udp', nodes: [{ address: `${b.ip}:53`, label: 'dns-1' }] }],
-    })) as { id: number; client_udp_sess_throttle: number };
+    })) as unknown as { id: number; client_udp_sess_throttle: number };
     expect(nb.client_udp_sess_throttle).toBe(7);
     const cfgs = await t.get(`/v4/nodebalancers/${nb.id}/configs`);
     expect(cfgs.body.data[0]).toMatchObject({ protocol: 'udp', stickiness: 'session' });
