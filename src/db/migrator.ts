@@ -35,6 +35,7 @@ import * as m0041 from './migrations/0041-account-programs.js';
 import * as m0043 from './migrations/0043-object-storage-key-owners.js';
 import * as m0044 from './migrations/0044-tfa-flag.js';
 import * as m0050 from './migrations/0050-machines.js';
+import * as m0030 from './migrations/0030-nodebalancer-udp.js';
 import * as m0051 from './migrations/0051-disk-sources.js';
 import * as m0052 from './migrations/0052-job-workers.js';
 import * as m0045 from './migrations/0045-s3-compatibility.js';
@@ -84,6 +85,7 @@ const MIGRATIONS: Record<string, MigrationModule> = {
   '0043-object-storage-key-owners': m0043,
   '0044-tfa-flag': m0044,
   '0050-machines': m0050,
+  '0030-nodebalancer-udp': m0030,
   '0051-disk-sources': m0051,
   '0052-job-workers': m0052,
   '0045-s3-compatibility': m0045,

@@ -4,7 +4,7 @@ import type { FilterSpec } from '../../lib/filter.js';
 import type { EntityRef } from '../events/events.types.js';
 import { defaultRdns } from '../networking/ip-allocator.js';
 import { tagsFilter, tagsOf } from '../tags/tags.repository.js';
-import type { ConfigValues } from './nodebalancers.rules.js';
+import { type ConfigValues, UDP_SESSION_TIMEOUT } from './nodebalancers.rules.js';
 import type { ApiConfig, ApiNode, ApiNodeBalancer } from './nodebalancers.schemas.js';
 import type {
   NodeBalancerConfigsTable,
@@ -93,9 +93,9 @@ export async function toApiNbs(db: Database, rows: readonly NbRow[]): Promise<Ap
     transfer: { total: 0, out: 0, in: 0 },
     tags: tags.get(r.id) ?? [],
     // The real service's values for what Stratus does not serve: the standard (`common`) plan,
-    // no UDP throttle, a public front end, no LKE cluster.
+    // a public front end, no LKE cluster.
     type: 'common' as const,
-    client_udp_sess_throttle: 0,
+    client_udp_sess_throttle: r.client_udp_sess_throttle,
     frontend_address_type: 'public' as const,
     frontend_vpc_subnet_id: null,
     lke_cluster: null,
@@ -179,9 +179,7 @@ export async function toApiConfigs(
       ssl_cert: r.ssl_cert === null ? null : REDACTED,
       ssl_key: r.ssl_key_hash === null ? null : REDACTED,
       nodes_status: { up, down: mine.length - up },
-      // UDP configs are not served: the real defaults of their fields.
-      udp_check_port: 80,
-      udp_session_timeout: 16,
+      udp_session_timeout: UDP_SESSION_TIMEOUT,
     };
   });
 }
@@ -202,6 +200,7 @@ export function valuesOf(r: ConfigRow): ConfigValues {
     check_passive: toBool(r.check_passive),
     proxy_protocol: r.proxy_protocol,
     cipher_suite: r.cipher_suite,
+    udp_check_port: r.udp_check_port,
   };
 }
 
@@ -221,6 +220,7 @@ export function configColumns(c: ConfigValues) {
     check_passive: c.check_passive ? 1 : 0,
     proxy_protocol: c.proxy_protocol,
     cipher_suite: c.cipher_suite,
+    udp_check_port: c.udp_check_port,
   };
 }
 

@@ -18,6 +18,7 @@ export interface ConfigValues {
   check_passive: boolean;
   proxy_protocol: string;
   cipher_suite: string;
+  udp_check_port: number;
 }
 
 export const CONFIG_DEFAULTS: ConfigValues = {
@@ -34,7 +35,14 @@ export const CONFIG_DEFAULTS: ConfigValues = {
   check_passive: true,
   proxy_protocol: 'none',
   cipher_suite: 'recommended',
+  udp_check_port: 80,
 };
+
+/** The read-only UDP session timeout (seconds) the real service reports for every config. */
+export const UDP_SESSION_TIMEOUT = 16;
+
+const UDP_ONLY_STICKINESS = ['session', 'source_ip'];
+const TCP_ONLY_STICKINESS = ['table', 'http_cookie'];
 
 export const NODE_WEIGHT_DEFAULT = 50;
 export const NODE_MODE_DEFAULT = 'accept';
@@ -46,6 +54,21 @@ export function mergeConfig(base: ConfigValues, b: ConfigInput): ConfigValues {
     const v = b[k];
     if (v !== undefined) (out as Record<string, unknown>)[k] = v;
   }
+  // Switching between udp and the other protocols: the fields the request leaves out that the
+  // new protocol does not take fall back to its defaults (udp: `session` stickiness, no
+  // passive checks; http/https/tcp: `none` stickiness).
+  if (out.protocol === 'udp') {
+    if (b.stickiness === undefined && !UDP_ONLY_STICKINESS.includes(out.stickiness))
+      out.stickiness = 'session';
+    if (b.check_passive === undefined) out.check_passive = false;
+    if (b.algorithm === undefined && out.algorithm === 'source') out.algorithm = 'roundrobin';
+  } else {
+    if (b.stickiness === undefined && UDP_ONLY_STICKINESS.includes(out.stickiness))
+      out.stickiness = 'none';
+    if (b.algorithm === undefined && out.algorithm === 'ring_hash') out.algorithm = 'roundrobin';
+    if (b.check_passive === undefined && base.protocol === 'udp')
+      out.check_passive = CONFIG_DEFAULTS.check_passive;
+  }
   return out;
 }
 
@@ -53,6 +76,19 @@ export function mergeConfig(base: ConfigValues, b: ConfigInput): ConfigValues {
 export function configProblems(fe: FieldErrors, c: ConfigValues, at = ''): void {
   if (c.check_interval <= c.check_timeout)
     fe.add(`${at}check_interval`, 'check_interval must be greater than check_timeout');
+  if (c.protocol === 'udp') {
+    if (c.algorithm === 'source')
+      fe.add(`${at}algorithm`, 'The udp protocol supports roundrobin, leastconn and ring_hash');
+    if (TCP_ONLY_STICKINESS.includes(c.stickiness))
+      fe.add(`${at}stickiness`, 'The udp protocol supports none, session and source_ip stickiness');
+    if (c.check_passive)
+      fe.add(`${at}check_passive`, 'Passive checks are not supported by the udp protocol');
+  } else {
+    if (c.algorithm === 'ring_hash')
+      fe.add(`${at}algorithm`, 'ring_hash is supported by the udp protocol only');
+    if (UDP_ONLY_STICKINESS.includes(c.stickiness))
+      fe.add(`${at}stickiness`, `${c.stickiness} stickiness is supported by the udp protocol only`);
+  }
   if (c.proxy_protocol !== 'none' && c.protocol !== 'tcp')
     fe.add(`${at}proxy_protocol`, 'proxy_protocol requires the tcp protocol');
   if (c.stickiness === 'http_cookie' && c.protocol === 'tcp')

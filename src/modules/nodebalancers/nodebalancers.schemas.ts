@@ -1,9 +1,11 @@
 import { type Static, Type } from '@sinclair/typebox';
 import { DateTime, Nullable, PageOf } from '../../http/schemas/common.js';
 
-export const PROTOCOLS = ['http', 'https', 'tcp'] as const;
-export const ALGORITHMS = ['roundrobin', 'leastconn', 'source'] as const;
-export const STICKINESS = ['none', 'table', 'http_cookie'] as const;
+export const PROTOCOLS = ['http', 'https', 'tcp', 'udp'] as const;
+/** `source` is for http/https/tcp only, `ring_hash` for udp only (nodebalancers.rules.ts). */
+export const ALGORITHMS = ['roundrobin', 'leastconn', 'source', 'ring_hash'] as const;
+/** `table`/`http_cookie` are for http/https/tcp, `session`/`source_ip` for udp. */
+export const STICKINESS = ['none', 'table', 'http_cookie', 'session', 'source_ip'] as const;
 export const CHECKS = ['none', 'connection', 'http', 'http_body'] as const;
 export const PROXY_PROTOCOLS = ['none', 'v1', 'v2'] as const;
 export const CIPHER_SUITES = ['recommended', 'legacy'] as const;
@@ -25,6 +27,11 @@ const NodeLabel = Type.String({
   errorMessage: 'Label must be 3-32 characters: letters, digits, -, _ and .',
 });
 const Throttle = Type.Integer({ minimum: 0, maximum: 20 });
+const UdpThrottle = Type.Integer({
+  minimum: 0,
+  maximum: 20,
+  description: 'new UDP sessions per second per client IP; 0 disables throttling',
+});
 
 export const NodeBalancerSchema = Type.Object({
   id: Type.Integer(),
@@ -79,6 +86,9 @@ const configFields = {
   check_passive: Type.Optional(Type.Boolean()),
   proxy_protocol: Type.Optional(Enum(PROXY_PROTOCOLS)),
   cipher_suite: Type.Optional(Enum(CIPHER_SUITES)),
+  udp_check_port: Type.Optional(
+    Type.Integer({ minimum: 1, maximum: 65535, description: 'port of UDP health checks' }),
+  ),
   ssl_cert: Type.Optional(Nullable(Type.String())),
   ssl_key: Type.Optional(Nullable(Type.String())),
 };
@@ -105,6 +115,7 @@ export const CreateNodeBalancerBody = Type.Object({
   region: Type.String(),
   label: Type.Optional(NbLabel),
   client_conn_throttle: Type.Optional(Throttle),
+  client_udp_sess_throttle: Type.Optional(UdpThrottle),
   firewall_id: Type.Optional(Type.Integer()),
   tags: Type.Optional(Tags),
   configs: Type.Optional(
@@ -116,6 +127,7 @@ export type CreateNodeBalancer = Static<typeof CreateNodeBalancerBody>;
 export const UpdateNodeBalancerBody = Type.Object({
   label: Type.Optional(NbLabel),
   client_conn_throttle: Type.Optional(Throttle),
+  client_udp_sess_throttle: Type.Optional(UdpThrottle),
   tags: Type.Optional(Tags),
 });
 export type UpdateNodeBalancer = Static<typeof UpdateNodeBalancerBody>;

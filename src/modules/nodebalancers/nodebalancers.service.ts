@@ -198,6 +198,7 @@ export class NodeBalancersService {
           ipv4: ip.address,
           ipv6: null,
           client_conn_throttle: b.client_conn_throttle ?? 0,
+          client_udp_sess_throttle: b.client_udp_sess_throttle ?? 0,
           created: now,
           updated: now,
         })
@@ -234,7 +235,7 @@ export class NodeBalancersService {
     return uniqueAs(work, 'label', LABEL_TAKEN);
   }
 
-  /** Update: label, client_conn_throttle, tags. */
+  /** Update: label, client_conn_throttle, client_udp_sess_throttle, tags. */
   async update(p: Principal, id: number, b: UpdateNodeBalancer): Promise<ApiNodeBalancer> {
     const work = this.d.db.transaction(async (tx) => {
       const row = await this.load(tx, p, id, 'read_write', true);
@@ -245,6 +246,9 @@ export class NodeBalancersService {
           ...(b.label !== undefined ? { label: b.label } : {}),
           ...(b.client_conn_throttle !== undefined
             ? { client_conn_throttle: b.client_conn_throttle }
+            : {}),
+          ...(b.client_udp_sess_throttle !== undefined
+            ? { client_udp_sess_throttle: b.client_udp_sess_throttle }
             : {}),
           updated: this.now(),
         })

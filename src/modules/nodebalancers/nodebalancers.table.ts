@@ -9,6 +9,7 @@ export interface NodeBalancersTable {
   ipv4: string;
   ipv6: string | null;
   client_conn_throttle: number;
+  client_udp_sess_throttle: number;
   created: string;
   updated: string;
 }
@@ -37,6 +38,8 @@ export interface NodeBalancerConfigsTable {
   ssl_key_sealed: string | null;
   ssl_commonname: string | null;
   ssl_fingerprint: string | null;
+  /** The port UDP health checks go to (udp configs). */
+  udp_check_port: number;
   created: string;
   updated: string;
 }

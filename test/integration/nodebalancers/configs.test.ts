@@ -59,7 +59,9 @@ describe('nodebalancer configs', () => {
     const bad: [Record<string, unknown>, string][] = [
       [{ port: 0 }, 'port'],
       [{ port: 65536 }, 'port'],
-      [{ protocol: 'udp' }, 'protocol'],
+      [{ protocol: 'quic' }, 'protocol'],
+      [{ udp_check_port: 0 }, 'udp_check_port'],
+      [{ udp_check_port: 65536 }, 'udp_check_port'],
       [{ algorithm: 'random' }, 'algorithm'],
       [{ stickiness: 'ip' }, 'stickiness'],
       [{ check: 'ping' }, 'check'],
@@ -208,6 +210,76 @@ describe('nodebalancer configs', () => {
       const r = await t.post(configs(), { protocol, ssl_cert: CERT, ssl_key: KEY });
       expect(fieldsOf(r), protocol).toEqual(['ssl_cert', 'ssl_key']);
     }
+  });
+
+  it('createNodeBalancerConfig: udp takes session stickiness and no passive checks by default', async () => {
+    const r = await t.post(configs(), { port: 53, protocol: 'udp', udp_check_port: 8053 });
+    expect(r.status, r.text).toBe(200);
+    expect(r.body).toMatchObject({
+      protocol: 'udp',
+      algorithm: 'roundrobin',
+      stickiness: 'session',
+      check_passive: false,
+      proxy_protocol: 'none',
+      udp_check_port: 8053,
+      udp_session_timeout: 16,
+      ssl_cert: null,
+    });
+    expect((await t.get(`${configs()}/${r.body.id}`)).body).toEqual(r.body);
+    const hash = await t.post(configs(), {
+      port: 54,
+      protocol: 'udp',
+      algorithm: 'ring_hash',
+      stickiness: 'source_ip',
+    });
+    expect(hash.body).toMatchObject({ algorithm: 'ring_hash', stickiness: 'source_ip' });
+  });
+
+  it('createNodeBalancerConfig: the fields and values that go with udp and with the others', async () => {
+    const cases: [Record<string, unknown>, string[]][] = [
+      [{ protocol: 'udp', algorithm: 'source' }, ['algorithm']],
+      [{ protocol: 'udp', stickiness: 'table' }, ['stickiness']],
+      [{ protocol: 'udp', stickiness: 'http_cookie' }, ['stickiness']],
+      [{ protocol: 'udp', check_passive: true }, ['check_passive']],
+      [{ protocol: 'udp', proxy_protocol: 'v1' }, ['proxy_protocol']],
+      [{ protocol: 'udp', ssl_cert: CERT, ssl_key: KEY }, ['ssl_cert', 'ssl_key']],
+      [{ protocol: 'tcp', algorithm: 'ring_hash' }, ['algorithm']],
+      [{ protocol: 'http', stickiness: 'session' }, ['stickiness']],
+      [{ protocol: 'tcp', stickiness: 'source_ip' }, ['stickiness']],
+    ];
+    for (const [body, fields] of cases) {
+      const r = await t.post(configs(), body);
+      expect(r.status, JSON.stringify(body)).toBe(400);
+      expect(fieldsOf(r), JSON.stringify(body)).toEqual(fields);
+    }
+    expect((await t.get(configs())).body.results).toBe(0);
+  });
+
+  it('updateNodeBalancerConfig: switching to and from udp resets what the new protocol does not take', async () => {
+    const c = (await t.post(configs(), { protocol: 'tcp', algorithm: 'source' })).body;
+    const udp = await t.put(`${configs()}/${c.id}`, { protocol: 'udp', udp_check_port: 9000 });
+    expect(udp.status, udp.text).toBe(200);
+    expect(udp.body).toMatchObject({
+      protocol: 'udp',
+      algorithm: 'roundrobin',
+      stickiness: 'session',
+      check_passive: false,
+      udp_check_port: 9000,
+    });
+    const hash = await t.put(`${configs()}/${c.id}`, { algorithm: 'ring_hash' });
+    expect(hash.body).toMatchObject({ algorithm: 'ring_hash', stickiness: 'session' });
+    const back = await t.put(`${configs()}/${c.id}`, { protocol: 'tcp' });
+    expect(back.status, back.text).toBe(200);
+    expect(back.body).toMatchObject({
+      protocol: 'tcp',
+      algorithm: 'roundrobin',
+      stickiness: 'none',
+      check_passive: true,
+      udp_check_port: 9000,
+    });
+    const refused = await t.put(`${configs()}/${c.id}`, { protocol: 'udp', check_passive: true });
+    expect(fieldsOf(refused)).toEqual(['check_passive']);
+    expect((await t.get(`${configs()}/${c.id}`)).body.protocol).toBe('tcp');
   });
 
   it('updateNodeBalancerConfig: changes the fields given, checks the result, nodebalancer_config_update', async () => {

@@ -100,6 +100,30 @@ describe('nodebalancers', () => {
     });
   });
 
+  it('createNodeBalancer, updateNodeBalancer: client_udp_sess_throttle is 0..20 and kept', async () => {
+    for (const bad of [-1, 21, 1.5]) {
+      const r = await t.post('/v4/nodebalancers', {
+        region: 'us-east',
+        client_udp_sess_throttle: bad,
+      });
+      expect(fieldsOf(r), String(bad)).toEqual(['client_udp_sess_throttle']);
+    }
+    const b = await backend(t);
+    const nb = (await nodebalancer(t, {
+      client_udp_sess_throttle: 7,
+      configs: [{ port: 53, protocol: 'udp', nodes: [{ address: `${b.ip}:53`, label: 'dns-1' }] }],
+    })) as unknown as { id: number; client_udp_sess_throttle: number };
+    expect(nb.client_udp_sess_throttle).toBe(7);
+    const cfgs = await t.get(`/v4/nodebalancers/${nb.id}/configs`);
+    expect(cfgs.body.data[0]).toMatchObject({ protocol: 'udp', stickiness: 'session' });
+    const r = await t.put(`/v4/nodebalancers/${nb.id}`, { client_udp_sess_throttle: 12 });
+    expect(r.body.client_udp_sess_throttle).toBe(12);
+    expect((await t.put(`/v4/nodebalancers/${nb.id}`, { label: 'renamed' })).body).toMatchObject({
+      client_udp_sess_throttle: 12,
+    });
+    expect((await t.get(`/v4/nodebalancers/${nb.id}`)).body.client_udp_sess_throttle).toBe(12);
+  });
+
   it('createNodeBalancer: configs and their nodes are created with it', async () => {
     const b = await backend(t);
     const nb = await nodebalancer(t, {

@@ -479,6 +479,32 @@ const ALLOWED: AllowedDifference[] = [
     reason:
       'the reference gives the operation no operationId; its series are [timestamp_ms, value] pairs, as the reference examples and descriptions show (the item type number is a reference bug)',
   },
+  {
+    ops: ['createNodeBalancer'],
+    details: ['request (body): field client_udp_sess_throttle only in Stratus'],
+    reason:
+      'the UDP session throttle: the wire records it on NodeBalancers, the clients send it (the reference revision predates UDP)',
+  },
+  {
+    ops: ['updateNodeBalancer'],
+    details: ['request NodeBalancer: field client_udp_sess_throttle only in Stratus'],
+    reason: 'the UDP session throttle (the wire and the clients)',
+  },
+  {
+    ops: ['rebuildNodeBalancerConfig'],
+    details: ['request (body): field udp_check_port only in Stratus'],
+    reason: 'the UDP health-check port of a rebuilt config (the wire and the clients)',
+  },
+  {
+    ops: ['createNodeBalancer'],
+    details: ['request configs[]: field udp_check_port only in Stratus'],
+    reason: 'the UDP health-check port of an inline config (the wire and the clients)',
+  },
+  {
+    ops: ['createNodeBalancerConfig', 'updateNodeBalancerConfig'],
+    details: ['request NodeBalancerConfig: field udp_check_port only in Stratus'],
+    reason: 'the UDP health-check port of a config (the wire and the clients)',
+  },
   // Firewalls.
   {
     ops: ['createFirewalls'],
