@@ -17,12 +17,21 @@ interface QuotaDef {
   counts?: 'buckets' | 'objects' | 'bytes';
 }
 
+/** Buckets per account and endpoint (the `obj-buckets` quota), refused beyond it. */
+export const BUCKETS_PER_ENDPOINT = 1000;
+/** Objects (every version and delete marker) per account and endpoint (`obj-objects`). */
+export const OBJECTS_PER_ENDPOINT = 100_000_000;
+/** Bytes per account and endpoint (`obj-bytes`, 100 TiB). */
+export const BYTES_PER_ENDPOINT = 109_951_162_777_600;
+/** Access keys per account (the global `keys` quota), refused beyond it. */
+export const KEYS_PER_ACCOUNT = 100;
+
 export const ENDPOINT_QUOTAS: readonly QuotaDef[] = [
   {
     type: 'obj-bytes',
     name: 'Total Capacity',
     description: 'Current total capacity per account, per endpoint',
-    limit: 109_951_162_777_600,
+    limit: BYTES_PER_ENDPOINT,
     metric: 'byte',
     counts: 'bytes',
   },
@@ -30,7 +39,7 @@ export const ENDPOINT_QUOTAS: readonly QuotaDef[] = [
     type: 'obj-objects',
     name: 'Number of Objects',
     description: 'Current number of objects per account, per endpoint',
-    limit: 100_000_000,
+    limit: OBJECTS_PER_ENDPOINT,
     metric: 'object',
     counts: 'objects',
   },
@@ -38,7 +47,7 @@ export const ENDPOINT_QUOTAS: readonly QuotaDef[] = [
     type: 'obj-buckets',
     name: 'Number of Buckets',
     description: 'Current number of buckets per account, per endpoint',
-    limit: 1000,
+    limit: BUCKETS_PER_ENDPOINT,
     metric: 'bucket',
     counts: 'buckets',
   },
@@ -71,11 +80,6 @@ export const ENDPOINT_QUOTAS: readonly QuotaDef[] = [
     metric: 'byte_per_second',
   },
 ];
-
-/** Buckets per account and endpoint (the `obj-buckets` quota), refused beyond it. */
-export const BUCKETS_PER_ENDPOINT = 1000;
-/** Access keys per account (the global `keys` quota), refused beyond it. */
-export const KEYS_PER_ACCOUNT = 100;
 
 const KEYS_QUOTA = {
   quota_id: 'keys',

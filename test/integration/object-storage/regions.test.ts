@@ -374,4 +374,50 @@ describe('object storage quotas', () => {
     s3.destroy();
     await t.ctx.db.db.deleteFrom('obj_buckets').where('label', 'like', 'filler-%').execute();
   });
+
+  it('PutObject: over the objects or bytes quota of the endpoint is 403 QuotaExceeded, nothing stored', async () => {
+    await t.post('/v4/object-storage/buckets', { region: 'us-central', label: 'quota-target' });
+    const filler = {
+      account_id: t.admin.accountId,
+      cluster: 'us-central-1',
+      acl: 'private' as const,
+      cors_enabled: 0,
+      ssl_cert: null,
+      ssl_key_sealed: null,
+      created: '2026-01-01T00:00:00',
+      grants: null,
+      object_lock: 0,
+      versioning: null,
+      lock_config: null,
+      policy: null,
+      cors: null,
+      lifecycle: null,
+      website: null,
+      tags: null,
+    };
+    // Counters of another bucket of the account in the endpoint, at the edge of each quota.
+    await t.ctx.db.db
+      .insertInto('obj_buckets')
+      .values({ ...filler, label: 'filler-bytes', size: 109951162777600 - 4, objects: 1 })
+      .execute();
+    const key = await t.post('/v4/object-storage/keys', { label: 'quota-writer' });
+    const s3 = clientAt(domainOf('us-central-1'), 'us-central-1', key.body);
+    const put = () =>
+      failure(
+        s3.send(new PutObjectCommand({ Bucket: 'quota-target', Key: 'q.txt', Body: 'hello' })),
+      );
+    expect(await put()).toMatchObject({ name: 'QuotaExceeded', status: 403 });
+    await t.ctx.db.db
+      .updateTable('obj_buckets')
+      .set({ size: 0, objects: 100000000 })
+      .where('label', '=', 'filler-bytes')
+      .execute();
+    expect(await put()).toMatchObject({ name: 'QuotaExceeded', status: 403 });
+    expect(
+      (await t.get('/v4/object-storage/buckets/us-central/quota-target/object-list')).body.data,
+    ).toEqual([]);
+    await t.ctx.db.db.deleteFrom('obj_buckets').where('label', '=', 'filler-bytes').execute();
+    expect((await put()).name).toBe('no error');
+    s3.destroy();
+  });
 });
