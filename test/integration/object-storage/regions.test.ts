@@ -200,6 +200,15 @@ describe('object storage keys by region', () => {
     // The data plane: the key is unknown outside its regions (RGW: InvalidAccessKeyId).
     const iad = clientAt(domainOf('us-iad-1'), 'us-iad-1', r.body);
     expect((await iad.send(new ListBucketsCommand({}))).Buckets).toBeDefined();
+    // Signed for the region's id (a client set up from a bucket's `region`): the same endpoint.
+    const byRegion = clientAt(domainOf('us-iad-1'), 'us-iad', r.body);
+    expect((await byRegion.send(new ListBucketsCommand({}))).Buckets).toBeDefined();
+    byRegion.destroy();
+    const wrong = clientAt(domainOf('us-iad-1'), 'us-east', r.body);
+    expect((await failure(wrong.send(new ListBucketsCommand({})))).name).toBe(
+      'AuthorizationHeaderMalformed',
+    );
+    wrong.destroy();
     const east = clientAt(domainOf('us-east-1'), 'us-east-1', r.body);
     expect((await failure(east.send(new ListBucketsCommand({})))).name).toBe('InvalidAccessKeyId');
     iad.destroy();

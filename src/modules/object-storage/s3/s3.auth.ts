@@ -158,9 +158,12 @@ export class S3Authenticator implements KeyLookup {
     return ANONYMOUS;
   }
 
-  /** The region a credential names must be the cluster's (or `auto`, as some clients sign). */
+  /**
+   * The region a credential names must be the cluster's, its region's id (clients configured
+   * from a bucket's `region`), or `auto` (as some clients sign).
+   */
   private checkRegion(region: string, cluster: string, query: boolean): void {
-    if (region === cluster || region === 'auto') return;
+    if (region === cluster || region === regionOfCluster(cluster) || region === 'auto') return;
     if (query)
       throw s3errors.authorizationQueryParametersError(
         `Error parsing the X-Amz-Credential parameter; the region '${region}' is wrong; expecting '${cluster}'`,
