@@ -32,6 +32,7 @@ import * as m0038 from './migrations/0038-support.js';
 import * as m0039 from './migrations/0039-longview.js';
 import * as m0040 from './migrations/0040-managed.js';
 import * as m0041 from './migrations/0041-account-programs.js';
+import * as m0031 from './migrations/0031-object-storage-key-regions.js';
 import * as m0043 from './migrations/0043-object-storage-key-owners.js';
 import * as m0044 from './migrations/0044-tfa-flag.js';
 import * as m0050 from './migrations/0050-machines.js';
@@ -82,6 +83,7 @@ const MIGRATIONS: Record<string, MigrationModule> = {
   '0039-longview': m0039,
   '0040-managed': m0040,
   '0041-account-programs': m0041,
+  '0031-object-storage-key-regions': m0031,
   '0043-object-storage-key-owners': m0043,
   '0044-tfa-flag': m0044,
   '0050-machines': m0050,

@@ -31,8 +31,8 @@ export const errors = {
   unauthorized(): ApiError {
     return new ApiError(403, [{ reason: 'Unauthorized' }], 'unauthorized');
   },
-  notFound(): ApiError {
-    return new ApiError(404, [{ reason: 'Not found' }], 'not_found');
+  notFound(reason = 'Not found'): ApiError {
+    return new ApiError(404, [{ reason }], 'not_found');
   },
   /** 501 for a path of an area of the API that this server does not serve (src/http/unserved.ts). */
   notProvided(reason: string): ApiError {

@@ -117,18 +117,6 @@ export const UNSERVED_AREAS: readonly UnservedArea[] = [
       '/images/{vendor}/{name}/sharegroups',
     ],
   },
-  {
-    name: 'Object Storage quotas and endpoints',
-    paths: [
-      '/object-storage/endpoints',
-      '/object-storage/global-quotas',
-      '/object-storage/global-quotas/{id}',
-      '/object-storage/global-quotas/{id}/usage',
-      '/object-storage/quotas',
-      '/object-storage/quotas/{id}',
-      '/object-storage/quotas/{id}/usage',
-    ],
-  },
   { name: 'Maintenance policies', paths: ['/maintenance/policies'] },
   {
     name: 'NodeBalancer VPC configurations',

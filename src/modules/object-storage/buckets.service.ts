@@ -7,11 +7,29 @@ import { errors, FieldErrors } from '../../errors/errors.js';
 import type { Clock } from '../../lib/clock.js';
 import { type Page, type PageParams, pageOf } from '../../lib/pagination.js';
 import { isoSeconds } from '../../lib/time.js';
-import { bucketHostname, toApiCluster } from './objects.clusters.js';
+import {
+  bucketHostname,
+  endpointOf,
+  resolveCluster,
+  s3Endpoint,
+  toApiCluster,
+} from './objects.clusters.js';
+import { BUCKETS_PER_ENDPOINT } from './objects.quotas.js';
 import type { ObjectData } from './objects.data.js';
 import { type BucketRow, dropKeyAccess, findBucket, monthOf } from './objects.repository.js';
 import { assertPositiveStanding, bucketLabelProblem } from './objects.rules.js';
-import type { ApiBucket, ApiCluster, BucketAccess, CreateBucket } from './objects.schemas.js';
+import { cannedAclDocument } from './s3/s3.acl.js';
+import type {
+  ApiBucket,
+  ApiBucketAccessConfig,
+  ApiCluster,
+  BucketAccess,
+  CreateBucket,
+} from './objects.schemas.js';
+
+/** Over the `obj-buckets` quota (RGW: TooManyBuckets). */
+export const tooManyBuckets = () =>
+  errors.reason(`You have reached the limit of ${BUCKETS_PER_ENDPOINT} buckets in this endpoint.`);
 
 export interface BucketDeps {
   db: Database;
@@ -23,15 +41,23 @@ export interface BucketDeps {
 }
 
 export function toApiBucket(base: string, r: BucketRow, virtualHost = false): ApiBucket {
+  const e = endpointOf(r.cluster);
   return {
     created: r.created,
     cluster: r.cluster,
+    region: e.region,
     label: r.label,
     hostname: bucketHostname(base, r.cluster, r.label, virtualHost),
     size: Number(r.size),
     objects: Number(r.objects),
+    endpoint_type: e.endpoint_type,
+    s3_endpoint: s3Endpoint(base, r.cluster),
   };
 }
+
+/** The 404 of a path naming neither a cluster nor a region with Object Storage (as recorded). */
+const noSuchRegion = () =>
+  errors.notFound('The specified region was not found or does not support Object Storage.');
 
 /** Clusters, buckets (create, list, view, delete, access), transfer and cancel. */
 export class BucketsService {
@@ -54,9 +80,21 @@ export class BucketsService {
     return toApiCluster(base, id);
   }
 
-  /** The caller's bucket (404 for an unknown cluster, another account's bucket or none). */
-  async load(db: Database, p: Principal, cluster: string, label: string): Promise<BucketRow> {
-    const row = await findBucket(db, cluster, label);
+  /** A path's `{clusterId}` (a cluster or a region id) as its cluster; 404 for neither. */
+  clusterOf(id: string): string {
+    const c = resolveCluster(this.d.clusters, id);
+    if (c === null) throw noSuchRegion();
+    return c;
+  }
+
+  /** The caller's bucket (404 for an unknown cluster or region, another account's bucket or none). */
+  async load(
+    db: Database,
+    p: Principal,
+    clusterOrRegion: string,
+    label: string,
+  ): Promise<BucketRow> {
+    const row = await findBucket(db, this.clusterOf(clusterOrRegion), label);
     if (!row || row.account_id !== p.accountId) throw errors.notFound();
     return row;
   }
@@ -68,9 +106,9 @@ export class BucketsService {
     cluster?: string,
   ): Promise<Page<ApiBucket>> {
     authz.requireAccountAccess(p, 'read_only');
-    if (cluster !== undefined && !this.d.clusters.includes(cluster)) throw errors.notFound();
+    const c = cluster === undefined ? undefined : this.clusterOf(cluster);
     let q = this.d.db.db.selectFrom('obj_buckets').where('account_id', '=', p.accountId);
-    if (cluster !== undefined) q = q.where('cluster', '=', cluster);
+    if (c !== undefined) q = q.where('cluster', '=', c);
     const page = await pageOf(
       params,
       (limit, offset) =>
@@ -95,13 +133,43 @@ export class BucketsService {
     const fe = new FieldErrors();
     const problem = bucketLabelProblem(body.label);
     if (problem) fe.add('label', problem);
-    if (!this.d.clusters.includes(body.cluster)) fe.add('cluster', 'Cluster not found');
+    const cluster = this.createCluster(base, body, fe);
     fe.throwIfAny();
-    const row = await this.createRow(p.accountId, body.cluster, body.label, {
+    const row = await this.createRow(p.accountId, cluster as string, body.label, {
       acl: body.acl ?? 'private',
       cors: body.cors_enabled ?? false,
     });
     return toApiBucket(base, row, this.d.virtualHosts);
+  }
+
+  /**
+   * Where a new bucket goes: its `region` (or the deprecated `cluster`; both must agree), and
+   * the region's endpoint, which `endpoint_type` and `s3_endpoint` may name but not change.
+   */
+  private createCluster(base: string, body: CreateBucket, fe: FieldErrors): string | null {
+    let cluster: string | null = null;
+    if (body.region !== undefined) {
+      cluster = this.d.clusters.includes(`${body.region}-1`) ? `${body.region}-1` : null;
+      if (cluster === null) fe.add('region', 'Region does not support Object Storage.');
+    }
+    if (body.cluster !== undefined) {
+      if (!this.d.clusters.includes(body.cluster)) fe.add('cluster', 'Cluster not found');
+      else if (cluster !== null && cluster !== body.cluster)
+        fe.add('cluster', 'The cluster is not in the region given.');
+      else cluster = body.cluster;
+    }
+    if (body.region === undefined && body.cluster === undefined)
+      fe.add('region', 'region is required');
+    if (cluster === null) return null;
+    const e = endpointOf(cluster);
+    if (body.endpoint_type !== undefined && body.endpoint_type !== e.endpoint_type)
+      fe.add(
+        'endpoint_type',
+        `Endpoint type ${body.endpoint_type} is not available in region ${e.region}.`,
+      );
+    if (body.s3_endpoint !== undefined && body.s3_endpoint !== s3Endpoint(base, cluster))
+      fe.add('s3_endpoint', `S3 endpoint ${body.s3_endpoint} is not in region ${e.region}.`);
+    return cluster;
   }
 
   /** Shared with the data plane's CreateBucket: `existed` tells an owner's repeat apart. */
@@ -128,6 +196,17 @@ export class BucketsService {
     try {
       return await this.d.db.transaction(async (tx) => {
         await assertPositiveStanding(tx, accountId);
+        // The `obj-buckets` quota; the account row serializes concurrent creates.
+        await tx
+          .forUpdate(tx.db.selectFrom('accounts').select('id').where('id', '=', accountId))
+          .executeTakeFirst();
+        const n = await tx.db
+          .selectFrom('obj_buckets')
+          .select((eb) => eb.fn.countAll().as('n'))
+          .where('account_id', '=', accountId)
+          .where('cluster', '=', cluster)
+          .executeTakeFirst();
+        if (Number(n?.n ?? 0) >= BUCKETS_PER_ENDPOINT) throw tooManyBuckets();
         await activateObjectStorage(tx, accountId, isoSeconds(this.d.clock.nowMs()));
         return tx.db
           .insertInto('obj_buckets')
@@ -196,6 +275,18 @@ export class BucketsService {
       const blobs = parts.map((p) => p.blob);
       tx.onCommit(() => this.d.data.dropBlobs(blobs));
     });
+  }
+
+  /** The bucket's canned ACL and its grants, and whether CORS is on (`GET …/access`). */
+  async accessGet(p: Principal, cluster: string, label: string): Promise<ApiBucketAccessConfig> {
+    authz.requireAccountAccess(p, 'read_only');
+    const b = await this.load(this.d.db, p, cluster, label);
+    return {
+      acl: b.acl as ApiBucketAccessConfig['acl'],
+      acl_xml: cannedAclDocument(b.acl, p.accountEuuid, b.grants),
+      cors_enabled: b.cors_enabled === 1,
+      cors_xml: b.cors ?? null,
+    };
   }
 
   async access(

@@ -104,7 +104,7 @@ export class ContentService {
     cluster: string,
     label: string,
     body: ObjectUrlRequest,
-  ): Promise<{ url: string }> {
+  ): Promise<{ url: string; exists: boolean }> {
     authz.requireAccountAccess(p, 'read_write');
     const method = body.method.toUpperCase();
     const fe = new FieldErrors();
@@ -115,18 +115,21 @@ export class ContentService {
       fe.add('content_type', `content_type is required for ${method}.`);
     if (body.name === '') fe.add('name', 'name is required.');
     fe.throwIfAny();
-    await this.d.buckets.load(this.d.db, p, cluster, label);
+    const b = await this.d.buckets.load(this.d.db, p, cluster, label);
     const key = await this.d.keys.systemKey(p.accountId);
     const url = new URL(
-      `${clusterEndpoint(base, cluster)}/${uriEncode(label)}/${uriEncode(body.name, true)}`,
+      `${clusterEndpoint(base, b.cluster)}/${uriEncode(label)}/${uriEncode(body.name, true)}`,
     );
+    // Whether the name has a current object (a delete marker is none), as the real service says.
+    const exists = (await findObject(this.d.db, b.id, body.name)) !== undefined;
     return {
+      exists,
       url: presign({
         method,
         url,
         accessKey: key.accessKey,
         secret: key.secret,
-        region: cluster,
+        region: b.cluster,
         nowMs: this.d.clock.nowMs(),
         expiresIn: body.expires_in ?? 3600,
         ...(needsType ? { headers: { 'content-type': body.content_type as string } } : {}),

@@ -11,7 +11,16 @@ import { isoSeconds } from '../../lib/time.js';
 import type { EventWriter } from '../events/events.writer.js';
 import type { Sealer } from '../../platform/sealer.js';
 import { assertPositiveStanding } from './objects.rules.js';
-import type { ApiBucketAccess, ApiKey, CreateKey, UpdateKey } from './objects.schemas.js';
+import { endpointOf, regionOfCluster, s3Endpoint } from './objects.clusters.js';
+import { KEYS_PER_ACCOUNT, keyCount } from './objects.quotas.js';
+import type {
+  ApiBucketAccess,
+  ApiKey,
+  ApiKeyRegion,
+  BucketAccessRequestT,
+  CreateKey,
+  UpdateKey,
+} from './objects.schemas.js';
 import type { ObjKeysTable } from './objects.table.js';
 
 type KeyRow = Selectable<ObjKeysTable>;
@@ -62,13 +71,31 @@ export class KeysService {
       .execute();
     for (const r of rows) {
       const list = out.get(r.key_id) ?? [];
-      list.push({ cluster: r.cluster, bucket_name: r.bucket_name, permissions: r.permissions });
+      list.push({
+        cluster: r.cluster,
+        region: regionOfCluster(r.cluster),
+        bucket_name: r.bucket_name,
+        permissions: r.permissions,
+      });
       out.set(r.key_id, list);
     }
     return out;
   }
 
-  private toApi(r: KeyRow, access: Map<number, ApiBucketAccess[]>, secret = REDACTED): ApiKey {
+  /** The clusters a key works in: those of its regions, or every cluster. */
+  private keyClusters(r: Pick<KeyRow, 'regions'>): string[] {
+    const regions = keyRegions(r);
+    return regions === null
+      ? [...this.d.clusters]
+      : this.d.clusters.filter((c) => regions.includes(regionOfCluster(c)));
+  }
+
+  private toApi(
+    base: string,
+    r: KeyRow,
+    access: Map<number, ApiBucketAccess[]>,
+    secret = REDACTED,
+  ): ApiKey {
     return {
       id: r.id,
       label: r.label,
@@ -76,7 +103,28 @@ export class KeysService {
       secret_key: secret,
       limited: r.limited === 1,
       bucket_access: r.limited === 1 ? (access.get(r.id) ?? []) : null,
+      regions: this.keyClusters(r).map(
+        (c): ApiKeyRegion => ({
+          id: regionOfCluster(c),
+          s3_endpoint: s3Endpoint(base, c),
+          endpoint_type: endpointOf(c).endpoint_type,
+        }),
+      ),
     };
+  }
+
+  /** Checks `regions` (each a region offering Object Storage, once); null when not given. */
+  private checkRegions(regions: string[] | undefined, fe: FieldErrors): string[] | null {
+    if (regions === undefined) return null;
+    if (regions.length === 0) fe.add('regions', 'At least one region is required.');
+    const seen = new Set<string>();
+    regions.forEach((r, i) => {
+      if (!this.d.clusters.includes(`${r}-1`))
+        fe.add(`regions[${i}]`, `Region ${r} does not support Object Storage.`);
+      else if (seen.has(r)) fe.add(`regions[${i}]`, `Region ${r} is listed twice.`);
+      seen.add(r);
+    });
+    return regions;
   }
 
   private async load(db: Database, p: Principal, id: number): Promise<KeyRow> {
@@ -87,11 +135,11 @@ export class KeysService {
       .where('account_id', '=', p.accountId)
       .where('system', '=', 0)
       .executeTakeFirst();
-    if (!row) throw errors.notFound();
+    if (!row) throw errors.notFound('The specified access key was not found.');
     return row;
   }
 
-  async list(p: Principal, params: PageParams): Promise<Page<ApiKey>> {
+  async list(p: Principal, s3Base: string, params: PageParams): Promise<Page<ApiKey>> {
     authz.requireAccountAccess(p, 'read_only');
     const base = this.d.db.db
       .selectFrom('obj_keys')
@@ -107,24 +155,55 @@ export class KeysService {
       this.d.db,
       page.data.map((r) => r.id),
     );
-    return { ...page, data: page.data.map((r) => this.toApi(r, access)) };
+    return { ...page, data: page.data.map((r) => this.toApi(s3Base, r, access)) };
   }
 
-  async get(p: Principal, id: number): Promise<ApiKey> {
+  async get(p: Principal, base: string, id: number): Promise<ApiKey> {
     authz.requireAccountAccess(p, 'read_only');
     const row = await this.load(this.d.db, p, id);
-    return this.toApi(row, await this.access(this.d.db, [id]));
+    return this.toApi(base, row, await this.access(this.d.db, [id]));
   }
 
-  private checkAccess(list: ApiBucketAccess[], fe: FieldErrors): void {
+  /**
+   * Each entry's cluster: its `region`'s, or its (deprecated) `cluster`; both given must agree.
+   * A key limited to regions reaches buckets of those regions only.
+   */
+  private checkAccess(
+    list: BucketAccessRequestT[],
+    regions: string[] | null,
+    fe: FieldErrors,
+  ): ApiBucketAccess[] {
     const seen = new Set<string>();
+    const out: ApiBucketAccess[] = [];
     list.forEach((a, i) => {
-      if (!this.d.clusters.includes(a.cluster))
-        fe.add(`bucket_access[${i}].cluster`, 'Cluster not found');
-      const id = `${a.cluster}/${a.bucket_name}`;
+      let cluster: string | undefined;
+      if (a.region !== undefined) {
+        if (this.d.clusters.includes(`${a.region}-1`)) cluster = `${a.region}-1`;
+        else
+          fe.add(
+            `bucket_access[${i}].region`,
+            `Region ${a.region} does not support Object Storage.`,
+          );
+      }
+      if (a.cluster !== undefined) {
+        if (!this.d.clusters.includes(a.cluster))
+          fe.add(`bucket_access[${i}].cluster`, 'Cluster not found');
+        else if (cluster !== undefined && cluster !== a.cluster)
+          fe.add(`bucket_access[${i}].cluster`, 'The cluster is not in the region given.');
+        else cluster = a.cluster;
+      }
+      if (a.region === undefined && a.cluster === undefined)
+        fe.add(`bucket_access[${i}].region`, 'region is required');
+      if (cluster === undefined) return;
+      const region = regionOfCluster(cluster);
+      if (regions !== null && !regions.includes(region))
+        fe.add(`bucket_access[${i}].region`, `Region ${region} is not one of the key's regions.`);
+      const id = `${cluster}/${a.bucket_name}`;
       if (seen.has(id)) fe.add(`bucket_access[${i}].bucket_name`, 'Bucket listed twice');
       seen.add(id);
+      out.push({ cluster, region, bucket_name: a.bucket_name, permissions: a.permissions });
     });
+    return out;
   }
 
   /**
@@ -132,13 +211,16 @@ export class KeysService {
    * creator's key works on the data plane only while the creator keeps `account_access:
    * read_write` (objects.rules.ts, keyUsable).
    */
-  async create(p: Principal, body: CreateKey): Promise<ApiKey> {
+  async create(p: Principal, base: string, body: CreateKey): Promise<ApiKey> {
     authz.requireAccountAccess(p, 'read_write');
     const fe = new FieldErrors();
     const label = body.label ?? '';
     if (label.length > LABEL_MAX)
       fe.add('label', `Length must be ${LABEL_MAX} characters or less.`);
-    if (body.bucket_access) this.checkAccess(body.bucket_access, fe);
+    const regions = this.checkRegions(body.regions, fe);
+    const bucketAccess = body.bucket_access
+      ? this.checkAccess(body.bucket_access, regions, fe)
+      : [];
     fe.throwIfAny();
     const limited = body.bucket_access !== undefined;
     const secret = secretKey();
@@ -146,8 +228,16 @@ export class KeysService {
     const sealed = await this.d.sealer.seal(secret);
     return this.d.db.transaction(async (tx) => {
       await assertPositiveStanding(tx, p.accountId);
+      // The global `keys` quota; the account row serializes concurrent creates.
+      await tx
+        .forUpdate(tx.db.selectFrom('accounts').select('id').where('id', '=', p.accountId))
+        .executeTakeFirst();
+      if ((await keyCount(tx, p.accountId)) >= KEYS_PER_ACCOUNT)
+        throw errors.reason(
+          `You have reached the limit of ${KEYS_PER_ACCOUNT} Object Storage access keys.`,
+        );
       if (limited) {
-        for (const [i, a] of (body.bucket_access ?? []).entries()) {
+        for (const [i, a] of bucketAccess.entries()) {
           const b = await tx.db
             .selectFrom('obj_buckets')
             .select('id')
@@ -169,11 +259,12 @@ export class KeysService {
           secret_sealed: sealed,
           limited: limited ? 1 : 0,
           system: 0,
+          regions: regions === null ? null : JSON.stringify(regions),
           created: isoSeconds(this.d.clock.nowMs()),
         })
         .returning('id')
         .executeTakeFirstOrThrow();
-      for (const a of body.bucket_access ?? []) {
+      for (const a of bucketAccess) {
         await tx.db
           .insertInto('obj_key_buckets')
           .values({
@@ -193,18 +284,40 @@ export class KeysService {
         status: 'notification',
         username: p.username,
       });
-      return this.toApi(row, await this.access(tx, [id]), secret);
+      return this.toApi(base, row, await this.access(tx, [id]), secret);
     });
   }
 
-  async update(p: Principal, id: number, body: UpdateKey): Promise<ApiKey> {
+  /**
+   * Changes the label or the regions (replaced whole; a limited key's buckets must stay within
+   * them).
+   */
+  async update(p: Principal, base: string, id: number, body: UpdateKey): Promise<ApiKey> {
     authz.requireAccountAccess(p, 'read_write');
+    const fe = new FieldErrors();
     if (body.label !== undefined && body.label.length > LABEL_MAX)
-      throw errors.invalidField('label', `Length must be ${LABEL_MAX} characters or less.`);
+      fe.add('label', `Length must be ${LABEL_MAX} characters or less.`);
+    const regions = this.checkRegions(body.regions, fe);
+    fe.throwIfAny();
     return this.d.db.transaction(async (tx) => {
       const row = await this.load(tx, p, id);
       const label = body.label ?? row.label;
-      await tx.db.updateTable('obj_keys').set({ label }).where('id', '=', id).execute();
+      const stored = regions === null ? row.regions : JSON.stringify(regions);
+      if (regions !== null) {
+        const outside = (await this.access(tx, [id]))
+          .get(id)
+          ?.find((a) => !regions.includes(a.region));
+        if (outside)
+          throw errors.invalidField(
+            'regions',
+            `The key reaches bucket ${outside.bucket_name} in region ${outside.region}.`,
+          );
+      }
+      await tx.db
+        .updateTable('obj_keys')
+        .set({ label, regions: stored })
+        .where('id', '=', id)
+        .execute();
       await this.d.events.record(tx, {
         accountId: p.accountId,
         action: 'obj_access_key_update',
@@ -213,7 +326,7 @@ export class KeysService {
         status: 'notification',
         username: p.username,
       });
-      return this.toApi({ ...row, label }, await this.access(tx, [id]));
+      return this.toApi(base, { ...row, label, regions: stored }, await this.access(tx, [id]));
     });
   }
 
@@ -269,6 +382,7 @@ export class KeysService {
             secret_sealed: sealed,
             limited: 0,
             system: 1,
+            regions: null,
             created: isoSeconds(this.d.clock.nowMs()),
           })
           .execute();
@@ -278,4 +392,9 @@ export class KeysService {
     if (!row) throw errors.internal();
     return { accessKey: row.access_key, secret: await this.d.sealer.open(row.secret_sealed) };
   }
+}
+
+/** A key's regions, or null for every region. */
+export function keyRegions(r: Pick<KeyRow, 'regions'>): string[] | null {
+  return r.regions === null ? null : (JSON.parse(r.regions) as string[]);
 }

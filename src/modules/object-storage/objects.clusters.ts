@@ -82,3 +82,42 @@ export function parseS3Host(
 export function defaultCluster(clusters: readonly string[]): string {
   return clusters.includes('us-east-1') ? 'us-east-1' : (clusters[0] ?? '');
 }
+
+/** Endpoint types: E0 the legacy clusters, E1–E3 the newer generations. */
+export const ENDPOINT_TYPES = ['E0', 'E1', 'E2', 'E3'] as const;
+export type EndpointType = (typeof ENDPOINT_TYPES)[number];
+
+/**
+ * The regions whose cluster is one of the provider's first (legacy, E0) clusters; every other
+ * Object Storage region has a newer (E1) endpoint, as the recorded `/object-storage/endpoints`
+ * shows for the regions Stratus's catalogue has.
+ */
+const LEGACY_REGIONS = new Set(['us-east', 'us-southeast', 'eu-central', 'ap-south']);
+
+/** A region's S3 endpoint: its one cluster, reached through the data plane. */
+export interface RegionEndpoint {
+  region: string;
+  cluster: string;
+  endpoint_type: EndpointType;
+}
+
+/** The region of a cluster (`<region>-1`). */
+export const regionOfCluster = (cluster: string): string => cluster.replace(/-1$/, '');
+
+export function endpointOf(cluster: string): RegionEndpoint {
+  const region = regionOfCluster(cluster);
+  return { region, cluster, endpoint_type: LEGACY_REGIONS.has(region) ? 'E0' : 'E1' };
+}
+
+/**
+ * A bucket path's `{clusterId}`: a cluster id, or (the newer form) the id of a region offering
+ * Object Storage; null for anything else.
+ */
+export function resolveCluster(clusters: readonly string[], id: string): string | null {
+  if (clusters.includes(id)) return id;
+  return clusters.includes(`${id}-1`) ? `${id}-1` : null;
+}
+
+/** A cluster's S3 endpoint as the API names it (`s3_endpoint`): the cluster's `domain`. */
+export const s3Endpoint = (base: string, cluster: string): string =>
+  noScheme(clusterEndpoint(base, cluster));

@@ -26,7 +26,8 @@ import {
 } from './objects.repository.js';
 import { TransferMeter } from './objects.meter.js';
 import type { BlobRef, ObjObjectsTable, ObjectAcl } from './objects.table.js';
-import { s3errors } from './s3/s3.errors.js';
+import { S3Error, s3errors } from './s3/s3.errors.js';
+import { BYTES_PER_ENDPOINT, clusterUsage, OBJECTS_PER_ENDPOINT } from './objects.quotas.js';
 
 /**
  * A version id: 32 URL-safe characters, the version row's id (10 base-36 digits) and 22 random
@@ -162,6 +163,22 @@ export class ObjectData {
     return b;
   }
 
+  /**
+   * The `obj-objects` and `obj-bytes` quotas of the bucket's account in its endpoint, after a
+   * write counted (RGW: 403 QuotaExceeded; the transaction is undone).
+   */
+  private async withinQuota(tx: Database, bucketId: number): Promise<void> {
+    const b = await tx.db
+      .selectFrom('obj_buckets')
+      .select(['account_id', 'cluster'])
+      .where('id', '=', bucketId)
+      .executeTakeFirst();
+    if (!b) return;
+    const u = await clusterUsage(tx, b.account_id, b.cluster);
+    if (u.objects > OBJECTS_PER_ENDPOINT || u.bytes > BYTES_PER_ENDPOINT)
+      throw new S3Error(403, 'QuotaExceeded', 'Quota exceeded');
+  }
+
   /** Adjusts the bucket's counters by a number of versions and bytes. */
   private async count(tx: Database, bucketId: number, versions: number, bytes: number) {
     if (versions === 0 && bytes === 0) return;
@@ -241,6 +258,7 @@ export class ObjectData {
         .executeTakeFirstOrThrow();
     }
     await this.count(tx, bucket.id, 1, Number(row.size));
+    await this.withinQuota(tx, bucket.id);
     return { row: inserted, freed };
   }
 

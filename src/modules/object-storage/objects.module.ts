@@ -16,6 +16,7 @@ import { KeysService } from './keys.service.js';
 import { clusterIds, defaultCluster, virtualHostSuffixes } from './objects.clusters.js';
 import type { Sealer } from '../../platform/sealer.js';
 import { ObjectData } from './objects.data.js';
+import { QuotasService } from './objects.quotas.js';
 import { blobsOf } from './objects.repository.js';
 import { objectStorageEntities } from './objects.entities.js';
 import { objectStorageRoutes } from './objects.routes.js';
@@ -29,6 +30,7 @@ export interface ObjectStorage {
   keys: KeysService;
   data: ObjectData;
   s3: S3Service;
+  quotas: QuotasService;
   clusters: readonly string[];
 }
 
@@ -70,7 +72,8 @@ export function createObjectStorage(d: {
     hostSuffixes: virtualHostSuffixes(d.config.s3Endpoint ?? d.config.publicUrl),
     defaultCluster: defaultCluster(clusters),
   });
-  return { buckets, content, keys, data, s3, clusters };
+  const quotas = new QuotasService({ db: d.db, clusters });
+  return { buckets, content, keys, data, s3, quotas, clusters };
 }
 
 /**

@@ -4,11 +4,20 @@ import type { RouteContext } from '../../platform/area.js';
 import type { BucketsService } from './buckets.service.js';
 import type { ContentService } from './content.service.js';
 import type { KeysService } from './keys.service.js';
+import type { QuotasService } from './objects.quotas.js';
 import { principal } from '../../http/principal.js';
 import { Empty, PageQuery } from '../../http/schemas/common.js';
 import { publicOrigin } from '../../http/public-url.js';
 import {
   AccessBody,
+  AccessSchema,
+  EndpointPage,
+  GlobalQuotaPage,
+  GlobalQuotaSchema,
+  QuotaPage,
+  QuotaParams,
+  QuotaSchema,
+  QuotaUsageSchema,
   BucketPage,
   BucketParams,
   BucketSchema,
@@ -33,14 +42,19 @@ import {
   UpdateKeyBody,
 } from './objects.schemas.js';
 
-type Ctx = RouteContext<{ buckets: BucketsService; content: ContentService; keys: KeysService }>;
+type Ctx = RouteContext<{
+  buckets: BucketsService;
+  content: ContentService;
+  keys: KeysService;
+  quotas: QuotasService;
+}>;
 
 const tags = ['Object Storage'];
 const read = { scopes: ['object_storage:read_only'], rateLimit: 'object_storage' as const };
 const write = { scopes: ['object_storage:read_write'], rateLimit: 'object_storage' as const };
 
 export function objectStorageRoutes(ctx: Ctx): FastifyPluginAsyncTypebox {
-  const { buckets, content, keys } = ctx.services;
+  const { buckets, content, keys, quotas } = ctx.services;
   const base = (req: FastifyRequest) => ctx.config.s3Endpoint ?? publicOrigin(ctx.config, req);
   return async (app) => {
     app.get(
@@ -143,6 +157,19 @@ export function objectStorageRoutes(ctx: Ctx): FastifyPluginAsyncTypebox {
           buckets.access(principal(req), req.params.clusterId, req.params.bucket, req.body),
       });
     }
+    app.get(
+      '/object-storage/buckets/:clusterId/:bucket/access',
+      {
+        schema: {
+          tags,
+          summary: 'Object Storage Bucket Access View',
+          params: BucketParams,
+          response: { 200: AccessSchema },
+        },
+        config: { operationId: 'getObjectStorageBucketAccess', ...read },
+      },
+      (req) => buckets.accessGet(principal(req), req.params.clusterId, req.params.bucket),
+    );
     app.get(
       '/object-storage/buckets/:clusterId/:bucket/object-acl',
       {
@@ -272,7 +299,7 @@ export function objectStorageRoutes(ctx: Ctx): FastifyPluginAsyncTypebox {
         },
         config: { operationId: 'getObjectStorageKeys', ...read, paged: true },
       },
-      (req) => keys.list(principal(req), req.query),
+      (req) => keys.list(principal(req), base(req), req.query),
     );
     app.post(
       '/object-storage/keys',
@@ -285,7 +312,7 @@ export function objectStorageRoutes(ctx: Ctx): FastifyPluginAsyncTypebox {
         },
         config: { operationId: 'createObjectStorageKeys', ...write },
       },
-      (req) => keys.create(principal(req), req.body),
+      (req) => keys.create(principal(req), base(req), req.body),
     );
     app.get(
       '/object-storage/keys/:keyId',
@@ -298,7 +325,7 @@ export function objectStorageRoutes(ctx: Ctx): FastifyPluginAsyncTypebox {
         },
         config: { operationId: 'getObjectStorageKey', ...read },
       },
-      (req) => keys.get(principal(req), req.params.keyId),
+      (req) => keys.get(principal(req), base(req), req.params.keyId),
     );
     app.put(
       '/object-storage/keys/:keyId',
@@ -312,7 +339,7 @@ export function objectStorageRoutes(ctx: Ctx): FastifyPluginAsyncTypebox {
         },
         config: { operationId: 'updateObjectStorageKey', ...write },
       },
-      (req) => keys.update(principal(req), req.params.keyId, req.body),
+      (req) => keys.update(principal(req), base(req), req.params.keyId, req.body),
     );
     app.delete(
       '/object-storage/keys/:keyId',
@@ -326,6 +353,97 @@ export function objectStorageRoutes(ctx: Ctx): FastifyPluginAsyncTypebox {
         config: { operationId: 'deleteObjectStorageKey', ...write },
       },
       (req) => keys.revoke(principal(req), req.params.keyId),
+    );
+    app.get(
+      '/object-storage/endpoints',
+      {
+        schema: {
+          tags,
+          summary: 'Object Storage Endpoints List',
+          querystring: PageQuery,
+          response: { 200: EndpointPage },
+        },
+        config: { operationId: 'getObjectStorageEndpoints', ...read, paged: true },
+      },
+      (req) => quotas.endpoints(base(req), req.query),
+    );
+    app.get(
+      '/object-storage/quotas',
+      {
+        schema: {
+          tags,
+          summary: 'Object Storage Quotas List',
+          querystring: PageQuery,
+          response: { 200: QuotaPage },
+        },
+        config: { operationId: 'getObjectStorageQuotas', ...read, paged: true },
+      },
+      (req) => quotas.quotas(principal(req), base(req), req.query),
+    );
+    app.get(
+      '/object-storage/quotas/:quotaId',
+      {
+        schema: {
+          tags,
+          summary: 'Object Storage Quota View',
+          params: QuotaParams,
+          response: { 200: QuotaSchema },
+        },
+        config: { operationId: 'getObjectStorageQuota', ...read },
+      },
+      (req) => quotas.quota(principal(req), base(req), req.params.quotaId),
+    );
+    app.get(
+      '/object-storage/quotas/:quotaId/usage',
+      {
+        schema: {
+          tags,
+          summary: 'Object Storage Quota Usage View',
+          params: QuotaParams,
+          response: { 200: QuotaUsageSchema },
+        },
+        config: { operationId: 'getObjectStorageQuotaUsage', ...read },
+      },
+      (req) => quotas.usage(principal(req), base(req), req.params.quotaId),
+    );
+    app.get(
+      '/object-storage/global-quotas',
+      {
+        schema: {
+          tags,
+          summary: 'Object Storage Global Quotas List',
+          querystring: PageQuery,
+          response: { 200: GlobalQuotaPage },
+        },
+        config: { operationId: 'getObjectStorageGlobalQuotas', ...read, paged: true },
+      },
+      (req) => quotas.globalQuotas(principal(req), req.query),
+    );
+    app.get(
+      '/object-storage/global-quotas/:quotaId',
+      {
+        schema: {
+          tags,
+          summary: 'Object Storage Global Quota View',
+          params: QuotaParams,
+          response: { 200: GlobalQuotaSchema },
+        },
+        config: { operationId: 'getObjectStorageGlobalQuota', ...read },
+      },
+      (req) => quotas.globalQuota(principal(req), req.params.quotaId),
+    );
+    app.get(
+      '/object-storage/global-quotas/:quotaId/usage',
+      {
+        schema: {
+          tags,
+          summary: 'Object Storage Global Quota Usage View',
+          params: QuotaParams,
+          response: { 200: QuotaUsageSchema },
+        },
+        config: { operationId: 'getObjectStorageGlobalQuotaUsage', ...read },
+      },
+      (req) => quotas.globalUsage(principal(req), req.params.quotaId),
     );
   };
 }

@@ -102,6 +102,8 @@ export interface ObjKeysTable {
   limited: number;
   /** The account's internal key that signs the control plane's pre-signed URLs (never listed). */
   system: number;
+  /** The regions it works in: a JSON array of region ids; null for every region. */
+  regions: string | null;
   created: string;
 }
 

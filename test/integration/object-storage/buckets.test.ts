@@ -75,10 +75,11 @@ describe('object storage buckets', () => {
     expect(r.body.errors[0].field).toBe('cluster');
     const missing = await t.post('/v4/object-storage/buckets', {});
     expect(missing.status).toBe(400);
-    expect(missing.body.errors.map((e: { field: string }) => e.field).sort()).toEqual([
-      'cluster',
-      'label',
-    ]);
+    expect(missing.body.errors.map((e: { field: string }) => e.field)).toEqual(['label']);
+    // Neither `region` nor the deprecated `cluster`: the region is asked for.
+    const nowhere = await t.post('/v4/object-storage/buckets', { label: 'fine-label' });
+    expect(nowhere.status).toBe(400);
+    expect(nowhere.body.errors).toEqual([{ field: 'region', reason: 'region is required' }]);
   });
 
   it('createObjectStorageBucket: a label is unique within its cluster only', async () => {

@@ -48,7 +48,7 @@ describe('object storage keys', () => {
     });
     expect(r.status).toBe(200);
     expect(r.body.bucket_access).toEqual([
-      { cluster: CLUSTER, bucket_name: 'keyed', permissions: 'read_only' },
+      { cluster: CLUSTER, region: 'us-east', bucket_name: 'keyed', permissions: 'read_only' },
     ]);
   });
 

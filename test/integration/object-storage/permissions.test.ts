@@ -38,6 +38,33 @@ const READS: Op[] = [
     url: () => `/v4/object-storage/buckets/${CLUSTER}`,
   },
   { operationId: 'getObjectStorageBucket', method: 'GET', url: () => B },
+  { operationId: 'getObjectStorageBucketAccess', method: 'GET', url: () => `${B}/access` },
+  { operationId: 'getObjectStorageQuotas', method: 'GET', url: () => '/v4/object-storage/quotas' },
+  {
+    operationId: 'getObjectStorageQuota',
+    method: 'GET',
+    url: () => `/v4/object-storage/quotas/obj-objects-${CLUSTER}`,
+  },
+  {
+    operationId: 'getObjectStorageQuotaUsage',
+    method: 'GET',
+    url: () => `/v4/object-storage/quotas/obj-objects-${CLUSTER}/usage`,
+  },
+  {
+    operationId: 'getObjectStorageGlobalQuotas',
+    method: 'GET',
+    url: () => '/v4/object-storage/global-quotas',
+  },
+  {
+    operationId: 'getObjectStorageGlobalQuota',
+    method: 'GET',
+    url: () => '/v4/object-storage/global-quotas/keys',
+  },
+  {
+    operationId: 'getObjectStorageGlobalQuotaUsage',
+    method: 'GET',
+    url: () => '/v4/object-storage/global-quotas/keys/usage',
+  },
   {
     operationId: 'viewObjectStorageBucketACL',
     method: 'GET',
@@ -135,6 +162,12 @@ const PUBLIC: Op[] = [
     url: () => `/v4/object-storage/clusters/${CLUSTER}`,
   },
   { operationId: 'getObjectStorageTypes', method: 'GET', url: () => '/v4/object-storage/types' },
+  // The catalogue's endpoints (the token's scope applies; no grant: they show no account data).
+  {
+    operationId: 'getObjectStorageEndpoints',
+    method: 'GET',
+    url: () => '/v4/object-storage/endpoints',
+  },
 ];
 
 /** A bucket with one object (written through a pre-signed URL) and an owner's key. */

@@ -62,6 +62,12 @@ describe('S3 at the root of its own listener (STRATUS_S3_PORT)', () => {
     await eu.send(new CreateBucketCommand({ Bucket: 'euro' }));
     const api = await t.get('/v4/object-storage/buckets/eu-central-1');
     expect(api.body.data.map((b: { label: string }) => b.label)).toEqual(['euro']);
+    // Signed for the region's id (clients set up from a bucket's `region`): the region's cluster.
+    const byRegion = client({ region: 'eu-central' });
+    await byRegion.send(new PutObjectCommand({ Bucket: 'euro', Key: 'r.txt', Body: 'region' }));
+    const inEu = await t.get('/v4/object-storage/buckets/eu-central/euro/object-list');
+    expect(inEu.body.data.map((o: { name: string }) => o.name)).toEqual(['r.txt']);
+    byRegion.destroy();
     // Anonymous requests name no region: the default cluster.
     expect((await fetch(`${endpoint}/rooted/a/b.txt`)).status).toBe(403);
     s3.destroy();

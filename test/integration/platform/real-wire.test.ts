@@ -27,38 +27,6 @@ const DEPARTURES: Record<string, { paths: string[]; reason: string }> = {
     reason:
       "firewalls: the wire's `compute_interface` entities (new interface generation, next issue) and `outbound: null` where Stratus answers `[]`",
   },
-  'GET /object-storage/buckets': {
-    paths: ['data[].endpoint_type', 'data[].region', 'data[].s3_endpoint'],
-    reason:
-      'object storage: bucket `region`, `s3_endpoint` and `endpoint_type`, key `regions` and `bucket_access[].region`, and `exists` of object URLs not carried yet',
-  },
-  'GET /object-storage/buckets/{clusterId}/{bucket}': {
-    paths: ['endpoint_type', 'region', 's3_endpoint'],
-    reason:
-      'object storage: bucket `region`, `s3_endpoint` and `endpoint_type`, key `regions` and `bucket_access[].region`, and `exists` of object URLs not carried yet',
-  },
-  'GET /object-storage/keys': {
-    paths: [
-      'data[].regions',
-      'data[].regions[]',
-      'data[].regions[].endpoint_type',
-      'data[].regions[].id',
-      'data[].regions[].s3_endpoint',
-    ],
-    reason:
-      'object storage: bucket `region`, `s3_endpoint` and `endpoint_type`, key `regions` and `bucket_access[].region`, and `exists` of object URLs not carried yet',
-  },
-  'GET /object-storage/keys/{keyId}': {
-    paths: [
-      'regions',
-      'regions[]',
-      'regions[].endpoint_type',
-      'regions[].id',
-      'regions[].s3_endpoint',
-    ],
-    reason:
-      'object storage: bucket `region`, `s3_endpoint` and `endpoint_type`, key `regions` and `bucket_access[].region`, and `exists` of object URLs not carried yet',
-  },
   'GET /vpcs': {
     paths: [
       'data[].ipv4',
@@ -94,27 +62,6 @@ const DEPARTURES: Record<string, { paths: string[]; reason: string }> = {
     reason:
       "VPCs: `ipv4` ranges, `ipv6`, `vpc_type`, subnets' `databases`, `nodebalancers`, `ipv6` and the interfaces' `config_id` not carried yet",
   },
-  'POST /object-storage/buckets': {
-    paths: ['endpoint_type', 'region', 's3_endpoint'],
-    reason:
-      'object storage: bucket `region`, `s3_endpoint` and `endpoint_type`, key `regions` and `bucket_access[].region`, and `exists` of object URLs not carried yet',
-  },
-  'POST /object-storage/buckets/{clusterId}/{bucket}/object-url': {
-    paths: ['exists'],
-    reason:
-      'object storage: bucket `region`, `s3_endpoint` and `endpoint_type`, key `regions` and `bucket_access[].region`, and `exists` of object URLs not carried yet',
-  },
-  'POST /object-storage/keys': {
-    paths: [
-      'bucket_access[].region',
-      'regions',
-      'regions[]',
-      'regions[].endpoint_type',
-      'regions[].id',
-      'regions[].s3_endpoint',
-    ],
-    reason:
-      'object storage: bucket `region`, `s3_endpoint` and `endpoint_type`, key `regions` and `bucket_access[].region`, and `exists` of object URLs not carried yet',
   },
   'POST /vpcs': {
     paths: [
@@ -164,18 +111,6 @@ const DEPARTURES: Record<string, { paths: string[]; reason: string }> = {
     paths: ['outbound'],
     reason:
       "firewalls: the wire's `compute_interface` entities (new interface generation, next issue) and `outbound: null` where Stratus answers `[]`",
-  },
-  'PUT /object-storage/keys/{keyId}': {
-    paths: [
-      'bucket_access[].region',
-      'regions',
-      'regions[]',
-      'regions[].endpoint_type',
-      'regions[].id',
-      'regions[].s3_endpoint',
-    ],
-    reason:
-      'object storage: bucket `region`, `s3_endpoint` and `endpoint_type`, key `regions` and `bucket_access[].region`, and `exists` of object URLs not carried yet',
   },
   'PUT /vpcs/{vpcId}': {
     paths: ['ipv4', 'ipv4[]', 'ipv4[].range', 'ipv6'],

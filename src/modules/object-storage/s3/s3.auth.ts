@@ -3,6 +3,8 @@ import type { IncomingMessage } from 'node:http';
 import type { Database } from '../../../db/database.js';
 import type { Sealer } from '../../../platform/sealer.js';
 import { keyUsable } from '../objects.rules.js';
+import { regionOfCluster } from '../objects.clusters.js';
+import { keyRegions } from '../keys.service.js';
 import type { KeyPermission } from '../objects.table.js';
 import { s3errors } from './s3.errors.js';
 import {
@@ -78,7 +80,7 @@ interface KeyRecord {
 
 /** The secret of a key and who it is, for callers that verify a signature themselves (POST). */
 export interface KeyLookup {
-  key(accessKey: string): Promise<KeyRecord>;
+  key(accessKey: string, cluster?: string): Promise<KeyRecord>;
 }
 
 /** Verifies AWS Signature V4 (header or query) and V2 (header or query) against stored keys. */
@@ -88,7 +90,11 @@ export class S3Authenticator implements KeyLookup {
     private readonly sealer: Sealer,
   ) {}
 
-  async key(accessKey: string): Promise<KeyRecord> {
+  /**
+   * A key by its access key id; with `cluster`, only a key that works there (a key limited to
+   * regions does not exist in the others' clusters: InvalidAccessKeyId, as RGW answers).
+   */
+  async key(accessKey: string, cluster?: string): Promise<KeyRecord> {
     const row = await this.db.db
       .selectFrom('obj_keys')
       .innerJoin('accounts', 'accounts.id', 'obj_keys.account_id')
@@ -98,6 +104,7 @@ export class S3Authenticator implements KeyLookup {
         'obj_keys.account_id',
         'obj_keys.limited',
         'obj_keys.secret_sealed',
+        'obj_keys.regions',
         'accounts.euuid',
         'users.restricted',
         'users.global_grants',
@@ -106,6 +113,9 @@ export class S3Authenticator implements KeyLookup {
       .executeTakeFirst();
     // A restricted creator who lost the grant to create keys loses their keys' use too.
     if (!row || !keyUsable(row)) throw s3errors.invalidAccessKey();
+    const regions = keyRegions(row);
+    if (cluster !== undefined && regions !== null && !regions.includes(regionOfCluster(cluster)))
+      throw s3errors.invalidAccessKey();
     const access = new Map<string, KeyPermission>();
     if (row.limited === 1) {
       const rows = await this.db.db
@@ -148,9 +158,12 @@ export class S3Authenticator implements KeyLookup {
     return ANONYMOUS;
   }
 
-  /** The region a credential names must be the cluster's (or `auto`, as some clients sign). */
+  /**
+   * The region a credential names must be the cluster's, its region's id (clients configured
+   * from a bucket's `region`), or `auto` (as some clients sign).
+   */
   private checkRegion(region: string, cluster: string, query: boolean): void {
-    if (region === cluster || region === 'auto') return;
+    if (region === cluster || region === regionOfCluster(cluster) || region === 'auto') return;
     if (query)
       throw s3errors.authorizationQueryParametersError(
         `Error parsing the X-Amz-Credential parameter; the region '${region}' is wrong; expecting '${cluster}'`,
@@ -228,7 +241,7 @@ export class S3Authenticator implements KeyLookup {
       throw s3errors.invalidRequest(
         'Missing required header for this request: x-amz-content-sha256',
       );
-    const k = await this.key(credential[0] ?? '');
+    const k = await this.key(credential[0] ?? '', s.cluster);
     const signingKey = this.checkV4(
       s,
       k.secret,
@@ -283,7 +296,7 @@ export class S3Authenticator implements KeyLookup {
     if (s.nowMs > at + expires * 1000) throw s3errors.expired();
     if (at - s.nowMs > MAX_SKEW_MS) throw s3errors.accessDenied('Request is not valid yet');
     const payload = q.get('X-Amz-Content-Sha256') ?? 'UNSIGNED-PAYLOAD';
-    const k = await this.key(credential[0] ?? '');
+    const k = await this.key(credential[0] ?? '', s.cluster);
     this.checkV4(
       s,
       k.secret,
@@ -348,7 +361,7 @@ export class S3Authenticator implements KeyLookup {
       .sort()
       .map((h) => `${h}:${header(s.req, h)?.trim()}\n`)
       .join('');
-    const k = await this.key(accessKey);
+    const k = await this.key(accessKey, s.cluster);
     const resources = new Set([s.v2Resource, s.rawPath]);
     // A bucket's own resource is `/bucket/` (virtual-host clients) or `/bucket` (path style).
     for (const r of [...resources]) {

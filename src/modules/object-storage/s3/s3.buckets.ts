@@ -181,6 +181,12 @@ export class S3Buckets {
       if (err instanceof ApiError && err.status === 400) {
         const reason = err.errors[0]?.reason ?? '';
         if (reason.includes('already exists')) throw s3errors.bucketExists();
+        if (reason.includes('limit of'))
+          throw new S3Error(
+            400,
+            'TooManyBuckets',
+            'You have attempted to create more buckets than allowed',
+          );
         throw new S3Error(403, 'AccessDenied', reason);
       }
       throw err;

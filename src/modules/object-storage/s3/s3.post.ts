@@ -151,7 +151,7 @@ function readPolicy(b64: string, nowMs: number): Condition[] {
 export class S3Post {
   constructor(private readonly e: S3Env & { auth: KeyLookup }) {}
 
-  private async caller(form: Form, nowMs: number): Promise<Caller> {
+  private async caller(form: Form, nowMs: number, cluster: string): Promise<Caller> {
     const f = form.fields;
     const policy = f.get('policy');
     if (policy === undefined) {
@@ -170,7 +170,7 @@ export class S3Post {
         throw s3errors.invalidArgument(
           'Bucket POST must contain x-amz-credential, x-amz-date and x-amz-signature.',
         );
-      const k = await this.e.auth.key(cred[0] ?? '');
+      const k = await this.e.auth.key(cred[0] ?? '', cluster);
       const sig = signature(signingKey(k.secret, cred[1] ?? '', cred[2] ?? '', 's3'), policy);
       if (!sameHex(sig, given)) throw s3errors.signatureMismatch();
       return this.callerOf(k, cred[0] ?? '', 'AWS4-HMAC-SHA256', nowMs);
@@ -181,7 +181,7 @@ export class S3Post {
       throw s3errors.invalidArgument(
         'Bucket POST must contain a field named AWSAccessKeyId and signature.',
       );
-    const k = await this.e.auth.key(accessKey);
+    const k = await this.e.auth.key(accessKey, cluster);
     const sig = createHmac('sha1', k.secret).update(policy).digest('base64');
     if (!sameHex(sig, given)) throw s3errors.signatureMismatch();
     return this.callerOf(k, accessKey, 'AWS', nowMs);
@@ -219,7 +219,7 @@ export class S3Post {
     if (key === '' || Buffer.byteLength(key) > 1024 || key.includes('\u0000'))
       throw s3errors.invalidArgument('Invalid key');
     if (f.has('bucket') && f.get('bucket') !== b.label) throw s3errors.accessDenied();
-    c.caller = await this.caller(form, c.nowMs);
+    c.caller = await this.caller(form, c.nowMs, c.cluster);
     let range: [number, number] = [0, MAX_PUT_BYTES];
     const policy = f.get('policy');
     if (policy !== undefined) {

@@ -4,7 +4,7 @@ import type { JobQueue } from '../../../jobs/queue.js';
 import type { Clock } from '../../../lib/clock.js';
 import type { Sealer } from '../../../platform/sealer.js';
 import type { BucketsService } from '../buckets.service.js';
-import { parseS3Host } from '../objects.clusters.js';
+import { parseS3Host, resolveCluster } from '../objects.clusters.js';
 import type { ObjectData } from '../objects.data.js';
 import { type BucketRow, findBucket } from '../objects.repository.js';
 import { ANONYMOUS, header, S3Authenticator } from './s3.auth.js';
@@ -322,5 +322,5 @@ function regionOf(
   const auth = req.headers.authorization ?? '';
   const m = /Credential=[^/]*\/\d{8}\/([^/]+)\//.exec(auth);
   const cred = m?.[1] ?? query.find(([k]) => k === 'X-Amz-Credential')?.[1]?.split('/')[2];
-  return cred !== undefined && clusters.includes(cred) ? cred : undefined;
+  return cred === undefined ? undefined : (resolveCluster(clusters, cred) ?? undefined);
 }
