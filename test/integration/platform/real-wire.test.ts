@@ -62,7 +62,6 @@ const DEPARTURES: Record<string, { paths: string[]; reason: string }> = {
     reason:
       "VPCs: `ipv4` ranges, `ipv6`, `vpc_type`, subnets' `databases`, `nodebalancers`, `ipv6` and the interfaces' `config_id` not carried yet",
   },
-  },
   'POST /vpcs': {
     paths: [
       'ipv4',
