@@ -12,6 +12,8 @@ import {
   ComputeInterfaceUpdateBody,
   InterfaceSettingsBody,
   InterfaceSettingsSchema,
+  UpgradeInterfacesBody,
+  UpgradeInterfacesSchema,
 } from './compute-interfaces.schemas.js';
 import type { ComputeInterfacesService } from './compute-interfaces.service.js';
 
@@ -122,6 +124,20 @@ export function computeInterfacesRoutes(ctx: Ctx): FastifyPluginAsyncTypebox {
         await svc.delete(principal(req), req.params.computeId, req.params.interfaceId);
         return {};
       },
+    );
+    app.post(
+      '/compute/instances/:computeId/upgrade-interfaces',
+      {
+        schema: {
+          tags,
+          summary: 'Interfaces Upgrade',
+          params: ComputeIdParams,
+          body: UpgradeInterfacesBody,
+          response: { 200: UpgradeInterfacesSchema },
+        },
+        config: { operationId: 'upgradeComputeInterfaces', ...write },
+      },
+      (req) => svc.upgrade(principal(req), req.params.computeId, req.body ?? {}),
     );
     app.get(
       `${base}/:interfaceId/firewalls`,

@@ -169,3 +169,15 @@ export const ComputeInterfaceParams = Type.Object({
   computeId: Type.Integer(),
   interfaceId: Type.Integer(),
 });
+
+/** `POST …/upgrade-interfaces`: the profile whose interfaces become the instance's own. */
+export const UpgradeInterfacesBody = Type.Object({
+  config_id: Type.Optional(Nullable(Type.Integer())),
+  dry_run: Type.Optional(Nullable(Type.Boolean())),
+});
+
+export const UpgradeInterfacesSchema = Type.Object({
+  config_id: Type.Integer(),
+  dry_run: Type.Boolean(),
+  interfaces: Type.Array(ComputeInterfaceSchema),
+});

@@ -26,6 +26,7 @@ import type {
   ComputeInterfaceCreateBody,
   ComputeInterfaceUpdateBody,
   InterfaceSettingsBody,
+  UpgradeInterfacesBody,
 } from './compute-interfaces.schemas.js';
 import { type InstanceRow, insertIp, loadInstance } from './compute.repository.js';
 import type { NormalizedInterface } from './interfaces.rules.js';
@@ -34,6 +35,7 @@ import { ipamProblem, vlanLabelProblem } from './interfaces.rules.js';
 export type CreateInput = Static<typeof ComputeInterfaceCreateBody>;
 type UpdateInput = Static<typeof ComputeInterfaceUpdateBody>;
 type SettingsInput = Static<typeof InterfaceSettingsBody>;
+type UpgradeInput = Static<typeof UpgradeInterfacesBody>;
 
 export interface ComputeInterfaceRow {
   id: number;
@@ -802,6 +804,139 @@ export class ComputeInterfacesService {
     const rows = await interfacesOfInstance(this.d.db, inst.id);
     if (!rows.some((r) => r.id === interfaceId)) throw errors.notFound();
     return this.d.firewalls.ofDevice(p, 'compute_interface', interfaceId, params);
+  }
+
+  /**
+   * `POST …/upgrade-interfaces`: a legacy instance's profile interfaces become its own (one
+   * profile: `config_id`, else the last booted one, else its only one). A profile without
+   * interfaces gives one public interface (its implicit eth0). The primary (or first) public or
+   * VPC interface takes the IPv4 default route, the public one the IPv6 one; the instance's
+   * firewalls move to its public and VPC interfaces; every profile loses its interfaces.
+   * `dry_run`: the interfaces it would make, nothing changed (ids 0).
+   */
+  async upgrade(p: Principal, computeId: number, b: UpgradeInput) {
+    const dryRun = b.dry_run === true;
+    const run = async (tx: Database) => {
+      const inst = await loadInstance(tx, p, computeId, 'read_write', !dryRun);
+      if ((inst.interface_generation ?? 'legacy_config') === 'compute')
+        throw errors.reason('This instance already uses interfaces of the compute generation.');
+      const configs = await tx.db
+        .selectFrom('configs')
+        .select('id')
+        .where('instance_id', '=', inst.id)
+        .orderBy('id')
+        .execute();
+      let configId = b.config_id ?? null;
+      if (configId !== null) {
+        if (!configs.some((c) => c.id === configId))
+          throw errors.invalidField('config_id', 'Config not found');
+      } else if (inst.last_booted_config_id !== null) configId = inst.last_booted_config_id;
+      else if (configs.length === 1) configId = configs[0]?.id ?? null;
+      else
+        throw errors.invalidField(
+          'config_id',
+          configs.length === 0
+            ? 'The instance has no configuration profile to upgrade'
+            : 'The instance has several configuration profiles: name one',
+        );
+      const legacy = await tx.db
+        .selectFrom('config_interfaces')
+        .selectAll()
+        .where('config_id', '=', configId as number)
+        .orderBy('position')
+        .execute();
+      const sources =
+        legacy.length === 0
+          ? [{ purpose: 'public' as const, is_primary: 1 } as Partial<(typeof legacy)[number]>]
+          : legacy;
+      const routed = sources.filter((s) => s.purpose !== 'vlan');
+      const v4 = routed.find((s) => s.is_primary === 1) ?? routed[0];
+      const now = this.now();
+      const rows: ComputeInterfaceRow[] = sources.map((s) => ({
+        id: 0,
+        account_id: inst.account_id,
+        instance_id: inst.id,
+        purpose: s.purpose as 'public' | 'vpc' | 'vlan',
+        mac_address: '',
+        version: 1,
+        default_ipv4: s === v4 ? 1 : 0,
+        default_ipv6: s.purpose === 'public' ? 1 : 0,
+        primary_ipv4: null,
+        vpc_id: s.vpc_id ?? null,
+        subnet_id: s.subnet_id ?? null,
+        ipv4_vpc: s.ipv4_vpc ?? null,
+        ipv4_nat_1_1: s.ipv4_nat_1_1 ?? null,
+        ip_ranges: s.ip_ranges ?? null,
+        vlan_label: s.purpose === 'vlan' ? (s.label ?? null) : null,
+        ipam_address: s.purpose === 'vlan' ? (s.ipam_address ?? null) : null,
+        created: now,
+        updated: now,
+      }));
+      if (rows.some((r) => r.purpose === 'vlan' && r.vlan_label === null))
+        throw errors.reason('A VLAN interface without a label cannot be upgraded.');
+      if (dryRun) {
+        return {
+          config_id: configId as number,
+          dry_run: true,
+          interfaces: await toApiComputeInterfaces(tx, inst, rows),
+        };
+      }
+      const firewalls = await tx.db
+        .selectFrom('firewall_devices')
+        .select('firewall_id')
+        .where('entity_type', '=', 'compute')
+        .where('entity_id', '=', inst.id)
+        .execute();
+      for (const r of rows) {
+        const { id: _drop, ...values } = r;
+        const { id } = await tx.db
+          .insertInto('compute_interfaces')
+          .values(values)
+          .returning('id')
+          .executeTakeFirstOrThrow();
+        r.id = id;
+        r.mac_address = macOf(id);
+        await tx.db
+          .updateTable('compute_interfaces')
+          .set({ mac_address: r.mac_address })
+          .where('id', '=', id)
+          .execute();
+        if (r.purpose !== 'vlan') {
+          for (const f of firewalls) {
+            await tx.db
+              .insertInto('firewall_devices')
+              .values({
+                firewall_id: f.firewall_id,
+                account_id: inst.account_id,
+                entity_type: 'compute_interface',
+                entity_id: id,
+                created: now,
+                updated: now,
+              })
+              .execute();
+          }
+        }
+        await this.event(tx, p, inst, 'interface_create');
+      }
+      await tx.db
+        .deleteFrom('firewall_devices')
+        .where('entity_type', '=', 'compute')
+        .where('entity_id', '=', inst.id)
+        .execute();
+      await tx.db.deleteFrom('config_interfaces').where('instance_id', '=', inst.id).execute();
+      await tx.db
+        .updateTable('instances')
+        .set({ interface_generation: 'compute', updated: now })
+        .where('id', '=', inst.id)
+        .execute();
+      const fresh = await loadInstance(tx, p, inst.id, 'read_only');
+      return {
+        config_id: configId as number,
+        dry_run: false,
+        interfaces: await toApiComputeInterfaces(tx, fresh, rows),
+      };
+    };
+    return dryRun ? run(this.d.db) : this.d.db.transaction(run);
   }
 }
 

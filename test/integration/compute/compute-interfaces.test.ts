@@ -374,4 +374,166 @@ describe('interfaces of the compute generation', () => {
     });
     expect((await t.post(base, { public: {} }, { token: rw.token })).status).toBe(200);
   });
+
+  it('getVpcIps: an instance\u2019s own VPC interface lists its address and ranges, config_id null; the subnet shows the instance', async () => {
+    const { vpcId, subnetId } = await vpc();
+    const inst = await bare();
+    const v = await t.post(`/v4/compute/instances/${inst.id}/interfaces`, {
+      vpc: {
+        subnet_id: subnetId,
+        ipv4: {
+          addresses: [{ address: '10.0.0.20', nat_1_1_address: 'auto' }],
+          ranges: [{ range: '10.0.0.32/28' }],
+        },
+      },
+    });
+    expect(v.status, JSON.stringify(v.body)).toBe(200);
+    const ips = await t.get(`/v4/vpcs/${vpcId}/ips`);
+    expect(ips.status).toBe(200);
+    expect(
+      ips.body.data.map((r: Record<string, unknown>) => [
+        r.address,
+        r.address_range,
+        r.config_id,
+        r.interface_id,
+        r.nat_1_1,
+      ]),
+    ).toEqual([
+      ['10.0.0.20', null, null, v.body.id, inst.ipv4[0]],
+      [null, '10.0.0.32/28', null, v.body.id, null],
+    ]);
+    const sub = await t.get(`/v4/vpcs/${vpcId}/subnets/${subnetId}`);
+    expect(sub.body.computes).toEqual([
+      { id: inst.id, interfaces: [{ id: v.body.id, active: false }] },
+    ]);
+    // In use: the subnet cannot be deleted.
+    expect((await t.del(`/v4/vpcs/${vpcId}/subnets/${subnetId}`)).status).toBe(400);
+    const own = await t.get(`/v4/compute/instances/${inst.id}/ips`);
+    expect(own.body.ipv4.vpc.map((r: { address: string | null }) => r.address)).toEqual([
+      '10.0.0.20',
+      null,
+    ]);
+    expect(own.body.ipv4.public[0].vpc_nat_1_1).toEqual({
+      vpc_id: vpcId,
+      subnet_id: subnetId,
+      address: '10.0.0.20',
+    });
+  });
+
+  it('getComputeIps: interface_id names the public interface on the public IPv4 addresses', async () => {
+    const inst = await bare();
+    const before = await t.get(`/v4/compute/instances/${inst.id}/ips`);
+    expect(before.body.ipv4.public[0].interface_id).toBeNull();
+    const pub = await t.post(`/v4/compute/instances/${inst.id}/interfaces`, { public: {} });
+    const after = await t.get(`/v4/compute/instances/${inst.id}/ips`);
+    expect(after.body.ipv4.public[0].interface_id).toBe(pub.body.id);
+    expect(pub.body.public.ipv6.slaac).toEqual([{ address: after.body.ipv6.slaac.address, prefix: 64 }]);
+  });
+
+  it('createComputeConfig: a profile of an instance of the compute generation takes no interfaces', async () => {
+    const inst = await bare();
+    const configs = await t.get(`/v4/compute/instances/${inst.id}/configs`);
+    const cfg = configs.body.data[0].id as number;
+    const put = await t.put(`/v4/compute/instances/${inst.id}/configs/${cfg}`, {
+      interfaces: [{ purpose: 'public' }],
+    });
+    expect(put.status).toBe(400);
+    expect(fields(put)).toEqual(['interfaces']);
+    const add = await t.post(`/v4/compute/instances/${inst.id}/configs/${cfg}/interfaces`, {
+      purpose: 'public',
+    });
+    expect(add.status).toBe(400);
+    // An empty list is fine (SDKs send it).
+    expect(
+      (await t.put(`/v4/compute/instances/${inst.id}/configs/${cfg}`, { interfaces: [] })).status,
+    ).toBe(200);
+  });
+
+  it('upgradeComputeInterfaces: dry_run shows, the upgrade converts profile interfaces and moves the firewall', async () => {
+    const { subnetId } = await vpc();
+    const fw = await firewall();
+    const r = await create({
+      firewall_id: fw,
+      interfaces: [
+        { purpose: 'public', primary: true },
+        { purpose: 'vpc', subnet_id: subnetId, ipv4: { vpc: '10.0.0.30' } },
+        { purpose: 'vlan', label: 'v1', ipam_address: '10.9.0.1/24' },
+      ],
+    });
+    expect(r.status).toBe(200);
+    await t.settle();
+    const url = `/v4/compute/instances/${r.body.id}/upgrade-interfaces`;
+    const dry = await t.post(url, { dry_run: true });
+    expect(dry.status, JSON.stringify(dry.body)).toBe(200);
+    expect(dry.body.dry_run).toBe(true);
+    expect(dry.body.interfaces.map((i: Iface) => [i.public !== null, i.vpc?.ipv4.addresses[0]?.address ?? null, i.vlan?.vlan_label ?? null])).toEqual([
+      [true, null, null],
+      [false, '10.0.0.30', null],
+      [false, null, 'v1'],
+    ]);
+    expect((await t.get(`/v4/compute/instances/${r.body.id}`)).body.interface_generation).toBe(
+      'legacy_config',
+    );
+    const done = await t.post(url, {});
+    expect(done.status).toBe(200);
+    expect(done.body.dry_run).toBe(false);
+    expect(done.body.interfaces[0].default_route).toEqual({ ipv4: true, ipv6: true });
+    expect((await t.get(`/v4/compute/instances/${r.body.id}`)).body.interface_generation).toBe(
+      'compute',
+    );
+    const list = await t.get(`/v4/compute/instances/${r.body.id}/interfaces`);
+    expect(list.body.interfaces).toHaveLength(3);
+    const configs = await t.get(`/v4/compute/instances/${r.body.id}/configs`);
+    expect(configs.body.data[0].interfaces).toEqual([]);
+    const entities = (await t.get(`/v4/networking/firewalls/${fw}`)).body.entities as {
+      type: string;
+    }[];
+    expect(entities.map((e) => e.type)).toEqual(['compute_interface', 'compute_interface']);
+    expect((await t.post(url, {})).status).toBe(400);
+  });
+
+  it('createFirewallDevice: type compute_interface attaches a public or VPC interface, never a VLAN one', async () => {
+    const inst = await bare();
+    const fw = await firewall();
+    const pub = await t.post(`/v4/compute/instances/${inst.id}/interfaces`, { public: {} });
+    const vl = await t.post(`/v4/compute/instances/${inst.id}/interfaces`, {
+      vlan: { vlan_label: 'v1' },
+    });
+    const dev = await t.post(`/v4/networking/firewalls/${fw}/devices`, {
+      id: pub.body.id,
+      type: 'compute_interface',
+    });
+    expect(dev.status, JSON.stringify(dev.body)).toBe(200);
+    expect(dev.body.entity).toMatchObject({
+      id: pub.body.id,
+      type: 'compute_interface',
+      label: null,
+      parent_entity: { id: inst.id, type: 'compute' },
+    });
+    const vlan = await t.post(`/v4/networking/firewalls/${fw}/devices`, {
+      id: vl.body.id,
+      type: 'compute_interface',
+    });
+    expect(vlan.status).toBe(400);
+    const missing = await t.post(`/v4/networking/firewalls/${fw}/devices`, {
+      id: 99999,
+      type: 'compute_interface',
+    });
+    expect(missing.status).toBe(400);
+  });
+
+  it('deleteComputeInstance: its interfaces and their firewall devices go with it', async () => {
+    const fw = await firewall();
+    const r = await create({
+      interface_generation: 'compute',
+      interfaces: [{ firewall_id: fw, public: {} }],
+    });
+    await t.settle();
+    expect((await t.get(`/v4/networking/firewalls/${fw}`)).body.entities).toHaveLength(1);
+    expect((await t.del(`/v4/compute/instances/${r.body.id}`)).status).toBe(200);
+    await t.settle();
+    expect((await t.get(`/v4/networking/firewalls/${fw}`)).body.entities).toEqual([]);
+    const left = await t.ctx.db.db.selectFrom('compute_interfaces').select('id').execute();
+    expect(left).toEqual([]);
+  });
 });
