@@ -19,8 +19,12 @@ const PublicShape = Type.Object({
     shared: Type.Array(Type.Object({ address: Type.String(), compute_id: Type.Integer() })),
   }),
   ipv6: Type.Object({
-    ranges: Type.Array(Type.Object({ range: Type.String(), route_target: Nullable(Type.String()) })),
-    shared: Type.Array(Type.Object({ range: Type.String(), route_target: Nullable(Type.String()) })),
+    ranges: Type.Array(
+      Type.Object({ range: Type.String(), route_target: Nullable(Type.String()) }),
+    ),
+    shared: Type.Array(
+      Type.Object({ range: Type.String(), route_target: Nullable(Type.String()) }),
+    ),
     slaac: Type.Array(Type.Object({ address: Type.String(), prefix: Type.Integer() })),
   }),
 });

@@ -228,7 +228,10 @@ async function pickRanges(
     }
     const prefix = Number(m[1]);
     if (prefix < subnet.prefix || prefix > 32) {
-      fe.add(`${field}.${k}.range`, `The range's prefix length must be between ${subnet.prefix} and 32`);
+      fe.add(
+        `${field}.${k}.range`,
+        `The range's prefix length must be between ${subnet.prefix} and 32`,
+      );
       continue;
     }
     const size = 2 ** (32 - prefix);
@@ -246,7 +249,8 @@ async function pickRanges(
         break;
       }
     }
-    if (found === undefined) fe.add(`${field}.${k}.range`, 'The subnet has no free range of that size');
+    if (found === undefined)
+      fe.add(`${field}.${k}.range`, 'The subnet has no free range of that size');
     else {
       chosen.push({ start: found, end: found + size - 1 });
       out.push(`${numToIpv4(found)}/${prefix}`);
@@ -344,7 +348,10 @@ export class ComputeInterfacesService {
     const fe = new FieldErrors();
     const existing = await interfacesOfInstance(tx, inst.id);
     if (existing.length + list.length > MAX_INTERFACES)
-      throw errors.invalidField('interfaces', `An instance has at most ${MAX_INTERFACES} interfaces`);
+      throw errors.invalidField(
+        'interfaces',
+        `An instance has at most ${MAX_INTERFACES} interfaces`,
+      );
     const purposes = list.map((b, n) => {
       const given = (['public', 'vpc', 'vlan'] as const).filter((k) => b[k] != null);
       if (given.length !== 1) {
@@ -406,14 +413,21 @@ export class ComputeInterfacesService {
         if (ipp) fe.add(at('vlan.ipam_address', n), ipp);
         const others = [
           ...existing.filter((r) => r.purpose === 'vlan'),
-          ...list.slice(0, n).flatMap((o) =>
-            o.vlan ? [{ vlan_label: o.vlan.vlan_label, ipam_address: o.vlan.ipam_address ?? null }] : [],
-          ),
+          ...list
+            .slice(0, n)
+            .flatMap((o) =>
+              o.vlan
+                ? [{ vlan_label: o.vlan.vlan_label, ipam_address: o.vlan.ipam_address ?? null }]
+                : [],
+            ),
         ];
         if (others.some((o) => o.vlan_label === b.vlan?.vlan_label))
           fe.add(at('vlan.vlan_label', n), 'The instance already has an interface on this VLAN');
         if (ip !== null && others.some((o) => o.ipam_address === ip))
-          fe.add(at('vlan.ipam_address', n), 'ipam_address must be unique among the instance\u2019s interfaces');
+          fe.add(
+            at('vlan.ipam_address', n),
+            'ipam_address must be unique among the instance\u2019s interfaces',
+          );
       }
       if (purpose === 'vpc' && b.vpc && !subnets.has(b.vpc.subnet_id))
         fe.add(at('vpc.subnet_id', n), 'Subnet not found');
@@ -453,8 +467,15 @@ export class ComputeInterfacesService {
         );
       } else if (purpose === 'vpc' && b.vpc) {
         const vfe = new FieldErrors();
-        const done = await this.vpcValues(tx, vfe, inst, b.vpc.subnet_id, b.vpc.ipv4, subnets, undefined, (f) =>
-          at(`vpc.${f}`, n),
+        const done = await this.vpcValues(
+          tx,
+          vfe,
+          inst,
+          b.vpc.subnet_id,
+          b.vpc.ipv4,
+          subnets,
+          undefined,
+          (f) => at(`vpc.${f}`, n),
         );
         vfe.throwIfAny();
         Object.assign(values, done);
@@ -553,7 +574,9 @@ export class ComputeInterfacesService {
     }
     if (list.filter((a) => a.primary === true).length > 1)
       fe.add(at('primary'), 'Only one address can be primary');
-    const named = new Set(list.flatMap((a) => (a.address && a.address !== AUTO ? [a.address] : [])));
+    const named = new Set(
+      list.flatMap((a) => (a.address && a.address !== AUTO ? [a.address] : [])),
+    );
     for (const [k, a] of list.entries()) {
       const addr = a.address ?? AUTO;
       if (addr !== AUTO && (!isIpv4(addr) || !owned.includes(addr)))
@@ -665,7 +688,10 @@ export class ComputeInterfacesService {
       subnet_id: subnetId,
       ipv4_vpc: norm.ipv4_vpc,
       ipv4_nat_1_1: norm.ipv4_nat_1_1,
-      ip_ranges: norm.ip_ranges === null || norm.ip_ranges.length === 0 ? null : JSON.stringify(norm.ip_ranges),
+      ip_ranges:
+        norm.ip_ranges === null || norm.ip_ranges.length === 0
+          ? null
+          : JSON.stringify(norm.ip_ranges),
     };
   }
 
@@ -686,7 +712,8 @@ export class ComputeInterfacesService {
         throw errors.reason('A VLAN interface cannot be updated; delete it and add a new one.');
       if (b.public != null && row.purpose !== 'public')
         fe.add('public', 'This interface is not a public interface');
-      if (b.vpc != null && row.purpose !== 'vpc') fe.add('vpc', 'This interface is not a VPC interface');
+      if (b.vpc != null && row.purpose !== 'vpc')
+        fe.add('vpc', 'This interface is not a VPC interface');
       if (row.purpose === 'vpc' && b.default_route?.ipv6 === true)
         fe.add('default_route.ipv6', 'IPv6 on VPC interfaces is not available');
       if (
@@ -697,11 +724,23 @@ export class ComputeInterfacesService {
       )
         fe.add('vpc.subnet_id', 'The subnet of a VPC interface cannot be changed');
       if (row.purpose === 'public' && b.public?.ipv6?.ranges && b.public.ipv6.ranges.length > 0)
-        await this.checkOwnRanges(tx, fe, inst, b.public.ipv6.ranges, (k) => `public.ipv6.ranges.${k}.range`);
+        await this.checkOwnRanges(
+          tx,
+          fe,
+          inst,
+          b.public.ipv6.ranges,
+          (k) => `public.ipv6.ranges.${k}.range`,
+        );
       fe.throwIfAny();
       const set: Record<string, unknown> = {};
       if (row.purpose === 'public' && b.public != null)
-        set.primary_ipv4 = await this.publicAddresses(tx, inst, b.public, row.primary_ipv4, (f) => `public.ipv4.addresses.${f}`);
+        set.primary_ipv4 = await this.publicAddresses(
+          tx,
+          inst,
+          b.public,
+          row.primary_ipv4,
+          (f) => `public.ipv4.addresses.${f}`,
+        );
       if (row.purpose === 'vpc' && b.vpc?.ipv4 != null) {
         const subnets = await loadSubnets(tx, inst.account_id, [row.subnet_id as number], true);
         const vfe = new FieldErrors();
@@ -727,7 +766,12 @@ export class ComputeInterfacesService {
         const v = b.default_route?.[family];
         if (v === undefined || v === null) continue;
         const col = family === 'ipv4' ? 'default_ipv4' : 'default_ipv6';
-        if (v) await tx.db.updateTable('compute_interfaces').set({ [col]: 0 }).where('instance_id', '=', inst.id).execute();
+        if (v)
+          await tx.db
+            .updateTable('compute_interfaces')
+            .set({ [col]: 0 })
+            .where('instance_id', '=', inst.id)
+            .execute();
         set[col] = v ? 1 : 0;
       }
       await tx.db
@@ -768,7 +812,10 @@ export class ComputeInterfacesService {
       const v4 = b.default_route?.ipv4_interface_id;
       const v6 = b.default_route?.ipv6_interface_id;
       if (v4 != null && !before.default_route.ipv4_eligible_interface_ids.includes(v4))
-        fe.add('default_route.ipv4_interface_id', 'Must be a public or VPC interface of this instance');
+        fe.add(
+          'default_route.ipv4_interface_id',
+          'Must be a public or VPC interface of this instance',
+        );
       if (v6 != null && !before.default_route.ipv6_eligible_interface_ids.includes(v6))
         fe.add('default_route.ipv6_interface_id', 'Must be a public interface of this instance');
       fe.throwIfAny();
@@ -778,8 +825,16 @@ export class ComputeInterfacesService {
         [v6, 'default_ipv6'],
       ] as const) {
         if (id == null) continue;
-        await tx.db.updateTable('compute_interfaces').set({ [col]: 0 }).where('instance_id', '=', inst.id).execute();
-        await tx.db.updateTable('compute_interfaces').set({ [col]: 1, updated: now }).where('id', '=', id).execute();
+        await tx.db
+          .updateTable('compute_interfaces')
+          .set({ [col]: 0 })
+          .where('instance_id', '=', inst.id)
+          .execute();
+        await tx.db
+          .updateTable('compute_interfaces')
+          .set({ [col]: 1, updated: now })
+          .where('id', '=', id)
+          .execute();
       }
       if (b.network_helper != null)
         await tx.db
@@ -960,5 +1015,8 @@ export async function dropInterfaces(db: Database, ids: readonly number[]): Prom
     .where('entity_type', '=', 'compute_interface')
     .where('entity_id', 'in', [...ids])
     .execute();
-  await db.db.deleteFrom('compute_interfaces').where('id', 'in', [...ids]).execute();
+  await db.db
+    .deleteFrom('compute_interfaces')
+    .where('id', 'in', [...ids])
+    .execute();
 }

@@ -10,7 +10,10 @@ type Iface = {
   vpc: {
     vpc_id: number;
     subnet_id: number;
-    ipv4: { addresses: { address: string; nat_1_1_address: string | null }[]; ranges: { range: string }[] };
+    ipv4: {
+      addresses: { address: string; nat_1_1_address: string | null }[];
+      ranges: { range: string }[];
+    };
   } | null;
   vlan: { vlan_label: string; ipam_address: string | null } | null;
   default_route: { ipv4?: boolean; ipv6?: boolean };
@@ -89,9 +92,9 @@ describe('interfaces of the compute generation', () => {
     // Profiles of such an instance have no interfaces.
     const configs = await t.get(`/v4/compute/instances/${r.body.id}/configs`);
     expect(configs.body.data[0].interfaces).toEqual([]);
-    expect(
-      (await t.get(`/v4/compute/instances/${r.body.id}/interfaces/${pub?.id}`)).body,
-    ).toEqual(pub);
+    expect((await t.get(`/v4/compute/instances/${r.body.id}/interfaces/${pub?.id}`)).body).toEqual(
+      pub,
+    );
   });
 
   it('createComputeInstance: the account setting interfaces_for_new_computes decides the default and what is allowed', async () => {
@@ -190,7 +193,10 @@ describe('interfaces of the compute generation', () => {
     const v = await t.post(base, {
       vpc: {
         subnet_id: subnetId,
-        ipv4: { addresses: [{ address: 'auto', primary: true, nat_1_1_address: 'auto' }], ranges: [{ range: '/32' }] },
+        ipv4: {
+          addresses: [{ address: 'auto', primary: true, nat_1_1_address: 'auto' }],
+          ranges: [{ range: '/32' }],
+        },
       },
     });
     expect(v.status, JSON.stringify(v.body)).toBe(200);
@@ -293,7 +299,8 @@ describe('interfaces of the compute generation', () => {
     const inst = await bare();
     const { subnetId } = await vpc();
     const base = `/v4/compute/instances/${inst.id}/interfaces`;
-    const pub = (await t.post(base, { default_route: { ipv4: true, ipv6: true }, public: {} })).body as Iface;
+    const pub = (await t.post(base, { default_route: { ipv4: true, ipv6: true }, public: {} }))
+      .body as Iface;
     const v = (await t.post(base, { vpc: { subnet_id: subnetId } })).body as Iface;
     const vl = (await t.post(base, { vlan: { vlan_label: 'v1' } })).body as Iface;
     const s = await t.get(`${base}/settings`);
@@ -323,10 +330,12 @@ describe('interfaces of the compute generation', () => {
     const fw = await firewall();
     const { subnetId } = await vpc();
     const base = `/v4/compute/instances/${inst.id}/interfaces`;
-    const v = (await t.post(base, {
-      firewall_id: fw,
-      vpc: { subnet_id: subnetId, ipv4: { addresses: [{ address: '10.0.0.9' }] } },
-    })).body as Iface;
+    const v = (
+      await t.post(base, {
+        firewall_id: fw,
+        vpc: { subnet_id: subnetId, ipv4: { addresses: [{ address: '10.0.0.9' }] } },
+      })
+    ).body as Iface;
     const fwView = await t.get(`/v4/networking/firewalls/${fw}`);
     expect(fwView.body.entities).toEqual([
       {
@@ -427,7 +436,9 @@ describe('interfaces of the compute generation', () => {
     const pub = await t.post(`/v4/compute/instances/${inst.id}/interfaces`, { public: {} });
     const after = await t.get(`/v4/compute/instances/${inst.id}/ips`);
     expect(after.body.ipv4.public[0].interface_id).toBe(pub.body.id);
-    expect(pub.body.public.ipv6.slaac).toEqual([{ address: after.body.ipv6.slaac.address, prefix: 64 }]);
+    expect(pub.body.public.ipv6.slaac).toEqual([
+      { address: after.body.ipv6.slaac.address, prefix: 64 },
+    ]);
   });
 
   it('createComputeConfig: a profile of an instance of the compute generation takes no interfaces', async () => {
@@ -466,7 +477,13 @@ describe('interfaces of the compute generation', () => {
     const dry = await t.post(url, { dry_run: true });
     expect(dry.status, JSON.stringify(dry.body)).toBe(200);
     expect(dry.body.dry_run).toBe(true);
-    expect(dry.body.interfaces.map((i: Iface) => [i.public !== null, i.vpc?.ipv4.addresses[0]?.address ?? null, i.vlan?.vlan_label ?? null])).toEqual([
+    expect(
+      dry.body.interfaces.map((i: Iface) => [
+        i.public !== null,
+        i.vpc?.ipv4.addresses[0]?.address ?? null,
+        i.vlan?.vlan_label ?? null,
+      ]),
+    ).toEqual([
       [true, null, null],
       [false, '10.0.0.30', null],
       [false, null, 'v1'],

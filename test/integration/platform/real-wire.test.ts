@@ -49,18 +49,6 @@ const DEPARTURES: Record<string, { paths: string[]; reason: string }> = {
     reason:
       'images: `regions`, `total_size`, `is_shared` and `image_sharing` (image sharing is a feature of the next issue) not carried yet',
   },
-  'GET /networking/firewalls': {
-    paths: [
-      'data[].entities[].label',
-      'data[].entities[].parent_entity.id',
-      'data[].entities[].parent_entity.label',
-      'data[].entities[].parent_entity.parent_entity',
-      'data[].entities[].parent_entity.type',
-      'data[].entities[].parent_entity.url',
-    ],
-    reason:
-      "firewalls: the wire's `compute_interface` entities (new interface generation, next issue) and `outbound: null` where Stratus answers `[]`",
-  },
   'GET /object-storage/buckets': {
     paths: ['data[].endpoint_type', 'data[].region', 'data[].s3_endpoint'],
     reason:
@@ -211,12 +199,12 @@ const DEPARTURES: Record<string, { paths: string[]; reason: string }> = {
   'PUT /networking/firewalls/{firewallId}': {
     paths: ['rules.outbound'],
     reason:
-      "firewalls: the wire's `compute_interface` entities (new interface generation, next issue) and `outbound: null` where Stratus answers `[]`",
+      "firewalls: the wire's `outbound: null` (a firewall without outbound rules) where Stratus answers `[]`",
   },
   'PUT /networking/firewalls/{firewallId}/rules': {
     paths: ['outbound'],
     reason:
-      "firewalls: the wire's `compute_interface` entities (new interface generation, next issue) and `outbound: null` where Stratus answers `[]`",
+      "firewalls: the wire's `outbound: null` (a firewall without outbound rules) where Stratus answers `[]`",
   },
   'PUT /object-storage/keys/{keyId}': {
     paths: [
