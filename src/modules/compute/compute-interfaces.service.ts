@@ -518,6 +518,24 @@ export class ComputeInterfacesService {
       }
       ids.push(id);
     }
+    // A family without a default route gets one: the first new interface that can carry it
+    // and was not told otherwise (the instance keeps a way out).
+    const all = await interfacesOfInstance(tx, inst.id);
+    for (const family of ['ipv4', 'ipv6'] as const) {
+      const col = family === 'ipv4' ? 'default_ipv4' : 'default_ipv6';
+      if (all.some((r) => r[col] === 1)) continue;
+      const pick = ids.find((id, n) => {
+        const purpose = purposes[n];
+        const eligible = family === 'ipv4' ? purpose !== 'vlan' : purpose === 'public';
+        return eligible && list[n]?.default_route?.[family] !== false;
+      });
+      if (pick !== undefined)
+        await tx.db
+          .updateTable('compute_interfaces')
+          .set({ [col]: 1 })
+          .where('id', '=', pick)
+          .execute();
+    }
     void p;
     return ids;
   }

@@ -144,6 +144,20 @@ describe('interfaces of the compute generation', () => {
     expect((await t.get('/v4/compute/instances')).body.results).toBe(0);
   });
 
+  it('addComputeInterface: the first interface able to carry a family takes its default route unless told not to', async () => {
+    const inst = await bare();
+    const { subnetId } = await vpc();
+    const base = `/v4/compute/instances/${inst.id}/interfaces`;
+    const vl = await t.post(base, { vlan: { vlan_label: 'v1' } });
+    expect(vl.body.default_route).toEqual({});
+    const v = await t.post(base, { vpc: { subnet_id: subnetId }, default_route: { ipv4: false } });
+    expect(v.body.default_route).toEqual({ ipv4: false });
+    const pub = await t.post(base, { public: {} });
+    expect(pub.body.default_route).toEqual({ ipv4: true, ipv6: true });
+    const s = await t.get(`${base}/settings`);
+    expect(s.body.default_route.ipv4_interface_id).toBe(pub.body.id);
+  });
+
   it('createComputeInstance: one default route per IP family; a VLAN interface is never one', async () => {
     const { subnetId } = await vpc();
     const twice = await create({
