@@ -320,7 +320,7 @@ export class ComputeInterfacesService {
   async create(p: Principal, computeId: number, b: CreateInput): Promise<ApiComputeInterface> {
     return this.d.db.transaction(async (tx) => {
       const inst = await this.instance(tx, p, computeId, 'read_write');
-      const [id] = await this.insertAll(tx, p, inst, [b], (f) => f);
+      const [id] = await this.insertAll(tx, inst, [b], (f) => f);
       await this.event(tx, p, inst, 'interface_create');
       return this.get_(tx, inst, id as number);
     });
@@ -340,7 +340,6 @@ export class ComputeInterfacesService {
    */
   async insertAll(
     tx: Database,
-    p: Principal,
     inst: InstanceRow,
     list: readonly CreateInput[],
     at: (field: string, n: number) => string,
@@ -536,7 +535,6 @@ export class ComputeInterfacesService {
           .where('id', '=', pick)
           .execute();
     }
-    void p;
     return ids;
   }
 

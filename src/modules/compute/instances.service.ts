@@ -80,7 +80,7 @@ export interface InstanceDeps {
   /** The compute driver (src/machines): image bytes, capacity and the seed at the seam. */
   machines: ComputeDriver;
   /** The instance's own interfaces (`interface_generation: compute`). */
-  computeInterfaces?: ComputeInterfacesService;
+  computeInterfaces: ComputeInterfacesService;
 }
 
 /** Compute instances: create, list, view, update and delete. */
@@ -352,10 +352,10 @@ export class InstancesService {
         );
       }
 
-      if (generation === 'compute' && b.interfaces && b.interfaces.length > 0 && computeIfaces) {
+      if (generation === 'compute' && b.interfaces && b.interfaces.length > 0) {
         // The instance's own interfaces, once its addresses exist (a public one shows them).
         const row = (await findInstance(tx, p.accountId, id)) as InstanceRow;
-        await computeIfaces.insertAll(tx, p, row, b.interfaces, (f, n) => `interfaces.${n}.${f}`);
+        await computeIfaces.insertAll(tx, row, b.interfaces, (f, n) => `interfaces.${n}.${f}`);
       }
 
       let configId: number | null = null;

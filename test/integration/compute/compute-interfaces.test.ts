@@ -567,4 +567,18 @@ describe('interfaces of the compute generation', () => {
     const left = await t.ctx.db.db.selectFrom('compute_interfaces').select('id').execute();
     expect(left).toEqual([]);
   });
+
+  it('deleteComputeInterface: refused while the instance has a cannot_delete_with_subresources lock', async () => {
+    const inst = await bare();
+    const base = `/v4/compute/instances/${inst.id}/interfaces`;
+    const pub = await t.post(base, { public: {} });
+    const lock = await t.post('/v4/locks', {
+      entity_type: 'compute',
+      entity_id: inst.id,
+      lock_type: 'cannot_delete_with_subresources',
+    });
+    expect(lock.status).toBe(200);
+    expect((await t.del(`${base}/${pub.body.id}`)).status).toBe(400);
+    expect((await t.get(`${base}/${pub.body.id}`)).status).toBe(200);
+  });
 });
