@@ -523,7 +523,7 @@ export class ComputeInterfacesService {
     for (const family of ['ipv4', 'ipv6'] as const) {
       const col = family === 'ipv4' ? 'default_ipv4' : 'default_ipv6';
       if (all.some((r) => r[col] === 1)) continue;
-      const pick = ids.find((id, n) => {
+      const pick = ids.find((_id, n) => {
         const purpose = purposes[n];
         const eligible = family === 'ipv4' ? purpose !== 'vlan' : purpose === 'public';
         return eligible && list[n]?.default_route?.[family] !== false;
