@@ -42,6 +42,7 @@ import * as m0052 from './migrations/0052-job-workers.js';
 import * as m0045 from './migrations/0045-s3-compatibility.js';
 import * as m0054 from './migrations/0054-console-client.js';
 import * as m0046 from './migrations/0046-image-regions.js';
+import * as m0028 from './migrations/0028-compute-interfaces.js';
 import type { MigrationContext } from './migrations/helpers.js';
 
 interface MigrationModule {
@@ -93,6 +94,7 @@ const MIGRATIONS: Record<string, MigrationModule> = {
   '0045-s3-compatibility': m0045,
   '0054-console-client': m0054,
   '0046-image-regions': m0046,
+  '0028-compute-interfaces': m0028,
 };
 
 class StratusMigrationProvider implements MigrationProvider {

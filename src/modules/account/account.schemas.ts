@@ -78,6 +78,18 @@ export const AccountUpdateBody = Type.Object({
 });
 export type AccountUpdate = Static<typeof AccountUpdateBody>;
 
+/**
+ * The account setting `interfaces_for_new_computes`: which interface generations a new instance
+ * may have (`legacy_config`, `compute`) and which it gets when its create names none.
+ */
+export const INTERFACES_FOR_NEW_COMPUTES = [
+  'legacy_config_only',
+  'legacy_config_default_but_compute_allowed',
+  'compute_default_but_legacy_config_allowed',
+  'compute_only',
+] as const;
+export type InterfacesForNewComputes = (typeof INTERFACES_FOR_NEW_COMPUTES)[number];
+
 export const AccountSettingsSchema = Type.Object({
   managed: Type.Boolean(),
   longview_subscription: Nullable(Type.String()),
@@ -85,7 +97,8 @@ export const AccountSettingsSchema = Type.Object({
   backups_enabled: Type.Boolean(),
   object_storage: Type.String({ enum: ['disabled', 'suspended', 'active'] }),
   maintenance_policy: Type.String(),
-  interfaces_for_new_computes: Type.String(),
+  /** What new instances get, and may ask for with `interface_generation` (compute area). */
+  interfaces_for_new_computes: Type.String({ enum: [...INTERFACES_FOR_NEW_COMPUTES] }),
 });
 export type AccountSettings = Static<typeof AccountSettingsSchema>;
 
@@ -93,5 +106,8 @@ export type AccountSettings = Static<typeof AccountSettingsSchema>;
 export const AccountSettingsUpdateBody = Type.Object({
   backups_enabled: Type.Optional(Type.Boolean()),
   network_helper: Type.Optional(Type.Boolean()),
+  interfaces_for_new_computes: Type.Optional(
+    Type.String({ enum: [...INTERFACES_FOR_NEW_COMPUTES] }),
+  ),
 });
 export type AccountSettingsUpdate = Static<typeof AccountSettingsUpdateBody>;

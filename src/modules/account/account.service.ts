@@ -13,6 +13,7 @@ import type {
   AccountSettings,
   AccountSettingsUpdate,
   AccountUpdate,
+  InterfacesForNewComputes,
 } from './account.schemas.js';
 
 type AccountRow = Omit<AccountsTable, 'id'> & { id: number };
@@ -54,9 +55,10 @@ export function toAccountSettings(r: AccountRow): AccountSettings {
     backups_enabled: toBool(r.backups_enabled),
     object_storage: r.object_storage as AccountSettings['object_storage'],
     // Features of the next areas, with the real service's defaults: new instances follow the
-    // `compute/migrate` policy and get configuration-profile interfaces.
+    // `compute/migrate` policy.
     maintenance_policy: 'compute/migrate',
-    interfaces_for_new_computes: 'legacy_config_only',
+    interfaces_for_new_computes: (r.interfaces_for_new_computes ??
+      'legacy_config_default_but_compute_allowed') as InterfacesForNewComputes,
   };
 }
 
@@ -117,7 +119,7 @@ export class AccountService {
     return toAccountSettings(await accountRow(this.db, p.accountId));
   }
 
-  /** PUT /account/settings: `backups_enabled`, `network_helper`; event `account_settings_update`. */
+  /** PUT /account/settings: `backups_enabled`, `network_helper`, `interfaces_for_new_computes`; event `account_settings_update`. */
   async updateSettings(p: Principal, body: AccountSettingsUpdate): Promise<AccountSettings> {
     authz.requireAccountAccess(p, 'read_write');
     return this.db.transaction(async (tx) => {
@@ -128,6 +130,9 @@ export class AccountService {
           : {}),
         ...(body.network_helper !== undefined
           ? { network_helper: fromBool(body.network_helper) }
+          : {}),
+        ...(body.interfaces_for_new_computes !== undefined
+          ? { interfaces_for_new_computes: body.interfaces_for_new_computes }
           : {}),
       };
       if (Object.keys(set).length > 0) {

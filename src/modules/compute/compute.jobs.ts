@@ -1,3 +1,4 @@
+import { dropInterfaces, interfacesOfInstance } from './compute-interfaces.service.js';
 import { Type } from '@sinclair/typebox';
 import type { Database } from '../../db/database.js';
 import { billInstance } from '../billing/billables.js';
@@ -198,6 +199,10 @@ export const deleteJob = defineJob<DeletePayload>({
       await closeRun(ctx.db, inst.id, ctx.clock.nowMs());
       await ctx.db.db.deleteFrom('ip_addresses').where('instance_id', '=', inst.id).execute();
       await ctx.db.db.deleteFrom('config_interfaces').where('instance_id', '=', inst.id).execute();
+      await dropInterfaces(
+        ctx.db,
+        (await interfacesOfInstance(ctx.db, inst.id)).map((r) => r.id),
+      );
       await ctx.db.db.deleteFrom('configs').where('instance_id', '=', inst.id).execute();
       await ctx.db.db.deleteFrom('disks').where('instance_id', '=', inst.id).execute();
       // Its backups go with it (the automatic schedule ends itself when it finds no instance).

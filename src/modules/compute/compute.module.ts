@@ -17,6 +17,8 @@ import { instancesRoutes } from './instances.routes.js';
 import { InstancesService } from './instances.service.js';
 import { interfacesRoutes } from './interfaces.routes.js';
 import { InterfacesService } from './interfaces.service.js';
+import { computeInterfacesRoutes } from './compute-interfaces.routes.js';
+import { ComputeInterfacesService } from './compute-interfaces.service.js';
 import { computeIpsRoutes } from './ips.routes.js';
 import { MigrateService } from './migrate.service.js';
 import { opJobs } from './ops.jobs.js';
@@ -42,6 +44,7 @@ export const computeModule = defineArea({
     'disks',
     'configs',
     'config_interfaces',
+    'compute_interfaces',
     'instance_runs',
     'instance_clones',
     'backups',
@@ -56,6 +59,7 @@ export const computeModule = defineArea({
     { catalogue: { catalogue }, networking, placement: { groups: placement } },
   ) => {
     const { firewalls, ipAllocator: ips } = networking;
+    const computeInterfaces = new ComputeInterfacesService({ db, clock, events, ips, firewalls });
     const instances = new InstancesService({
       db,
       clock,
@@ -66,9 +70,11 @@ export const computeModule = defineArea({
       firewalls,
       placement,
       machines,
+      computeInterfaces,
     });
     return {
       instances,
+      computeInterfaces,
       power: new PowerService({ db, clock, events, queue, machines }, instances),
       disks: new DisksService({ db, clock, events, queue, catalogue, machines }, instances),
       configs: new ConfigsService({ db, clock, events, catalogue }, instances),
@@ -101,6 +107,7 @@ export const computeModule = defineArea({
     disksRoutes(ctx),
     configsRoutes(ctx),
     interfacesRoutes(ctx),
+    computeInterfacesRoutes(ctx),
     computeIpsRoutes(ctx),
     computeStatsRoutes(ctx),
     computeOpsRoutes(ctx),

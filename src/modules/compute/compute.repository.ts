@@ -153,7 +153,9 @@ export async function toApiInstances(
       capabilities: (region?.capabilities ?? []).filter((c) => INSTANCE_CAPABILITIES.has(c)),
       maintenance_policy: r.maintenance_policy ?? DEFAULT_MAINTENANCE_POLICY,
       disk_encryption: 'disabled' as const,
-      interface_generation: 'legacy_config' as const,
+      interface_generation: (r.interface_generation ?? 'legacy_config') as
+        | 'legacy_config'
+        | 'compute',
       lke_cluster_id: null,
       placement_group: placement.get(r.id) ?? null,
       locks: locks.get(r.id) ?? [],

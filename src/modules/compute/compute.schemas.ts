@@ -1,6 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import { DateTime, Nullable, PageOf } from '../../http/schemas/common.js';
 import { PlacementAssignment } from '../placement/placement.schemas.js';
+import { ComputeInterfaceCreateBody } from './compute-interfaces.schemas.js';
 
 export const SCHEDULE_DAYS = [
   'Scheduling',
@@ -59,6 +60,8 @@ const Alerts = Type.Object({
 export const MAINTENANCE_POLICIES = ['compute/migrate', 'compute/power_off_on'] as const;
 export const DEFAULT_MAINTENANCE_POLICY = 'compute/migrate';
 
+export const INTERFACE_GENERATIONS = ['legacy_config', 'compute'] as const;
+
 export const ComputeSchema = Type.Object({
   id: Type.Integer(),
   label: Type.String(),
@@ -102,7 +105,8 @@ export const ComputeSchema = Type.Object({
   maintenance_policy: Type.String(),
   // Fields of features Stratus does not serve yet, with the real service's "not used" values.
   disk_encryption: Type.String({ enum: ['enabled', 'disabled'] }),
-  interface_generation: Type.String({ enum: ['legacy_config', 'compute'] }),
+  /** `legacy_config`: interfaces in configuration profiles; `compute`: the instance's own. */
+  interface_generation: Type.String({ enum: [...INTERFACE_GENERATIONS] }),
   lke_cluster_id: Nullable(Type.Integer()),
   placement_group: Nullable(
     Type.Object({
@@ -155,6 +159,13 @@ export const InterfaceSchema = Type.Object({
   ipv6: Type.Null(),
 });
 
+/** An item of an instance create's `interfaces`: either generation's fields (checked by the service). */
+const CreateInterfaceItem = Type.Object({
+  ...InterfaceRequestSchema.properties,
+  purpose: Type.Optional(Type.String({ enum: ['public', 'vlan', 'vpc'] })),
+  ...ComputeInterfaceCreateBody.properties,
+});
+
 export const CreateComputeBody = Type.Object({
   region: Type.String(),
   type: Type.String(),
@@ -175,7 +186,13 @@ export const CreateComputeBody = Type.Object({
   maintenance_policy: Type.Optional(Type.String()),
   group: Type.Optional(Type.String({ maxLength: 50 })),
   tags: Type.Optional(Type.Array(Type.String({ minLength: 3, maxLength: 50 }))),
-  interfaces: Type.Optional(Type.Array(InterfaceRequestSchema, { maxItems: 3 })),
+  /**
+   * Legacy profile interfaces (`purpose` …) or, with `interface_generation: compute`, the
+   * instance's own interfaces (`public`, `vpc` or `vlan`, `firewall_id`, `default_route`).
+   */
+  interfaces: Type.Optional(Type.Array(CreateInterfaceItem, { maxItems: 3 })),
+  /** `legacy_config` or `compute`; omitted: what `interfaces_for_new_computes` makes default. */
+  interface_generation: Type.Optional(Type.String({ enum: [...INTERFACE_GENERATIONS] })),
   /** The placement group the new instance joins (placement area). */
   placement_group: Type.Optional(Nullable(PlacementAssignment)),
   /** One reserved address of the account: the instance's public IPv4 instead of a new one. */

@@ -45,6 +45,10 @@ export interface InstancesTable {
   pending_migration: string | null;
   /** While `cloning`: the status the source returns to when its last clone ends. */
   resume_status: InstanceStatus | null;
+  /** `legacy_config` (profile interfaces) or `compute` (the instance's own interfaces, 0028). */
+  interface_generation?: string;
+  /** Network helper of an instance of the `compute` generation (`/interfaces/settings`). */
+  interfaces_network_helper?: number;
   created: string;
   updated: string;
 }
@@ -104,6 +108,32 @@ export interface ConfigInterfacesTable {
   ip_ranges: string | null;
 }
 
+/** An instance's own interfaces (`interface_generation: compute`). */
+export interface ComputeInterfacesTable {
+  id: Generated<number>;
+  account_id: number;
+  instance_id: number;
+  purpose: 'public' | 'vpc' | 'vlan';
+  mac_address: string;
+  version: Generated<number>;
+  default_ipv4: Generated<number>;
+  default_ipv6: Generated<number>;
+  /** A public interface's primary IPv4 (one of the instance's public addresses). */
+  primary_ipv4: string | null;
+  vpc_id: number | null;
+  subnet_id: number | null;
+  /** A VPC interface's primary address in its subnet. */
+  ipv4_vpc: string | null;
+  /** The public IPv4 mapped 1:1 to `ipv4_vpc`, or null. */
+  ipv4_nat_1_1: string | null;
+  /** JSON array of CIDR strings routed to the interface, or null. */
+  ip_ranges: string | null;
+  vlan_label: string | null;
+  ipam_address: string | null;
+  created: string;
+  updated: string;
+}
+
 /** Periods during which an instance was running: statistics and billing read them. */
 export interface InstanceRunsTable {
   id: Generated<number>;
@@ -156,6 +186,7 @@ export interface ComputeTables {
   disks: DisksTable;
   configs: ConfigsTable;
   config_interfaces: ConfigInterfacesTable;
+  compute_interfaces: ComputeInterfacesTable;
   instance_runs: InstanceRunsTable;
   instance_clones: InstanceClonesTable;
   backups: BackupsTable;

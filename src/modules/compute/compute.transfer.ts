@@ -83,8 +83,16 @@ export const computeTransferCascade: TransferCascade = {
       .where('instance_id', 'in', ids)
       .where('purpose', 'in', ['vlan', 'vpc'])
       .executeTakeFirst();
-    if (iface) {
-      return `Compute instances with ${iface.purpose === 'vlan' ? 'VLAN' : 'VPC'} interfaces cannot be transferred.`;
+    // An instance's own interfaces (interface_generation compute) count the same.
+    const own = await db.db
+      .selectFrom('compute_interfaces')
+      .select('purpose')
+      .where('instance_id', 'in', ids)
+      .where('purpose', 'in', ['vlan', 'vpc'])
+      .executeTakeFirst();
+    const held = iface ?? own;
+    if (held) {
+      return `Compute instances with ${held.purpose === 'vlan' ? 'VLAN' : 'VPC'} interfaces cannot be transferred.`;
     }
     return undefined;
   },
@@ -99,6 +107,7 @@ export const computeTransferCascade: TransferCascade = {
       'instance_seeds',
       'machine_samples',
       'disk_sources',
+      'compute_interfaces',
     ] as const) {
       const idCol = table === 'instances' ? 'id' : 'instance_id';
       await db.db
@@ -132,6 +141,14 @@ export const computeTransferCascade: TransferCascade = {
         )
         .execute();
     }
+    // The sender's firewalls stay with the sender: its interfaces leave them.
+    await db.db
+      .deleteFrom('firewall_devices')
+      .where('entity_type', '=', 'compute_interface')
+      .where('entity_id', 'in', (eb) =>
+        eb.selectFrom('compute_interfaces').select('id').where('instance_id', 'in', m.ids),
+      )
+      .execute();
     // Scheduled maintenance (account-notices) follows the instance.
     await db.db
       .updateTable('maintenances')

@@ -57,6 +57,10 @@ export interface ConfigsDeps {
 }
 
 /** Configuration profiles of an instance: list, create, view, update, delete. */
+/** The reason a profile of an instance of the compute generation refuses interfaces. */
+export const COMPUTE_GENERATION_PROFILE =
+  'This instance uses interfaces of the compute generation (/interfaces); its configuration profiles have none';
+
 export class ConfigsService {
   constructor(
     private readonly d: ConfigsDeps,
@@ -175,7 +179,7 @@ export class ConfigsService {
   }
 
   /**
-   * The interface list of a create or an update: null/omitted: none (create) or unchanged
+   * The interface list of a create or an update (none on an instance of the compute generation): null/omitted: none (create) or unchanged
    * (update); [] a single public interface on create (the reference) and no interface at all on
    * update (the real service: SDKs empty a config this way before adding interfaces one by one);
    * otherwise the list, checked by the purpose rules, its vlan addresses unused by the
@@ -189,6 +193,11 @@ export class ConfigsService {
     configId: number | undefined,
   ): Promise<NormalizedInterface[] | undefined> {
     if (list === undefined || list === null) return undefined;
+    if (inst.interface_generation === 'compute') {
+      // Its interfaces are its own (`/interfaces`), never a profile's.
+      if (list.length > 0) fe.add('interfaces', COMPUTE_GENERATION_PROFILE);
+      return undefined;
+    }
     const input = list.length === 0 && configId === undefined ? [{ purpose: 'public' }] : list;
     const vpc = await vpcInterfaceChecker(db, inst.account_id, input);
     const out = checkInterfaces(fe, 'interfaces', input, {

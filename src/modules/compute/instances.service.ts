@@ -50,7 +50,8 @@ import {
   MAINTENANCE_POLICIES,
   type UpdateComputeBody,
 } from './compute.schemas.js';
-import { checkInterfaces } from './interfaces.rules.js';
+import { checkInterfaces, type InterfaceInput } from './interfaces.rules.js';
+import type { ComputeInterfacesService } from './compute-interfaces.service.js';
 import { listField, vpcInterfaceChecker } from '../vpcs/vpc-interfaces.js';
 import { checkDeployCredentials } from './ssh.js';
 import { refuseIfLocked } from '../locks/locks.repository.js';
@@ -78,6 +79,8 @@ export interface InstanceDeps {
   placement?: PlacementService;
   /** The compute driver (src/machines): image bytes, capacity and the seed at the seam. */
   machines: ComputeDriver;
+  /** The instance's own interfaces (`interface_generation: compute`). */
+  computeInterfaces: ComputeInterfacesService;
 }
 
 /** Compute instances: create, list, view, update and delete. */
@@ -220,31 +223,38 @@ export class InstancesService {
     }
     if (b.firewall_id !== undefined && b.firewall_id !== null && !this.d.firewalls)
       fe.add('firewall_id', 'Firewall not found');
-    const vpc = await vpcInterfaceChecker(this.d.db, p.accountId, b.interfaces, false);
+    const account = await this.d.db.db
+      .selectFrom('accounts')
+      .select(['backups_enabled', 'interfaces_for_new_computes'])
+      .where('id', '=', p.accountId)
+      .executeTakeFirstOrThrow();
+    const generation = interfaceGeneration(fe, b, account.interfaces_for_new_computes);
+    // Profile interfaces (legacy generation), checked by the profile interface rules.
+    const legacy =
+      generation === 'legacy_config' && (b.interfaces ?? []).every((i) => i.purpose !== undefined)
+        ? (b.interfaces as InterfaceInput[] | undefined)
+        : undefined;
+    const vpc = await vpcInterfaceChecker(this.d.db, p.accountId, legacy, false);
     const interfaces =
-      b.interfaces === undefined
+      legacy === undefined
         ? undefined
-        : b.interfaces.length === 0
+        : legacy.length === 0
           ? checkInterfaces(fe, 'interfaces', [{ purpose: 'public' }], {
               creating: true,
               subnetExists: vpc.subnetExists,
             })
-          : checkInterfaces(fe, 'interfaces', b.interfaces, {
+          : checkInterfaces(fe, 'interfaces', legacy, {
               creating: true,
               subnetExists: vpc.subnetExists,
             });
     fe.throwIfAny();
     if (!region || !type) throw errors.internal();
 
-    const account = await this.d.db.db
-      .selectFrom('accounts')
-      .select('backups_enabled')
-      .where('id', '=', p.accountId)
-      .executeTakeFirstOrThrow();
     // The account-wide setting forces backups on for new instances.
     const backups = toBool(account.backups_enabled) || (b.backups_enabled ?? false);
     const booted = b.booted ?? (imageId !== null || backup !== undefined);
 
+    const computeIfaces = this.d.computeInterfaces;
     return this.d.db.transaction(async (tx) => {
       const now = this.now();
       if (b.label !== undefined) await this.assertLabelFree(tx, p.accountId, b.label);
@@ -272,6 +282,7 @@ export class InstancesService {
           last_booted_config_id: null,
           pending_migration: null,
           resume_status: null,
+          interface_generation: generation,
           created: now,
           updated: now,
         })
@@ -292,7 +303,7 @@ export class InstancesService {
       if (interfaces) {
         // VPC addresses are chosen with the subnets locked, inside the create's transaction.
         const vfe = new FieldErrors();
-        await (await vpcInterfaceChecker(tx, p.accountId, b.interfaces)).complete(
+        await (await vpcInterfaceChecker(tx, p.accountId, legacy)).complete(
           vfe,
           listField('interfaces'),
           interfaces,
@@ -341,6 +352,12 @@ export class InstancesService {
           { accountId: p.accountId, instanceId: id, region: region.id, kind: 'private', ip: priv },
           now,
         );
+      }
+
+      if (generation === 'compute' && b.interfaces && b.interfaces.length > 0) {
+        // The instance's own interfaces, once its addresses exist (a public one shows them).
+        const row = (await findInstance(tx, p.accountId, id)) as InstanceRow;
+        await computeIfaces.insertAll(tx, row, b.interfaces, (f, n) => `interfaces.${n}.${f}`);
       }
 
       let configId: number | null = null;
@@ -572,4 +589,53 @@ function checkMaintenancePolicy(fe: FieldErrors, v: string | undefined): void {
       ? 'Maintenance policy not found.'
       : 'Unsupported maintenance policy slug format.',
   );
+}
+
+const NEW_GENERATION_FIELDS = ['public', 'vpc', 'vlan', 'firewall_id', 'default_route'] as const;
+
+/**
+ * The create's `interface_generation`, as the account's `interfaces_for_new_computes` allows it
+ * (its default when omitted), and the shape of each of `interfaces` for that generation.
+ */
+function interfaceGeneration(
+  fe: FieldErrors,
+  b: CreateBody,
+  setting: string | undefined,
+): 'legacy_config' | 'compute' {
+  const s = setting ?? 'legacy_config_default_but_compute_allowed';
+  const generation =
+    (b.interface_generation as 'legacy_config' | 'compute' | undefined) ??
+    (s.startsWith('compute') ? 'compute' : 'legacy_config');
+  if (generation === 'compute' && s === 'legacy_config_only')
+    fe.add(
+      'interface_generation',
+      'The account allows only configuration profile interfaces (legacy_config) for new instances',
+    );
+  if (generation === 'legacy_config' && s === 'compute_only')
+    fe.add(
+      'interface_generation',
+      'The account allows only interfaces of the compute generation for new instances',
+    );
+  for (const [n, i] of (b.interfaces ?? []).entries()) {
+    const modern = NEW_GENERATION_FIELDS.filter((k) => i[k] !== undefined && i[k] !== null);
+    if (generation === 'legacy_config') {
+      if (modern.length > 0)
+        fe.add(
+          `interfaces.${n}.${modern[0]}`,
+          'Only interfaces of the compute generation (interface_generation compute) take this field',
+        );
+      else if (i.purpose === undefined) fe.add(`interfaces.${n}.purpose`, 'purpose is required');
+    } else if (i.purpose !== undefined) {
+      fe.add(
+        `interfaces.${n}.purpose`,
+        'Interfaces of the compute generation give public, vpc or vlan instead of purpose',
+      );
+    }
+  }
+  if (generation === 'compute' && b.firewall_id !== undefined && b.firewall_id !== null)
+    fe.add(
+      'firewall_id',
+      'An instance with interfaces of the compute generation takes firewall_id on each interface',
+    );
+  return generation;
 }

@@ -24,6 +24,7 @@ import type { InstancesService } from './instances.service.js';
 import { bodyField, vpcInterfaceChecker } from '../vpcs/vpc-interfaces.js';
 import { checkAddition, checkInterface } from './interfaces.rules.js';
 import { refuseIfSubresourcesLocked } from '../locks/locks.repository.js';
+import { COMPUTE_GENERATION_PROFILE } from './configs.service.js';
 
 type AddBody = Static<typeof AddInterfaceBody>;
 type UpdateBody = Static<typeof UpdateInterfaceBody>;
@@ -136,6 +137,7 @@ export class InterfacesService {
   async add(p: Principal, computeId: number, configId: number, b: AddBody): Promise<ApiInterface> {
     return this.d.db.transaction(async (tx) => {
       const { inst, config, rows } = await this.context(tx, p, computeId, configId, 'read_write');
+      if (inst.interface_generation === 'compute') throw errors.reason(COMPUTE_GENERATION_PROFILE);
       const fe = new FieldErrors();
       const vpc = await vpcInterfaceChecker(tx, inst.account_id, [b]);
       const added = checkInterface(fe, '', b, { creating: false, subnetExists: vpc.subnetExists });

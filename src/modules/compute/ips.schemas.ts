@@ -11,7 +11,8 @@ export const VpcIpSchema = Type.Object({
   active: Type.Boolean(),
   address: Nullable(Type.String()),
   address_range: Nullable(Type.String()),
-  config_id: Type.Integer(),
+  /** The profile of a legacy interface; null for an instance's own interface. */
+  config_id: Nullable(Type.Integer()),
   gateway: Nullable(Type.String()),
   interface_id: Type.Integer(),
   compute_id: Type.Integer(),

@@ -24,6 +24,8 @@ export interface AccountsTable {
   active_since: string;
   backups_enabled: number;
   network_helper: number;
+  /** What new instances get and may ask for (0028): `legacy_config_only` … `compute_only`. */
+  interfaces_for_new_computes?: string;
   managed: number;
   longview_subscription: string | null;
   object_storage: string;

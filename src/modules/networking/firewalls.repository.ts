@@ -5,6 +5,7 @@ import { tagsFilter, tagsOf } from '../tags/tags.repository.js';
 import type { Policy, RuleSet } from './firewalls.rules.js';
 import type { ApiFirewall } from './firewalls.schemas.js';
 import type { FirewallDevicesTable, FirewallsTable } from './networking.table.js';
+import type { DeviceEntity } from './firewall-devices.js';
 
 export type FirewallRow = Omit<FirewallsTable, 'id'> & { id: number };
 export type DeviceRow = Omit<FirewallDevicesTable, 'id'> & { id: number };
@@ -47,7 +48,7 @@ export const rulesOf = (row: FirewallRow): RuleSet => {
 export type FirewallEntities = (
   db: Database,
   rows: readonly DeviceRow[],
-) => Promise<Map<number, { id: number; type: string; label: string; url: string }>>;
+) => Promise<Map<number, DeviceEntity>>;
 
 /**
  * `rules.fingerprint`: the first 8 hex digits of the SHA-256 of the rule sets and policies, so a
@@ -96,7 +97,7 @@ export async function toApiFirewalls(
         .filter((d) => d.firewall_id === r.id)
         .flatMap((d) => {
           const e = entities.get(d.id);
-          return e ? [{ ...e, parent_entity: null }] : [];
+          return e ? [{ ...e, parent_entity: e.parent_entity ?? null }] : [];
         }),
     };
   });

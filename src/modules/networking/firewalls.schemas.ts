@@ -53,11 +53,20 @@ export const FirewallRulesSchema = Type.Object({
 
 const DeviceEntitySchema = Type.Object({
   id: Type.Integer(),
-  type: Type.String({ enum: ['compute', 'nodebalancer'] }),
-  label: Type.String(),
+  type: Type.String({ enum: ['compute', 'nodebalancer', 'compute_interface'] }),
+  /** null for an interface (`compute_interface`). */
+  label: Nullable(Type.String()),
   url: Type.String(),
-  /** The entity a device belongs to (interfaces of the next areas): none here. */
-  parent_entity: Type.Null(),
+  /** An interface's instance; null for other devices. */
+  parent_entity: Nullable(
+    Type.Object({
+      id: Type.Integer(),
+      type: Type.String({ enum: ['compute'] }),
+      label: Type.String(),
+      url: Type.String(),
+      parent_entity: Type.Null(),
+    }),
+  ),
 });
 
 /** The rules as answered: the rule sets and policies, with their version and fingerprint. */
@@ -130,7 +139,8 @@ export const FirewallDevicePage = PageOf(FirewallDeviceSchema);
 
 export const AddDeviceBody = Type.Object({
   id: Type.Integer(),
-  type: Type.String({ enum: ['compute', 'nodebalancer'] }),
+  /** `compute_interface`: an instance's own interface (interface_generation compute). */
+  type: Type.String({ enum: ['compute', 'nodebalancer', 'compute_interface'] }),
 });
 
 export const FirewallParams = Type.Object({ firewallId: Type.Integer() });

@@ -515,7 +515,10 @@ export class FirewallsService {
         id: r.id,
         created: r.created,
         updated: r.updated,
-        entity: { ...(entities.get(r.id) as DeviceEntity), parent_entity: null },
+        entity: {
+          ...(entities.get(r.id) as DeviceEntity),
+          parent_entity: entities.get(r.id)?.parent_entity ?? null,
+        },
       }),
     );
   }

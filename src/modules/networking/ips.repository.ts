@@ -97,6 +97,7 @@ export async function natsOf(
   rows: readonly IpRow[],
 ): Promise<Map<string, VpcNat>> {
   const out = new Map<string, VpcNat>();
+  if (inst.interface_generation === 'compute') return ownNatsOf(db, inst, rows);
   let configId = inst.last_booted_config_id;
   if (configId === null) {
     const first = await db.db
@@ -121,6 +122,34 @@ export async function natsOf(
     const address = i.ipv4_nat_1_1 === 'any' ? firstPublic?.address : i.ipv4_nat_1_1;
     if (!address || i.vpc_id === null || i.subnet_id === null || i.ipv4_vpc === null) continue;
     out.set(address, { vpc_id: i.vpc_id, subnet_id: i.subnet_id, address: i.ipv4_vpc, active });
+  }
+  return out;
+}
+
+/** 1:1 NATs of an instance's own VPC interfaces (interface_generation compute). */
+async function ownNatsOf(
+  db: Database,
+  inst: InstanceRow,
+  rows: readonly IpRow[],
+): Promise<Map<string, VpcNat>> {
+  const out = new Map<string, VpcNat>();
+  const ifaces = await db.db
+    .selectFrom('compute_interfaces')
+    .select(['vpc_id', 'subnet_id', 'ipv4_vpc', 'ipv4_nat_1_1'])
+    .where('instance_id', '=', inst.id)
+    .where('purpose', '=', 'vpc')
+    .where('ipv4_nat_1_1', 'is not', null)
+    .execute();
+  const firstPublic = [...rows].filter((r) => r.kind === 'public').sort((a, b) => a.id - b.id)[0];
+  for (const i of ifaces) {
+    const address = i.ipv4_nat_1_1 === 'any' ? firstPublic?.address : i.ipv4_nat_1_1;
+    if (!address || i.vpc_id === null || i.subnet_id === null || i.ipv4_vpc === null) continue;
+    out.set(address, {
+      vpc_id: i.vpc_id,
+      subnet_id: i.subnet_id,
+      address: i.ipv4_vpc,
+      active: inst.status === 'running',
+    });
   }
   return out;
 }

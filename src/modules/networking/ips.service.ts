@@ -236,7 +236,23 @@ export class IpsService {
     const inst = await loadInstance(db, p, computeId, 'read_only');
     const rows = await ipv4Rows(db, inst.id);
     const nats = await natsOf(db, inst, rows);
-    const shape = (r: IpRow) => this.v4(r, nats.get(r.address), inst.label);
+    // An instance's own public interface (interface_generation compute) carries its public
+    // IPv4 addresses: `interface_id` names it.
+    const publicIface =
+      inst.interface_generation === 'compute'
+        ? ((
+            await db.db
+              .selectFrom('compute_interfaces')
+              .select('id')
+              .where('instance_id', '=', inst.id)
+              .where('purpose', '=', 'public')
+              .executeTakeFirst()
+          )?.id ?? null)
+        : null;
+    const shape = (r: IpRow) => ({
+      ...this.v4(r, nats.get(r.address), inst.label),
+      interface_id: r.kind === 'public' ? publicIface : null,
+    });
     const shared = await sharedWith(db, inst.id);
     const owners = new Map(
       (await toApiReserved(db, shared)).map((a) => [a.address, a.assigned_entity?.label]),

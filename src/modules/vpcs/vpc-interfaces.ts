@@ -51,7 +51,7 @@ export async function loadSubnets(
 }
 
 /** What other instances hold in a subnet: single addresses and ranges. */
-interface Taken {
+export interface Taken {
   addresses: Set<number>;
   ranges: Range4[];
 }
@@ -60,7 +60,7 @@ interface Taken {
  * What a subnet's other interfaces hold: those of other instances, and those of the same config
  * (an instance's other profiles may reuse its address). `interfaceId`: the interface itself.
  */
-async function takenIn(db: Database, subnetId: number, target: VpcTarget): Promise<Taken> {
+export async function takenIn(db: Database, subnetId: number, target: VpcTarget): Promise<Taken> {
   const { instanceId, configId, interfaceId } = target;
   let q = db.db
     .selectFrom('config_interfaces')
@@ -76,7 +76,15 @@ async function takenIn(db: Database, subnetId: number, target: VpcTarget): Promi
     );
   }
   const taken: Taken = { addresses: new Set(), ranges: [] };
-  for (const r of await q.execute()) {
+  // Interfaces of the compute generation (an instance's own): all but the one being changed.
+  let own = db.db
+    .selectFrom('compute_interfaces')
+    .select(['ipv4_vpc', 'ip_ranges'])
+    .where('purpose', '=', 'vpc')
+    .where('subnet_id', '=', subnetId);
+  if (target.computeInterfaceId !== undefined)
+    own = own.where('id', '<>', target.computeInterfaceId);
+  for (const r of [...(await q.execute()), ...(await own.execute())]) {
     if (r.ipv4_vpc !== null) taken.addresses.add(ipv4ToNum(r.ipv4_vpc));
     for (const cidr of r.ip_ranges === null ? [] : (JSON.parse(r.ip_ranges) as string[])) {
       const range = parseRange(cidr);
@@ -86,7 +94,7 @@ async function takenIn(db: Database, subnetId: number, target: VpcTarget): Promi
   return taken;
 }
 
-const isTaken = (t: Taken, n: number) =>
+export const isTaken = (t: Taken, n: number) =>
   t.addresses.has(n) || t.ranges.some((r) => n >= r.start && n <= r.end);
 
 /** The instance whose interfaces are checked; `creating`: the instance create request. */
@@ -99,6 +107,8 @@ export interface VpcTarget {
   /** The config the interfaces join without replacing its list (add, update), and the interface updated. */
   configId?: number;
   interfaceId?: number;
+  /** The instance's own interface (compute generation) being updated. */
+  computeInterfaceId?: number;
 }
 
 /**

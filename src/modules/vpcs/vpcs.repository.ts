@@ -83,7 +83,15 @@ export async function subnetsInUse(db: Database, ids: readonly number[]): Promis
     .where('purpose', '=', 'vpc')
     .where('subnet_id', 'in', [...ids])
     .execute();
-  return new Set(rows.map((r) => r.subnet_id as number));
+  // An instance's own interfaces (interface_generation compute) use subnets too.
+  const own = await db.db
+    .selectFrom('compute_interfaces')
+    .select('subnet_id')
+    .distinct()
+    .where('purpose', '=', 'vpc')
+    .where('subnet_id', 'in', [...ids])
+    .execute();
+  return new Set([...rows, ...own].map((r) => r.subnet_id as number));
 }
 
 /**
@@ -98,7 +106,15 @@ export async function instanceHasVpcInterface(db: Database, instanceId: number):
     .where('purpose', '=', 'vpc')
     .limit(1)
     .executeTakeFirst();
-  return row !== undefined;
+  if (row) return true;
+  const own = await db.db
+    .selectFrom('compute_interfaces')
+    .select('id')
+    .where('instance_id', '=', instanceId)
+    .where('purpose', '=', 'vpc')
+    .limit(1)
+    .executeTakeFirst();
+  return own !== undefined;
 }
 
 /** `active` in SQL: the interface's profile is the booted one of a running instance. */
@@ -125,6 +141,21 @@ export async function computesOf(
     .orderBy('ci.instance_id')
     .orderBy('ci.id')
     .execute();
+  // An instance's own interfaces are active while it runs.
+  const own = await db.db
+    .selectFrom('compute_interfaces as ci')
+    .innerJoin('instances as i', 'i.id', 'ci.instance_id')
+    .select([
+      'ci.id',
+      'ci.subnet_id',
+      'ci.instance_id',
+      sql<number>`case when i.status = 'running' then 1 else 0 end`.as('active'),
+    ])
+    .where('ci.purpose', '=', 'vpc')
+    .where('ci.subnet_id', 'in', [...subnetIds])
+    .execute();
+  rows.push(...own);
+  rows.sort((a, b) => a.instance_id - b.instance_id || a.id - b.id);
   for (const r of rows) {
     const list = out.get(r.subnet_id as number);
     if (!list) continue;
@@ -186,7 +217,8 @@ export async function vpcLabels(db: Database, accountId: number) {
 /** One row of the VPC address listing: an interface's address or one of its ranges. */
 export interface VpcIpRow {
   interface_id: number;
-  config_id: number;
+  /** null for an instance's own interface (interface_generation compute). */
+  config_id: number | null;
   compute_id: number;
   region: string;
   vpc_id: number;
@@ -234,6 +266,16 @@ export function vpcIps(
   const common = sql`ci.id as interface_id, ci.config_id as config_id, ci.instance_id as compute_id,
     v.region as region, v.id as vpc_id, s.id as subnet_id, s.ipv4_start as subnet_start,
     s.ipv4 as subnet_cidr`;
+  // An instance's own interfaces (interface_generation compute): no profile, active while it
+  // runs; their order keys sit in the upper half of each id's block, so none collides.
+  const ownFrom = sql`compute_interfaces ci
+    join vpc_subnets s on s.id = ci.subnet_id
+    join vpcs v on v.id = s.vpc_id
+    join instances i on i.id = ci.instance_id`;
+  const ownCommon = sql`ci.id as interface_id, cast(null as integer) as config_id,
+    ci.instance_id as compute_id, v.region as region, v.id as vpc_id, s.id as subnet_id,
+    s.ipv4_start as subnet_start, s.ipv4 as subnet_cidr`;
+  const ownActive = sql<number>`case when i.status = 'running' then 1 else 0 end`;
   const union = sql<VpcIpRow>`(
     select ${common}, ci.ipv4_vpc as address, cast(null as text) as address_range,
       ${nat} as nat_1_1, ${activeSql} as active, cast(ci.id as bigint) * 1048576 as ord
@@ -242,6 +284,14 @@ export function vpcIps(
     select ${common}, cast(null as text), r.value, cast(null as text), ${activeSql},
       cast(ci.id as bigint) * 1048576 + ${rangeN}
     from ${from} ${ranges} where ${cond} and ci.ip_ranges is not null
+    union all
+    select ${ownCommon}, ci.ipv4_vpc, cast(null as text), ${nat}, ${ownActive},
+      cast(ci.id as bigint) * 1048576 + 524288
+    from ${ownFrom} where ${cond} and ci.ipv4_vpc is not null
+    union all
+    select ${ownCommon}, cast(null as text), r.value, cast(null as text), ${ownActive},
+      cast(ci.id as bigint) * 1048576 + 524288 + ${rangeN}
+    from ${ownFrom} ${ranges} where ${cond} and ci.ip_ranges is not null
   )`;
   return db.db.selectFrom(union.as('vips'));
 }
@@ -275,7 +325,23 @@ export async function natsOfInstances(
         (select min(c.id) from configs c where c.instance_id = i.id))`,
     )
     .execute();
-  for (const r of rows) {
+  // An instance's own VPC interfaces (interface_generation compute) map theirs too.
+  const own = await db.db
+    .selectFrom('compute_interfaces as ci')
+    .innerJoin('instances as i', 'i.id', 'ci.instance_id')
+    .select([
+      'ci.vpc_id',
+      'ci.subnet_id',
+      'ci.ipv4_vpc',
+      sql<string | null>`case when ci.ipv4_nat_1_1 = 'any' then (
+        select p.address from ip_addresses p where p.instance_id = i.id and p.kind = 'public'
+        order by p.id limit 1) else ci.ipv4_nat_1_1 end`.as('nat'),
+    ])
+    .where('ci.purpose', '=', 'vpc')
+    .where('ci.ipv4_nat_1_1', 'is not', null)
+    .where('ci.instance_id', 'in', [...instanceIds])
+    .execute();
+  for (const r of [...rows, ...own]) {
     if (r.nat === null || r.vpc_id === null || r.subnet_id === null || r.ipv4_vpc === null)
       continue;
     out.set(r.nat, { vpc_id: r.vpc_id, subnet_id: r.subnet_id, address: r.ipv4_vpc });

@@ -244,7 +244,7 @@ export function toApiVpcIp(r: VpcIpRow): ApiVpcIp {
     active: Number(r.active) === 1,
     address: r.address,
     address_range: r.address_range,
-    config_id: Number(r.config_id),
+    config_id: r.config_id === null ? null : Number(r.config_id),
     gateway: r.address === null || !subnet ? null : numToIpv4(subnet.start + 1),
     interface_id: Number(r.interface_id),
     compute_id: Number(r.compute_id),

@@ -202,12 +202,12 @@ describe('account', () => {
       network_helper: true,
       backups_enabled: false,
       object_storage: 'disabled',
-      interfaces_for_new_computes: 'legacy_config_only',
+      interfaces_for_new_computes: 'legacy_config_default_but_compute_allowed',
       maintenance_policy: 'compute/migrate',
     });
   });
 
-  it('updateAccountSettings: changes backups_enabled and network_helper only', async () => {
+  it('updateAccountSettings: changes backups_enabled, network_helper and interfaces_for_new_computes only', async () => {
     const t = app();
     const r = await t.put('/v4/account/settings', {
       backups_enabled: true,

@@ -240,7 +240,7 @@ const ALLOWED: AllowedDifference[] = [
   },
   // Disks, configs and interfaces.
   {
-    ops: ['createComputeInstance', 'addComputeConfig', 'updateComputeConfig'],
+    ops: ['addComputeConfig', 'updateComputeConfig'],
     details: ['request ComputeConfigInterface: required [purpose] in Stratus, [] in reference'],
     reason:
       'a reference bug: required [purpose] is placed on the interfaces array instead of its items',
@@ -799,6 +799,55 @@ const ALLOWED: AllowedDifference[] = [
     ops: ['getFirewallRulesExpansion'],
     details: ['GET /networking/firewalls/{firewallId}/rules/expansion: not in reference'],
     reason: 'the rules with each rule set named put in place (later API revisions; the Go SDK)',
+  },
+  // Interfaces of the compute generation: newer than the reference revision (the SDKs' shapes).
+  ...(
+    [
+      ['getComputeInterfaces', 'GET /compute/instances/{computeId}/interfaces'],
+      ['addComputeInterface', 'POST /compute/instances/{computeId}/interfaces'],
+      ['getComputeInterfaceSettings', 'GET /compute/instances/{computeId}/interfaces/settings'],
+      ['updateComputeInterfaceSettings', 'PUT /compute/instances/{computeId}/interfaces/settings'],
+      ['getComputeInterface', 'GET /compute/instances/{computeId}/interfaces/{interfaceId}'],
+      ['updateComputeInterface', 'PUT /compute/instances/{computeId}/interfaces/{interfaceId}'],
+      ['deleteComputeInterface', 'DELETE /compute/instances/{computeId}/interfaces/{interfaceId}'],
+      [
+        'getComputeInterfaceFirewalls',
+        'GET /compute/instances/{computeId}/interfaces/{interfaceId}/firewalls',
+      ],
+      ['upgradeComputeInterfaces', 'POST /compute/instances/{computeId}/upgrade-interfaces'],
+    ] as const
+  ).map(([op, path]) => ({
+    ops: [op],
+    details: [`${path}: not in reference`],
+    reason: 'interfaces of the compute generation (later API revisions; shapes from the SDKs)',
+  })),
+  {
+    ops: ['createComputeInstance'],
+    details: [
+      'request (body): field interface_generation only in Stratus',
+      'request ComputeConfigInterface: field default_route only in Stratus',
+      'request ComputeConfigInterface: field firewall_id only in Stratus',
+      'request ComputeConfigInterface: field public only in Stratus',
+      'request ComputeConfigInterface: field vlan only in Stratus',
+      'request ComputeConfigInterface: field vpc only in Stratus',
+    ],
+    reason:
+      "an instance of the compute generation: `interfaces` items are the SDKs' new shape (purpose is then checked by the service)",
+  },
+  {
+    ops: ['updateAccountSettings'],
+    details: ['request AccountSettings: field interfaces_for_new_computes only in Stratus'],
+    reason: 'the account setting of the interface generations (the SDKs send it)',
+  },
+  {
+    ops: ['createFirewallDevice', 'getFirewallDevice', 'getFirewallDevices'],
+    details: ['response FirewallDevices.entity.label: nullable in Stratus only'],
+    reason: 'an interface device (`compute_interface`) has no label (the wire)',
+  },
+  {
+    ops: ['getAllVPCIPs', 'getVPCIPs'],
+    details: ['response IPAddressesVPCListResponse.data[].config_id: nullable in Stratus only'],
+    reason: "an instance's own VPC interface belongs to no profile",
   },
   // Placement groups, reserved IPv4 addresses and resource locks: newer than the reference revision.
   {

@@ -15,18 +15,6 @@ import { realWire } from '../../helpers/real-wire.js';
  * ("Departures from the wire"); an entry that no longer departs fails the last test.
  */
 const DEPARTURES: Record<string, { paths: string[]; reason: string }> = {
-  'GET /networking/firewalls': {
-    paths: [
-      'data[].entities[].label',
-      'data[].entities[].parent_entity.id',
-      'data[].entities[].parent_entity.label',
-      'data[].entities[].parent_entity.parent_entity',
-      'data[].entities[].parent_entity.type',
-      'data[].entities[].parent_entity.url',
-    ],
-    reason:
-      "firewalls: the wire's `compute_interface` entities (new interface generation, next issue) and `outbound: null` where Stratus answers `[]`",
-  },
   'GET /vpcs': {
     paths: [
       'data[].ipv4',
@@ -104,12 +92,12 @@ const DEPARTURES: Record<string, { paths: string[]; reason: string }> = {
   'PUT /networking/firewalls/{firewallId}': {
     paths: ['rules.outbound'],
     reason:
-      "firewalls: the wire's `compute_interface` entities (new interface generation, next issue) and `outbound: null` where Stratus answers `[]`",
+      "firewalls: the wire's `outbound: null` (a firewall without outbound rules) where Stratus answers `[]`",
   },
   'PUT /networking/firewalls/{firewallId}/rules': {
     paths: ['outbound'],
     reason:
-      "firewalls: the wire's `compute_interface` entities (new interface generation, next issue) and `outbound: null` where Stratus answers `[]`",
+      "firewalls: the wire's `outbound: null` (a firewall without outbound rules) where Stratus answers `[]`",
   },
   'PUT /vpcs/{vpcId}': {
     paths: ['ipv4', 'ipv4[]', 'ipv4[].range', 'ipv6'],

@@ -112,8 +112,25 @@ const enableBackups = async (app: TestApp, k: Known) => {
   await app.settle();
 };
 
+/** The instance of the compute generation and its public (0) or VLAN (1) interface. */
+const modern = (n: number) => (k: Known) => ({
+  computeId: k.modernComputeId?.[0],
+  interfaceId: k.modernInterfaceId?.[n],
+});
+
 /** Operations whose required fields alone are not a request the owner can make. */
 const HINTS: Record<string, Hint> = {
+  getComputeInterfaces: { params: modern(0) },
+  getComputeInterface: { params: modern(0) },
+  getComputeInterfaceFirewalls: { params: modern(0) },
+  getComputeInterfaceSettings: { params: modern(0) },
+  updateComputeInterfaceSettings: { params: modern(0), body: () => ({ network_helper: true }) },
+  addComputeInterface: { params: modern(0), body: () => ({ vlan: { vlan_label: 'walk-vlan2' } }) },
+  updateComputeInterface: { params: modern(0), body: () => ({ default_route: { ipv4: true } }) },
+  deleteComputeInterface: { params: modern(1) },
+  upgradeComputeInterfaces: {
+    body: (k) => ({ config_id: id(k, 'configId'), dry_run: true }),
+  },
   allocateIP: { body: (k) => ({ type: 'ipv4', public: true, compute_id: id(k, 'computeId') }) },
   addComputeIP: { body: () => ({ type: 'ipv4', public: true }), prepare: onePublicIp },
   postIPv6Range: {
@@ -393,8 +410,24 @@ async function moreFixtures(app: TestApp, known: Known): Promise<void> {
     type: 'inbound',
     rules: [{ protocol: 'TCP', ports: '80', addresses: { ipv4: ['0.0.0.0/0'] }, action: 'ACCEPT' }],
   });
+  // An instance of the compute generation with its own public and VLAN interfaces.
+  const modern = await ok('POST', '/v4/compute/instances', {
+    region: 'us-east',
+    type: 'g6-nanode-1',
+    label: 'walk-modern',
+    booted: false,
+    interface_generation: 'compute',
+    interfaces: [
+      { public: {}, firewall_id: Number(known.firewallId?.[0]) },
+      { vlan: { vlan_label: 'walk-vlan' } },
+    ],
+  });
+  await app.settle();
+  const modernIfaces = await ok('GET', `/v4/compute/instances/${modern.id}/interfaces`);
   Object.assign(known, {
     rulesetId: [String(ruleset.id)],
+    modernComputeId: [String(modern.id)],
+    modernInterfaceId: modernIfaces.interfaces.map((i: { id: number }) => String(i.id)),
     ticketId: [String(ticket.id)],
     longviewClientId: [String(longview.id)],
     backupId: [String(backups.snapshot.current?.id ?? backups.automatic[0]?.id)],
