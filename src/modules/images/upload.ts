@@ -89,7 +89,9 @@ export async function receiveImage(
     throw errors.reason(NOT_GZIP);
   }
   await inflated;
-  if (!problem && (compressed === 0 || raw === 0)) problem = errors.reason(NOT_GZIP);
+  // A valid gzip of an empty file is an image (the provider's own SDK suite uploads one and the
+  // real service takes it); only a body with no bytes at all is refused.
+  if (!problem && compressed === 0) problem = errors.reason(NOT_GZIP);
   if (problem) {
     await store.delete(key);
     throw problem;

@@ -121,6 +121,16 @@ describe('image upload', () => {
     expect((await putUpload(t, r.upload_to, gzippedImage(1))).status).toBe(200);
   });
 
+  it('uploadImage: a valid gzip of an empty file is accepted (size 1 MB)', async () => {
+    const r = await start();
+    const { gzipSync } = await import('node:zlib');
+    const res = await putUpload(t, r.upload_to, gzipSync(Buffer.alloc(0)));
+    expect(res.status).toBe(200);
+    const img = (await t.get(`/v4/images/${r.image.id}`)).body;
+    expect(img.status).toBe('available');
+    expect(img.size).toBe(1);
+  });
+
   it('uploadImage: a pending image cannot deploy; unknown URLs are 404', async () => {
     const r = await start();
     const inst = await t.post('/v4/compute/instances', {
