@@ -502,11 +502,23 @@ export class ComputeInterfacesService {
         .set({ mac_address: macOf(id) })
         .where('id', '=', id)
         .execute();
-      if (b.firewall_id != null && purpose !== 'vlan') {
+      // No `firewall_id` at all: the account's default firewall for the interface's kind (the
+      // firewall settings); an explicit null: none.
+      const firewallId =
+        purpose === 'vlan'
+          ? null
+          : b.firewall_id !== undefined
+            ? b.firewall_id
+            : await this.d.firewalls.defaultFirewallId(
+                tx,
+                inst.account_id,
+                purpose === 'public' ? 'public_interface' : 'vpc_interface',
+              );
+      if (firewallId != null) {
         await tx.db
           .insertInto('firewall_devices')
           .values({
-            firewall_id: b.firewall_id,
+            firewall_id: firewallId,
             account_id: inst.account_id,
             entity_type: 'compute_interface',
             entity_id: id,

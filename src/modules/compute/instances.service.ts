@@ -313,8 +313,10 @@ export class InstancesService {
       }
       if (b.firewall_id !== undefined && this.d.firewalls)
         await this.d.firewalls.assignOnCreate(tx, p, b.firewall_id, id);
-      // No firewall named: the account's default instance firewall, if it has one.
-      else await this.d.firewalls?.assignDefaultOnCreate(tx, p, id, 'compute');
+      // No firewall named: the account's default instance firewall, if it has one (an instance
+      // of the compute generation has its interfaces' defaults instead).
+      else if (generation !== 'compute')
+        await this.d.firewalls?.assignDefaultOnCreate(tx, p, id, 'compute');
       if (b.placement_group != null && this.d.placement)
         await this.d.placement.joinAtCreate(tx, p, b.placement_group, { id, label });
       if (stackscript) await recordDeployment(tx, stackscript, id, p.accountId, now);
