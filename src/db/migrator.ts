@@ -25,6 +25,7 @@ import * as m0026 from './migrations/0026-reserved-ips.js';
 import * as m0027 from './migrations/0027-locks.js';
 import * as m0021 from './migrations/0021-live-wire.js';
 import * as m0022 from './migrations/0022-event-wire-types.js';
+import * as m0033 from './migrations/0033-maintenance-policies.js';
 import * as m0035 from './migrations/0035-domains.js';
 import * as m0038 from './migrations/0038-support.js';
 import * as m0039 from './migrations/0039-longview.js';
@@ -71,6 +72,7 @@ const MIGRATIONS: Record<string, MigrationModule> = {
   '0027-locks': m0027,
   '0021-live-wire': m0021,
   '0022-event-wire-types': m0022,
+  '0033-maintenance-policies': m0033,
   '0035-domains': m0035,
   '0038-support': m0038,
   '0039-longview': m0039,

@@ -137,7 +137,6 @@ export const UNSERVED_AREAS: readonly UnservedArea[] = [
       '/object-storage/quotas/{id}/usage',
     ],
   },
-  { name: 'Maintenance policies', paths: ['/maintenance/policies'] },
   {
     name: 'NodeBalancer VPC configurations',
     paths: ['/nodebalancers/{nodeBalancerId}/vpcs', '/nodebalancers/{nodeBalancerId}/vpcs/{id}'],

@@ -1,5 +1,6 @@
 import { type Static, Type } from '@sinclair/typebox';
 import { DateTime, Nullable, PageOf } from '../../http/schemas/common.js';
+import { MaintenancePolicySchema } from '../compute/compute.schemas.js';
 
 export const MAINTENANCE_TYPES = ['reboot', 'cold_migration', 'live_migration'] as const;
 
@@ -17,6 +18,7 @@ export const MaintenanceSchema = Type.Object({
 });
 export type ApiMaintenance = Static<typeof MaintenanceSchema>;
 export const MaintenancePage = PageOf(MaintenanceSchema);
+export const MaintenancePolicyPage = PageOf(MaintenancePolicySchema);
 
 export const NOTIFICATION_TYPES = [
   'migration_scheduled',

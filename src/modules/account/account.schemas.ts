@@ -93,5 +93,7 @@ export type AccountSettings = Static<typeof AccountSettingsSchema>;
 export const AccountSettingsUpdateBody = Type.Object({
   backups_enabled: Type.Optional(Type.Boolean()),
   network_helper: Type.Optional(Type.Boolean()),
+  /** The default maintenance policy of new instances: a slug of `/maintenance/policies`. */
+  maintenance_policy: Type.Optional(Type.String()),
 });
 export type AccountSettingsUpdate = Static<typeof AccountSettingsUpdateBody>;

@@ -47,7 +47,7 @@ import {
 } from './compute.rules.js';
 import {
   type CreateComputeBody,
-  MAINTENANCE_POLICIES,
+  maintenancePolicyError,
   type UpdateComputeBody,
 } from './compute.schemas.js';
 import { checkInterfaces } from './interfaces.rules.js';
@@ -238,7 +238,7 @@ export class InstancesService {
 
     const account = await this.d.db.db
       .selectFrom('accounts')
-      .select('backups_enabled')
+      .select(['backups_enabled', 'maintenance_policy'])
       .where('id', '=', p.accountId)
       .executeTakeFirstOrThrow();
     // The account-wide setting forces backups on for new instances.
@@ -261,7 +261,8 @@ export class InstancesService {
           group_label: b.group ?? '',
           host_uuid: newHostUuid(),
           watchdog_enabled: 1,
-          maintenance_policy: b.maintenance_policy ?? null,
+          // Without one, the instance follows the account's default as it is now (the real service).
+          maintenance_policy: b.maintenance_policy ?? account.maintenance_policy,
           alerts: JSON.stringify(defaultAlerts(type.vcpus)),
           backups_enabled: 0,
           backups_day: null,
@@ -563,11 +564,6 @@ export class InstancesService {
  * service's words for anything else (the wire).
  */
 function checkMaintenancePolicy(fe: FieldErrors, v: string | undefined): void {
-  if (v === undefined || (MAINTENANCE_POLICIES as readonly string[]).includes(v)) return;
-  fe.add(
-    'maintenance_policy',
-    /^[a-z0-9_-]+\/[a-z0-9_-]+$/.test(v)
-      ? 'Maintenance policy not found.'
-      : 'Unsupported maintenance policy slug format.',
-  );
+  const reason = v === undefined ? undefined : maintenancePolicyError(v);
+  if (reason) fe.add('maintenance_policy', reason);
 }

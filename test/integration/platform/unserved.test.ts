@@ -24,7 +24,7 @@ describe('areas of the API this server does not serve', () => {
         'Monitoring (metrics, alerts, dashboards and log streams)',
       ],
       ['POST', '/v4/iam/users/alice/role-permissions', 'Identity and access (IAM roles)'],
-      ['GET', '/v4/maintenance/policies', 'Maintenance policies'],
+      ['GET', '/v4/nodebalancers/1/vpcs', 'NodeBalancer VPC configurations'],
     ];
     for (const [method, url, name] of cases) {
       const r = await t.request(method, url, method === 'POST' ? { body: {} } : {});
