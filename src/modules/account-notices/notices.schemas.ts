@@ -9,6 +9,8 @@ export const MaintenanceSchema = Type.Object({
   status: Type.String({ enum: ['completed', 'pending', 'started'] }),
   reason: Type.String(),
   when: DateTime(),
+  /** The maintenance policy the instance follows now (the newer wire, as the Python SDK reads it). */
+  maintenance_policy_set: Type.String(),
   entity: Type.Object({
     label: Type.String(),
     id: Type.Number(),

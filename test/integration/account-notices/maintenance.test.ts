@@ -81,9 +81,13 @@ describe('maintenance', () => {
         status: 'pending',
         reason: 'Host firmware upgrade',
         when,
+        maintenance_policy_set: 'compute/migrate',
         entity: { id: a.id, label: a.label, type: 'compute', url: `/v4/compute/instances/${a.id}` },
       },
     ]);
+    // The policy shown is the instance's, live.
+    await t.put(`/v4/compute/instances/${a.id}`, { maintenance_policy: 'compute/power_off_on' });
+    expect((await list()).data[0].maintenance_policy_set).toBe('compute/power_off_on');
     await t.runDue();
     expect(await statusOf(a.id)).toBe('running');
 
