@@ -27,6 +27,7 @@ import * as m0021 from './migrations/0021-live-wire.js';
 import * as m0032 from './migrations/0032-firewall-history-settings.js';
 import * as m0042 from './migrations/0042-firewall-rulesets.js';
 import * as m0022 from './migrations/0022-event-wire-types.js';
+import * as m0033 from './migrations/0033-maintenance-policies.js';
 import * as m0035 from './migrations/0035-domains.js';
 import * as m0038 from './migrations/0038-support.js';
 import * as m0039 from './migrations/0039-longview.js';
@@ -79,6 +80,7 @@ const MIGRATIONS: Record<string, MigrationModule> = {
   '0032-firewall-history-settings': m0032,
   '0042-firewall-rulesets': m0042,
   '0022-event-wire-types': m0022,
+  '0033-maintenance-policies': m0033,
   '0035-domains': m0035,
   '0038-support': m0038,
   '0039-longview': m0039,

@@ -117,7 +117,6 @@ export const UNSERVED_AREAS: readonly UnservedArea[] = [
       '/images/{vendor}/{name}/sharegroups',
     ],
   },
-  { name: 'Maintenance policies', paths: ['/maintenance/policies'] },
   {
     name: 'NodeBalancer VPC configurations',
     paths: ['/nodebalancers/{nodeBalancerId}/vpcs', '/nodebalancers/{nodeBalancerId}/vpcs/{id}'],

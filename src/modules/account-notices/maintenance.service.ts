@@ -5,7 +5,12 @@ import { errors, FieldErrors } from '../../errors/errors.js';
 import type { JobQueue } from '../../jobs/queue.js';
 import type { Clock } from '../../lib/clock.js';
 import { compileFilter, type FilterSpec } from '../../lib/filter.js';
-import { type Page, type PageParams, paginate } from '../../lib/pagination.js';
+import { type Page, type PageParams, pageOf, paginate } from '../../lib/pagination.js';
+import {
+  type ApiMaintenancePolicy,
+  DEFAULT_MAINTENANCE_POLICY,
+  MAINTENANCE_POLICY_LIST,
+} from '../compute/compute.schemas.js';
 import { isoSeconds, parseApiTime } from '../../lib/time.js';
 import { maintenanceWindowJob } from './maintenance.jobs.js';
 import { findMaintenance, type MaintenanceRow } from './maintenance.repository.js';
@@ -35,6 +40,16 @@ export const DEFAULT_WINDOW_MS = 2 * 3600 * 1000;
 export class MaintenanceService {
   constructor(private readonly d: MaintenanceDeps) {}
 
+  /** GET /maintenance/policies: the policies an instance or the account may follow. */
+  policies(params: PageParams): Promise<Page<ApiMaintenancePolicy>> {
+    const all: ApiMaintenancePolicy[] = MAINTENANCE_POLICY_LIST.map((x) => ({ ...x }));
+    return pageOf(
+      params,
+      async (limit, offset) => all.slice(offset, offset + limit),
+      async () => all.length,
+    );
+  }
+
   list(p: Principal, params: PageParams, xFilter: XFilter): Promise<Page<ApiMaintenance>> {
     let base = this.d.db.db
       .selectFrom('maintenances')
@@ -46,15 +61,19 @@ export class MaintenanceService {
     if (visible) base = base.where(visible);
     return paginate(
       base,
-      (qb) => qb.selectAll('maintenances').select('instances.label'),
+      (qb) =>
+        qb
+          .selectAll('maintenances')
+          .select(['instances.label', 'instances.maintenance_policy as policy']),
       compileFilter(xFilter, MAINTENANCE_FILTERS, this.d.db.dialect),
       params,
       { idColumn: 'maintenances.id' },
-      (r: MaintenanceRow & { label: string }) => ({
+      (r: MaintenanceRow & { label: string; policy: string | null | undefined }) => ({
         type: r.type,
         status: r.status,
         reason: r.reason,
         when: r.when,
+        maintenance_policy_set: r.policy ?? DEFAULT_MAINTENANCE_POLICY,
         entity: {
           id: r.entity_id,
           label: r.label,

@@ -12,6 +12,7 @@ import {
   CreateMaintenanceBody,
   MaintenanceIdParams,
   MaintenancePage,
+  MaintenancePolicyPage,
   NotificationPage,
   OperatorMaintenanceList,
   OperatorMaintenanceSchema,
@@ -23,7 +24,7 @@ type Ctx = RouteContext<{ notices: NoticesService; maintenance: MaintenanceServi
 const tags = ['Account'];
 const read = { scopes: ['account:read_only'] };
 
-/** `/account/maintenance`, `/account/notifications`, `/account/availability*` (v4beta too). */
+/** `/account/maintenance`, `/maintenance/policies`, `/account/notifications`, `/account/availability*` (v4beta too). */
 export function noticesRoutes(ctx: Ctx): FastifyPluginAsyncTypebox {
   const { notices: svc, maintenance } = ctx.services;
   return async (app) => {
@@ -39,6 +40,19 @@ export function noticesRoutes(ctx: Ctx): FastifyPluginAsyncTypebox {
         config: { operationId: 'getMaintenance', auth: 'token', paged: true },
       },
       (req) => maintenance.list(principal(req), req.query, xFilter(req)),
+    );
+    app.get(
+      '/maintenance/policies',
+      {
+        schema: {
+          tags: ['Maintenance'],
+          summary: 'Maintenance Policies List',
+          querystring: PageQuery,
+          response: { 200: MaintenancePolicyPage },
+        },
+        config: { operationId: 'getMaintenancePolicies', auth: 'token', paged: true },
+      },
+      (req) => maintenance.policies(req.query),
     );
     app.get(
       '/account/notifications',

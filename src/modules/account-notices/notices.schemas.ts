@@ -1,5 +1,6 @@
 import { type Static, Type } from '@sinclair/typebox';
 import { DateTime, Nullable, PageOf } from '../../http/schemas/common.js';
+import { MaintenancePolicySchema } from '../compute/compute.schemas.js';
 
 export const MAINTENANCE_TYPES = ['reboot', 'cold_migration', 'live_migration'] as const;
 
@@ -8,6 +9,8 @@ export const MaintenanceSchema = Type.Object({
   status: Type.String({ enum: ['completed', 'pending', 'started'] }),
   reason: Type.String(),
   when: DateTime(),
+  /** The maintenance policy the instance follows now (the newer wire, as the Python SDK reads it). */
+  maintenance_policy_set: Type.String(),
   entity: Type.Object({
     label: Type.String(),
     id: Type.Number(),
@@ -17,6 +20,7 @@ export const MaintenanceSchema = Type.Object({
 });
 export type ApiMaintenance = Static<typeof MaintenanceSchema>;
 export const MaintenancePage = PageOf(MaintenanceSchema);
+export const MaintenancePolicyPage = PageOf(MaintenancePolicySchema);
 
 export const NOTIFICATION_TYPES = [
   'migration_scheduled',

@@ -109,5 +109,7 @@ export const AccountSettingsUpdateBody = Type.Object({
   interfaces_for_new_computes: Type.Optional(
     Type.String({ enum: [...INTERFACES_FOR_NEW_COMPUTES] }),
   ),
+  /** The default maintenance policy of new instances: a slug of `/maintenance/policies`. */
+  maintenance_policy: Type.Optional(Type.String()),
 });
 export type AccountSettingsUpdate = Static<typeof AccountSettingsUpdateBody>;

@@ -1,3 +1,4 @@
+import type { Selectable } from 'kysely';
 import { authz } from '../../auth/authz.js';
 import type { Principal } from '../../auth/principal.js';
 import type { Database } from '../../db/database.js';
@@ -7,6 +8,7 @@ import { defaultCard } from '../billing/payment-methods.service.js';
 import { entityRefs } from '../events/events.types.js';
 import type { EventWriter } from '../events/events.writer.js';
 import type { AccountsTable } from '../identity/identity.table.js';
+import { maintenancePolicyError } from '../compute/compute.schemas.js';
 import { validateAccountUpdate } from './account.rules.js';
 import type {
   Account,
@@ -16,7 +18,7 @@ import type {
   InterfacesForNewComputes,
 } from './account.schemas.js';
 
-type AccountRow = Omit<AccountsTable, 'id'> & { id: number };
+type AccountRow = Selectable<AccountsTable>;
 
 export function toAccount(
   r: AccountRow,
@@ -54,9 +56,7 @@ export function toAccountSettings(r: AccountRow): AccountSettings {
     network_helper: toBool(r.network_helper),
     backups_enabled: toBool(r.backups_enabled),
     object_storage: r.object_storage as AccountSettings['object_storage'],
-    // Features of the next areas, with the real service's defaults: new instances follow the
-    // `compute/migrate` policy.
-    maintenance_policy: 'compute/migrate',
+    maintenance_policy: r.maintenance_policy,
     interfaces_for_new_computes: (r.interfaces_for_new_computes ??
       'legacy_config_default_but_compute_allowed') as InterfacesForNewComputes,
   };
@@ -119,9 +119,18 @@ export class AccountService {
     return toAccountSettings(await accountRow(this.db, p.accountId));
   }
 
-  /** PUT /account/settings: `backups_enabled`, `network_helper`, `interfaces_for_new_computes`; event `account_settings_update`. */
+  /**
+   * PUT /account/settings: `backups_enabled`, `network_helper`, `interfaces_for_new_computes`,
+   * `maintenance_policy` (one of `/maintenance/policies`); event `account_settings_update`.
+   */
   async updateSettings(p: Principal, body: AccountSettingsUpdate): Promise<AccountSettings> {
     authz.requireAccountAccess(p, 'read_write');
+    const policyError =
+      body.maintenance_policy !== undefined
+        ? maintenancePolicyError(body.maintenance_policy)
+        : undefined;
+    if (policyError)
+      throw errors.badRequest([{ field: 'maintenance_policy', reason: policyError }]);
     return this.db.transaction(async (tx) => {
       const current = await accountRow(tx, p.accountId);
       const set = {
@@ -133,6 +142,9 @@ export class AccountService {
           : {}),
         ...(body.interfaces_for_new_computes !== undefined
           ? { interfaces_for_new_computes: body.interfaces_for_new_computes }
+          : {}),
+        ...(body.maintenance_policy !== undefined
+          ? { maintenance_policy: body.maintenance_policy }
           : {}),
       };
       if (Object.keys(set).length > 0) {

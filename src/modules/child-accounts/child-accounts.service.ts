@@ -1,3 +1,4 @@
+import type { Selectable } from 'kysely';
 import { createHash } from 'node:crypto';
 import { principalChanged } from '../../auth/principal-cache.js';
 import type { Principal } from '../../auth/principal.js';
@@ -11,7 +12,7 @@ import { toAccount } from '../account/account.service.js';
 import type { AccountsTable } from '../identity/identity.table.js';
 import { insertToken, insertUser } from '../identity/identity.repository.js';
 
-type AccountRow = Omit<AccountsTable, 'id'> & { id: number };
+type AccountRow = Selectable<AccountsTable>;
 
 /** How long a proxy user token lives. */
 export const PROXY_TOKEN_TTL_MS = 15 * 60_000;

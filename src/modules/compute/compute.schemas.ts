@@ -1,4 +1,4 @@
-import { Type } from '@sinclair/typebox';
+import { type Static, Type } from '@sinclair/typebox';
 import { DateTime, Nullable, PageOf } from '../../http/schemas/common.js';
 import { PlacementAssignment } from '../placement/placement.schemas.js';
 import { ComputeInterfaceCreateBody } from './compute-interfaces.schemas.js';
@@ -56,9 +56,54 @@ const Alerts = Type.Object({
   user_alerts: Type.Array(Type.Integer()),
 });
 
-/** The maintenance policies of the real service (`maintenance_policy`). */
+/**
+ * The maintenance policies of the real service (`GET /maintenance/policies`, as the provider's Go
+ * SDK recorded them: labels, descriptions, notification periods). An instance's and the account's
+ * `maintenance_policy` name one of them by slug; `migrate` moves a running instance live,
+ * `power_off_on` powers it off for the window and back on after it.
+ */
+export const MAINTENANCE_POLICY_LIST = [
+  {
+    slug: 'compute/migrate',
+    label: 'Migrate',
+    description:
+      'Migrates the instance to a new host while it remains fully operational. Recommended for maximizing availability.',
+    type: 'migrate',
+    notification_period_sec: 10800,
+    is_default: true,
+  },
+  {
+    slug: 'compute/power_off_on',
+    label: 'Power Off / Power On',
+    description:
+      'Powers off the instance at the start of the maintenance event and reboots it once the maintenance finishes. Recommended for maximizing performance.',
+    type: 'power_off_on',
+    notification_period_sec: 604800,
+    is_default: false,
+  },
+] as const;
 export const MAINTENANCE_POLICIES = ['compute/migrate', 'compute/power_off_on'] as const;
 export const DEFAULT_MAINTENANCE_POLICY = 'compute/migrate';
+export const MaintenancePolicySchema = Type.Object({
+  slug: Type.String(),
+  label: Type.String(),
+  description: Type.String(),
+  type: Type.String({ enum: ['migrate', 'power_off_on'] }),
+  notification_period_sec: Type.Integer(),
+  is_default: Type.Boolean(),
+});
+export type ApiMaintenancePolicy = Static<typeof MaintenancePolicySchema>;
+
+/**
+ * A `maintenance_policy` in a request: one of the policies, else the real service's words (the
+ * wire: a slug of another policy is not found; anything that is no slug is a format error).
+ */
+export function maintenancePolicyError(v: string): string | undefined {
+  if ((MAINTENANCE_POLICIES as readonly string[]).includes(v)) return undefined;
+  return /^[a-z0-9_-]+\/[a-z0-9_-]+$/.test(v)
+    ? 'Maintenance policy not found.'
+    : 'Unsupported maintenance policy slug format.';
+}
 
 export const INTERFACE_GENERATIONS = ['legacy_config', 'compute'] as const;
 

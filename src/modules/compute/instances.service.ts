@@ -47,7 +47,7 @@ import {
 } from './compute.rules.js';
 import {
   type CreateComputeBody,
-  MAINTENANCE_POLICIES,
+  maintenancePolicyError,
   type UpdateComputeBody,
 } from './compute.schemas.js';
 import { checkInterfaces, type InterfaceInput } from './interfaces.rules.js';
@@ -225,7 +225,7 @@ export class InstancesService {
       fe.add('firewall_id', 'Firewall not found');
     const account = await this.d.db.db
       .selectFrom('accounts')
-      .select(['backups_enabled', 'interfaces_for_new_computes'])
+      .select(['backups_enabled', 'interfaces_for_new_computes', 'maintenance_policy'])
       .where('id', '=', p.accountId)
       .executeTakeFirstOrThrow();
     const generation = interfaceGeneration(fe, b, account.interfaces_for_new_computes);
@@ -271,7 +271,8 @@ export class InstancesService {
           group_label: b.group ?? '',
           host_uuid: newHostUuid(),
           watchdog_enabled: 1,
-          maintenance_policy: b.maintenance_policy ?? null,
+          // Without one, the instance follows the account's default as it is now (the real service).
+          maintenance_policy: b.maintenance_policy ?? account.maintenance_policy,
           alerts: JSON.stringify(defaultAlerts(type.vcpus)),
           backups_enabled: 0,
           backups_day: null,
@@ -584,13 +585,8 @@ export class InstancesService {
  * service's words for anything else (the wire).
  */
 function checkMaintenancePolicy(fe: FieldErrors, v: string | undefined): void {
-  if (v === undefined || (MAINTENANCE_POLICIES as readonly string[]).includes(v)) return;
-  fe.add(
-    'maintenance_policy',
-    /^[a-z0-9_-]+\/[a-z0-9_-]+$/.test(v)
-      ? 'Maintenance policy not found.'
-      : 'Unsupported maintenance policy slug format.',
-  );
+  const reason = v === undefined ? undefined : maintenancePolicyError(v);
+  if (reason) fe.add('maintenance_policy', reason);
 }
 
 const NEW_GENERATION_FIELDS = ['public', 'vpc', 'vlan', 'firewall_id', 'default_route'] as const;

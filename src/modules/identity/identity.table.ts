@@ -29,6 +29,8 @@ export interface AccountsTable {
   managed: number;
   longview_subscription: string | null;
   object_storage: string;
+  /** The default maintenance policy of new instances (a slug of `/maintenance/policies`). */
+  maintenance_policy: Generated<string>;
   created: string;
 }
 

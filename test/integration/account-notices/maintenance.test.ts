@@ -29,6 +29,30 @@ describe('maintenance', () => {
 
   const statusOf = async (id: number) => (await t.get(`/v4/compute/instances/${id}`)).body.status;
 
+  it("getMaintenancePolicies: lists the real service's two policies, migrate the default, paged", async () => {
+    const r = await t.get('/v4beta/maintenance/policies');
+    expect(r.status).toBe(200);
+    expect(r.body).toMatchObject({ page: 1, pages: 1, results: 2 });
+    expect(r.body.data.map((p: Record<string, unknown>) => [p.slug, p.type, p.is_default])).toEqual(
+      [
+        ['compute/migrate', 'migrate', true],
+        ['compute/power_off_on', 'power_off_on', false],
+      ],
+    );
+    expect(r.body.data[0]).toEqual({
+      slug: 'compute/migrate',
+      label: 'Migrate',
+      description: expect.any(String),
+      type: 'migrate',
+      notification_period_sec: 10800,
+      is_default: true,
+    });
+    const second = await t.get('/v4/maintenance/policies?page=2');
+    expect(second.body).toMatchObject({ data: [], page: 2, results: 2 });
+    const u = await createTestUser(t);
+    expect((await t.get('/v4/maintenance/policies', { token: u.token })).status).toBe(200);
+  });
+
   it('getMaintenance: maintenance created with the CLI is listed; the instance shows stopped inside the window and its own status after', async () => {
     const a = await instance(t);
     expect(await statusOf(a.id)).toBe('running');
@@ -57,9 +81,13 @@ describe('maintenance', () => {
         status: 'pending',
         reason: 'Host firmware upgrade',
         when,
+        maintenance_policy_set: 'compute/migrate',
         entity: { id: a.id, label: a.label, type: 'compute', url: `/v4/compute/instances/${a.id}` },
       },
     ]);
+    // The policy shown is the instance's, live.
+    await t.put(`/v4/compute/instances/${a.id}`, { maintenance_policy: 'compute/power_off_on' });
+    expect((await list()).data[0].maintenance_policy_set).toBe('compute/power_off_on');
     await t.runDue();
     expect(await statusOf(a.id)).toBe('running');
 

@@ -286,6 +286,22 @@ describe('compute instances', () => {
     ]);
   });
 
+  it('createComputeInstance: without maintenance_policy the instance follows the account default of its create', async () => {
+    await t.put('/v4/account/settings', { maintenance_policy: 'compute/power_off_on' });
+    const r = await t.post('/v4/compute/instances', { ...fromImage });
+    expect(r.body.maintenance_policy).toBe('compute/power_off_on');
+    const own = await t.post('/v4/compute/instances', {
+      ...fromImage,
+      maintenance_policy: 'compute/migrate',
+    });
+    expect(own.body.maintenance_policy).toBe('compute/migrate');
+    // A later change of the default leaves existing instances as they are.
+    await t.put('/v4/account/settings', { maintenance_policy: 'compute/migrate' });
+    expect((await t.get(`/v4/compute/instances/${r.body.id}`)).body.maintenance_policy).toBe(
+      'compute/power_off_on',
+    );
+  });
+
   it('createComputeInstance: metadata.user_data must be base64 of at most 65535 bytes', async () => {
     const ok = Buffer.alloc(65535, 'a').toString('base64');
     const tooBig = Buffer.alloc(65536, 'a').toString('base64');

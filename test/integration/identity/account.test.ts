@@ -226,6 +226,33 @@ describe('account', () => {
     expect(ev).toMatchObject({ action: 'account_settings_update', username: 'owner' });
   });
 
+  it('updateAccountSettings: maintenance_policy is checked with the real words and stored', async () => {
+    const t = app();
+    const r = await t.put('/v4/account/settings', { maintenance_policy: 'compute/power_off_on' });
+    expect(r.status).toBe(200);
+    expect(r.body.maintenance_policy).toBe('compute/power_off_on');
+    expect((await t.get('/v4/account/settings')).body.maintenance_policy).toBe(
+      'compute/power_off_on',
+    );
+    const unknown = await t.put('/v4/account/settings', { maintenance_policy: 'compute/other' });
+    expect(unknown.status).toBe(400);
+    expect(unknown.body.errors).toEqual([
+      { field: 'maintenance_policy', reason: 'Maintenance policy not found.' },
+    ]);
+    const format = await t.put('/v4/account/settings', {
+      maintenance_policy: 'power off',
+      network_helper: false,
+    });
+    expect(format.body.errors).toEqual([
+      { field: 'maintenance_policy', reason: 'Unsupported maintenance policy slug format.' },
+    ]);
+    // Nothing of a refused update is written.
+    expect((await t.get('/v4/account/settings')).body).toMatchObject({
+      maintenance_policy: 'compute/power_off_on',
+      network_helper: true,
+    });
+  });
+
   it('updateAccountSettings: a non-boolean names the field', async () => {
     const t = app();
     const r = await t.put('/v4/account/settings', { backups_enabled: 'yes' });
