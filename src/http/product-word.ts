@@ -86,7 +86,6 @@ export class ProductWord {
   private readonly idWordIn: RegExp;
   private readonly idWordOut = /(?<![A-Za-z])compute(?![A-Za-z])/g;
   private readonly scopeOut = /(^|[\s,])compute(s?)(?=:)/g;
-  private readonly urlIn: RegExp;
   private readonly urlOut = /^\/v4(beta)?\/compute(?=\/|$|\?)/;
   private readonly docOut = /(?<![A-Za-z])compute(?=s?(?![A-Za-z]))/g;
 
@@ -98,7 +97,6 @@ export class ProductWord {
     this.imageIn = new RegExp(`^${w}/`);
     this.idWordIn = new RegExp(`(?<![A-Za-z])${w}(?![A-Za-z])`, 'g');
     this.scopeIn = new RegExp(`(^|[\\s,])${w}(s?)(?=:)`, 'g');
-    this.urlIn = new RegExp(`^/v4(beta)?/${w}(?=/|$|\\?)`);
   }
 
   // ---- requests -------------------------------------------------------------------------
