@@ -44,7 +44,7 @@ export interface Schemaish {
   allOf?: Schemaish[];
 }
 
-function escape(s: string): string {
+function escapeRe(s: string): string {
   return s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }
 
@@ -60,7 +60,9 @@ function propertyOf(all: Schemaish[], key: string): Schemaish[] | undefined {
   let found: Schemaish[] | undefined;
   for (const s of all) {
     const p = s.properties?.[key];
-    if (p !== undefined) (found ??= []).push(...branches(p));
+    if (p === undefined) continue;
+    found ??= [];
+    found.push(...branches(p));
   }
   return found;
 }
@@ -91,7 +93,7 @@ export class ProductWord {
 
   constructor(word: string) {
     this.word = word;
-    const w = escape(word);
+    const w = escapeRe(word);
     this.keyIn = new RegExp(`(^|[_.])${w}(s?)(?=[_.]|$)`, 'g');
     this.valueIn = new RegExp(`^${w}(?=$|_)`);
     this.imageIn = new RegExp(`^${w}/`);
@@ -276,6 +278,34 @@ export function wordInHook(pw: ProductWord, schema: { body?: unknown; querystrin
 
 const SCOPE_HEADERS = ['x-oauth-scopes', 'x-accepted-oauth-scopes'] as const;
 
+function translateAnswer(
+  pw: ProductWord,
+  req: FastifyRequest,
+  reply: FastifyReply,
+  payload: unknown,
+): unknown {
+  if (!underV4(req.url)) return payload;
+  for (const h of SCOPE_HEADERS) {
+    const v = reply.getHeader(h);
+    if (typeof v === 'string') reply.header(h, pw.outScopes(v));
+  }
+  const type = reply.getHeader('content-type');
+  if (typeof type !== 'string' || !type.includes('json')) return payload;
+  // Cached pages (the events feed) are sent as bytes.
+  const text = Buffer.isBuffer(payload) ? payload.toString('utf8') : payload;
+  if (typeof text !== 'string') return payload;
+  if (req.url === '/v4/openapi.json' || req.url.startsWith('/v4/openapi.json?'))
+    return pw.outDocument(text);
+  if (text.indexOf(CANON) < 0) return payload;
+  let parsed: Json;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    return payload;
+  }
+  return JSON.stringify(pw.outTree(parsed));
+}
+
 /** onSend: answers of /v4 in the word (JSON bodies, scope headers, the OpenAPI document). */
 export function wordOutHook(pw: ProductWord) {
   return (
@@ -284,25 +314,6 @@ export function wordOutHook(pw: ProductWord) {
     payload: unknown,
     done: (err: null, payload: unknown) => void,
   ): void => {
-    if (!underV4(req.url)) return done(null, payload);
-    for (const h of SCOPE_HEADERS) {
-      const v = reply.getHeader(h);
-      if (typeof v === 'string') reply.header(h, pw.outScopes(v));
-    }
-    const type = reply.getHeader('content-type');
-    if (typeof type !== 'string' || !type.includes('json')) return done(null, payload);
-    // Cached pages (the events feed) are sent as bytes.
-    if (Buffer.isBuffer(payload)) payload = payload.toString('utf8');
-    if (typeof payload !== 'string') return done(null, payload);
-    if (req.url === '/v4/openapi.json' || req.url.startsWith('/v4/openapi.json?'))
-      return done(null, pw.outDocument(payload));
-    if (payload.indexOf(CANON) < 0) return done(null, payload);
-    let parsed: Json;
-    try {
-      parsed = JSON.parse(payload);
-    } catch {
-      return done(null, payload);
-    }
-    done(null, JSON.stringify(pw.outTree(parsed)));
+    done(null, translateAnswer(pw, req, reply, payload));
   };
 }
