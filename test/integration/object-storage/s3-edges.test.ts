@@ -6,9 +6,11 @@ import {
   CompleteMultipartUploadCommand,
   CreateBucketCommand,
   CreateMultipartUploadCommand,
+  DeleteObjectsCommand,
   GetObjectCommand,
   HeadObjectCommand,
   ListBucketsCommand,
+  ListObjectsV2Command,
   PutBucketAclCommand,
   PutObjectCommand,
   S3Client,
@@ -277,6 +279,24 @@ describe('S3 objects: edge cases', () => {
         expect(await got.Body?.transformToString()).toBe(Body);
       }
     }
+  });
+
+  it('DeleteObjects: keys are taken as sent, spaces and entities included (as S3)', async () => {
+    await s3.send(new CreateBucketCommand({ Bucket: 'spaced' }));
+    const keys = [' ', '_ ', ' _', '_ _', '&', '<>', '"\''];
+    for (const Key of keys)
+      await s3.send(new PutObjectCommand({ Bucket: 'spaced', Key, Body: Key }));
+    const listed = (await s3.send(new ListObjectsV2Command({ Bucket: 'spaced' }))).Contents;
+    expect(listed?.map((o) => o.Key).sort()).toEqual([...keys].sort());
+    const out = await s3.send(
+      new DeleteObjectsCommand({
+        Bucket: 'spaced',
+        Delete: { Objects: keys.map((Key) => ({ Key })) },
+      }),
+    );
+    expect(out.Errors ?? []).toEqual([]);
+    expect(out.Deleted?.map((d) => d.Key).sort()).toEqual([...keys].sort());
+    expect((await s3.send(new ListObjectsV2Command({ Bucket: 'spaced' }))).KeyCount).toBe(0);
   });
 
   it('GetObject: a range of an empty object is 416 InvalidRange', async () => {

@@ -33,10 +33,31 @@ const parser = new XMLParser({
   removeNSPrefix: true,
   parseTagValue: false,
   parseAttributeValue: false,
-  trimValues: true,
+  // Kept as sent, then tidied (below): S3 keeps an object key's spaces (`' '`, `'_ '` are keys).
+  trimValues: false,
   htmlEntities: true,
   isArray: (name) => LISTS.has(name),
 });
+
+/** Elements whose text is kept as sent: object keys. Every other text is trimmed. */
+const VERBATIM = new Set(['Key']);
+
+/** Drops the whitespace between elements and trims every text but VERBATIM elements'. */
+function tidy(v: unknown, name: string): unknown {
+  if (typeof v === 'string') return VERBATIM.has(name) ? v : v.trim();
+  if (Array.isArray(v)) return v.map((x) => tidy(x, name));
+  if (v === null || typeof v !== 'object') return v;
+  const o = v as Record<string, unknown>;
+  const hasChildren = Object.keys(o).some((k) => k !== '#text' && !k.startsWith('@_'));
+  for (const k of Object.keys(o)) {
+    if (k.startsWith('@_')) continue;
+    const child = o[k];
+    if (k === '#text' && hasChildren && typeof child === 'string' && child.trim() === '')
+      delete o[k];
+    else o[k] = tidy(child, k === '#text' ? name : k);
+  }
+  return o;
+}
 
 /** An S3 XML document with the root element `root` in the S3 namespace. */
 export function xml(root: string, body: Record<string, unknown>, namespaced = true): string {
@@ -53,7 +74,7 @@ export function parseXml(text: string): Record<string, unknown> {
   if (text.trim() === '' || /<!DOCTYPE/i.test(text)) throw s3errors.malformedXml();
   if (XMLValidator.validate(text) !== true) throw s3errors.malformedXml();
   try {
-    return parser.parse(text) as Record<string, unknown>;
+    return tidy(parser.parse(text), '') as Record<string, unknown>;
   } catch {
     throw s3errors.malformedXml();
   }
