@@ -19,6 +19,7 @@ import { nullOptionalsHook } from './http/null-optional.js';
 import { canonicalIdsHook, integerParams } from './http/path-ids.js';
 import { notProvidedReason, UnservedRouter } from './http/unserved.js';
 import { lazySerializerFactory, lazyValidator } from './http/lazy-compilers.js';
+import { ProductWord, wordFilterHook, wordInHook, wordOutHook } from './http/product-word.js';
 import './http/route-config.js';
 import type { StratusApp } from './http/stratus-app.js';
 import { FAULT_RULES_DOC, faultsHook } from './modules/controls/faults.js';
@@ -89,6 +90,8 @@ function emptyBodyHook(req: FastifyRequest, _reply: FastifyReply, done: () => vo
 /** Builds the Fastify application (no listen). */
 export async function buildApp(ctx: AppContext): Promise<StratusApp> {
   const httpLog = subsystem(ctx.log, 'http');
+  // STRATUS_PRODUCT_WORD: translated at the edge; nothing of it is installed when unset.
+  const word = ctx.config.productWord ? new ProductWord(ctx.config.productWord) : undefined;
   const app = Fastify({
     loggerInstance: httpLog as FastifyBaseLogger,
     // One log line per request is written in onResponse, with the operationId.
@@ -97,7 +100,7 @@ export async function buildApp(ctx: AppContext): Promise<StratusApp> {
     requestIdHeader: 'x-request-id',
     // Undecodable URLs and over-long path parameters: the error envelope, not Fastify's body.
     frameworkErrors: errorHandler,
-    rewriteUrl: (req) => betaToV4(req.url),
+    rewriteUrl: word ? (req) => betaToV4(word.inUrl(req.url ?? '/')) : (req) => betaToV4(req.url),
     routerOptions: { ignoreTrailingSlash: true, ignoreDuplicateSlashes: true },
     ajv: { customOptions: {} },
     schemaController: { compilersFactory: { buildSerializer: lazySerializerFactory() } },
@@ -152,6 +155,9 @@ export async function buildApp(ctx: AppContext): Promise<StratusApp> {
     const ids = integerParams(route);
     const body = (route.schema as { body?: Record<string, unknown> } | undefined)?.body;
     route.preValidation = [
+      ...(word && cfg.operationId && route.url.startsWith('/v4/')
+        ? [wordInHook(word, (route.schema ?? {}) as { body?: unknown; querystring?: unknown })]
+        : []),
       ...(ids.length > 0 ? [canonicalIdsHook(ids)] : []),
       ...(cfg.operationId ? [nulBytesHook] : []),
       ...(cfg.operationId && body ? [nullOptionalsHook(body), intRangeHook(body)] : []),
@@ -195,6 +201,10 @@ export async function buildApp(ctx: AppContext): Promise<StratusApp> {
     }
     done(null, payload);
   });
+  if (word) {
+    app.addHook('onRequest', wordFilterHook(word));
+    app.addHook('onSend', wordOutHook(word));
+  }
   app.addHook('onRequest', (req, reply, done) => {
     reply.headers(COMMON_HEADERS);
     reply.header('x-request-id', req.id);

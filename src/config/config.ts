@@ -7,6 +7,19 @@ import { type MachinesConfig, machinesConfig } from './machines-config.js';
 
 export { ConfigError };
 
+const PRODUCT_WORD_RE = /^[a-z][a-z0-9]{1,31}$/;
+
+function productWordOf(raw: string | undefined): string | undefined {
+  if (raw === undefined || raw === '' || raw === 'compute') return undefined;
+  if (!PRODUCT_WORD_RE.test(raw)) {
+    throw new ConfigError(
+      'STRATUS_PRODUCT_WORD',
+      'must be 2 to 32 lowercase letters or digits, starting with a letter',
+    );
+  }
+  return raw;
+}
+
 export type TimingProfile = 'instant' | 'fast' | 'realistic';
 export type Dialect = 'sqlite' | 'postgres';
 export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
@@ -27,6 +40,11 @@ export interface Config {
   readonly seedFile: string | undefined;
   /** STRATUS_INIT_DIR: init hooks (request files and scripts) applied after the seed file. */
   readonly initDir: string | undefined;
+  /**
+   * STRATUS_PRODUCT_WORD: another word clients use for `compute` (paths, fields, scopes, event
+   * actions and entity types, the OpenAPI document), translated at the HTTP edge.
+   */
+  readonly productWord: string | undefined;
   readonly rateLimits: boolean;
   /** Run the job worker inside the API process. */
   readonly inProcessWorker: boolean;
@@ -187,6 +205,7 @@ export function envToConfig(env: RawEnv): Config {
       env.STRATUS_INIT_DIR && env.STRATUS_INIT_DIR !== ''
         ? path.resolve(env.STRATUS_INIT_DIR)
         : undefined,
+    productWord: productWordOf(env.STRATUS_PRODUCT_WORD),
     rateLimits: onOff('STRATUS_RATE_LIMITS', env.STRATUS_RATE_LIMITS, true),
     inProcessWorker: onOff('STRATUS_WORKER', env.STRATUS_WORKER, true),
     workerTimeoutSeconds: integer(

@@ -9,6 +9,7 @@ export interface RawEnv {
   STRATUS_OPERATOR_TOKEN?: string;
   STRATUS_SEED?: string;
   STRATUS_INIT_DIR?: string;
+  STRATUS_PRODUCT_WORD?: string;
   STRATUS_RATE_LIMITS?: string;
   STRATUS_WORKER?: string;
   STRATUS_WORKER_TIMEOUT?: string;
@@ -66,6 +67,7 @@ export function readEnv(source: NodeJS.ProcessEnv = process.env): RawEnv {
     STRATUS_OPERATOR_TOKEN: source.STRATUS_OPERATOR_TOKEN,
     STRATUS_SEED: source.STRATUS_SEED,
     STRATUS_INIT_DIR: source.STRATUS_INIT_DIR,
+    STRATUS_PRODUCT_WORD: source.STRATUS_PRODUCT_WORD,
     STRATUS_RATE_LIMITS: source.STRATUS_RATE_LIMITS,
     STRATUS_WORKER: source.STRATUS_WORKER,
     STRATUS_WORKER_TIMEOUT: source.STRATUS_WORKER_TIMEOUT,

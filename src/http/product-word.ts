@@ -1,0 +1,319 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
+
+/**
+ * STRATUS_PRODUCT_WORD: clients built for another product word than `compute` use theirs, at the
+ * HTTP edge only (docs/configuration.md). Requests under `/v4` (and `/v4beta`) are translated to
+ * `compute` before routing and validation; their JSON answers, scope headers and the OpenAPI
+ * document are translated back. No service sees the word, `compute` keeps working, and nothing
+ * here is installed when the setting is off.
+ *
+ * What is translated is the API's own vocabulary only:
+ * - path: the segment after `/v4` (`/v4/W/instances`), `images/W/<name>`, `managed/W-settings`;
+ * - request bodies and query strings: a property whose name is not in the route's schema but
+ *   whose translation is (`W_id` → `compute_id`, `add_Ws` → `add_computes`); a property where
+ *   the schema does not describe the object (a free-form map) is never renamed;
+ * - values of vocabulary fields (`type`, `action`, `service_type`, `billing_source`, `entity.type`:
+ *   `W`, `W_create`; `scopes`: `W:read_write`; `url`: `/v4/W/...`; an error's `field`; public
+ *   image ids `W/debian12` in `image`, `images`, `id`);
+ * - X-Filter keys, `+order_by` and the values of the vocabulary fields above;
+ * - answers: property names, the same vocabulary values, X-OAuth-Scopes and
+ *   X-Accepted-OAuth-Scopes; `/v4/openapi.json` as a whole (it is the server's own text).
+ * Labels, tags, descriptions, scripts, object keys and bytes are never touched.
+ */
+
+const CANON = 'compute';
+/** Fields whose values are enum-like words of the API (entity types, event actions, ...). */
+const VOCAB_VALUES = new Set([
+  'type',
+  'action',
+  'service_type',
+  'billing_source',
+  'entity.type',
+  'created_by',
+]);
+/** Fields holding image ids: public images are `compute/<name>`. */
+const IMAGE_IDS = new Set(['image', 'images', 'id', 'base_image', 'kernel']);
+
+type Json = unknown;
+export interface Schemaish {
+  [k: string]: unknown;
+  properties?: Record<string, Schemaish>;
+  items?: Schemaish | Schemaish[];
+  anyOf?: Schemaish[];
+  oneOf?: Schemaish[];
+  allOf?: Schemaish[];
+}
+
+function escapeRe(s: string): string {
+  return s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}
+
+/** The schemas a value may match: a union's branches are all candidates. */
+function branches(s: Schemaish | undefined, out: Schemaish[] = []): Schemaish[] {
+  if (s === undefined || s === null || typeof s !== 'object') return out;
+  out.push(s);
+  for (const b of [...(s.anyOf ?? []), ...(s.oneOf ?? []), ...(s.allOf ?? [])]) branches(b, out);
+  return out;
+}
+
+function propertyOf(all: Schemaish[], key: string): Schemaish[] | undefined {
+  let found: Schemaish[] | undefined;
+  for (const s of all) {
+    const p = s.properties?.[key];
+    if (p === undefined) continue;
+    found ??= [];
+    found.push(...branches(p));
+  }
+  return found;
+}
+
+function itemsOf(all: Schemaish[]): Schemaish[] {
+  const out: Schemaish[] = [];
+  for (const s of all) {
+    if (Array.isArray(s.items)) for (const i of s.items) branches(i, out);
+    else if (s.items) branches(s.items, out);
+  }
+  return out;
+}
+
+export class ProductWord {
+  readonly word: string;
+  private readonly keyIn: RegExp;
+  private readonly keyOut = /(^|[_.])compute(s?)(?=[_.]|$)/g;
+  private readonly valueIn: RegExp;
+  private readonly valueOut = /^compute(?=$|_)/;
+  private readonly scopeIn: RegExp;
+  private readonly imageIn: RegExp;
+  private readonly imageOut = /^compute\//;
+  private readonly idWordIn: RegExp;
+  private readonly idWordOut = /(?<![A-Za-z])compute(?![A-Za-z])/g;
+  private readonly scopeOut = /(^|[\s,])compute(s?)(?=:)/g;
+  private readonly urlOut = /^\/v4(beta)?\/compute(?=\/|$|\?)/;
+  private readonly docOut = /(?<![A-Za-z])compute(?=s?(?![A-Za-z]))/g;
+
+  constructor(word: string) {
+    this.word = word;
+    const w = escapeRe(word);
+    this.keyIn = new RegExp(`(^|[_.])${w}(s?)(?=[_.]|$)`, 'g');
+    this.valueIn = new RegExp(`^${w}(?=$|_)`);
+    this.imageIn = new RegExp(`^${w}/`);
+    this.idWordIn = new RegExp(`(?<![A-Za-z])${w}(?![A-Za-z])`, 'g');
+    this.scopeIn = new RegExp(`(^|[\\s,])${w}(s?)(?=:)`, 'g');
+  }
+
+  // ---- requests -------------------------------------------------------------------------
+
+  /** Before routing: `/v4/W/...` and `/v4/managed/W-settings...` name `compute`. */
+  inUrl(url: string): string {
+    if (!url.startsWith('/v4')) return url;
+    const q = url.indexOf('?');
+    const path = q < 0 ? url : url.slice(0, q);
+    const segs = path.split('/');
+    // ['', 'v4', seg2, seg3, ...]
+    if (segs[1] !== 'v4' && segs[1] !== 'v4beta') return url;
+    let changed = false;
+    if (segs[2] === this.word) {
+      segs[2] = CANON;
+      changed = true;
+    } else if (segs[2] === 'images' && segs[3] === this.word) {
+      segs[3] = CANON;
+      changed = true;
+    } else if (segs[2] === 'managed' && segs[3]?.startsWith(`${this.word}-settings`)) {
+      segs[3] = `${CANON}${segs[3].slice(this.word.length)}`;
+      changed = true;
+    }
+    return changed ? segs.join('/') + (q < 0 ? '' : url.slice(q)) : url;
+  }
+
+  private keyToCanon(key: string): string {
+    return key.replace(this.keyIn, `$1${CANON}$2`);
+  }
+
+  private valueToCanon(key: string, value: string): string {
+    if (VOCAB_VALUES.has(key)) return value.replace(this.valueIn, CANON);
+    if (IMAGE_IDS.has(key) && this.imageIn.test(value)) return value.replace(this.idWordIn, CANON);
+    if (key === 'scopes') return value.replace(this.scopeIn, `$1${CANON}$2`);
+    return value;
+  }
+
+  /**
+   * A request's body or query, guided by the route's schema: a name the schema does not know is
+   * renamed only when its translation is one it knows.
+   */
+  inTree(value: Json, schema: Schemaish | undefined): Json {
+    return this.inNode(value, branches(schema));
+  }
+
+  private inNode(value: Json, all: Schemaish[]): Json {
+    if (Array.isArray(value)) {
+      const items = itemsOf(all);
+      if (items.length === 0) return value;
+      for (let i = 0; i < value.length; i++) value[i] = this.inNode(value[i], items);
+      return value;
+    }
+    if (value === null || typeof value !== 'object') return value;
+    if (!all.some((s) => s.properties !== undefined)) return value;
+    const obj = value as Record<string, Json>;
+    for (const key of Object.keys(obj)) {
+      let name = key;
+      let prop = propertyOf(all, key);
+      if (prop === undefined) {
+        const canon = this.keyToCanon(key);
+        const canonProp = canon === key ? undefined : propertyOf(all, canon);
+        if (canonProp !== undefined && !(canon in obj)) {
+          obj[canon] = obj[key];
+          delete obj[key];
+          name = canon;
+          prop = canonProp;
+        }
+      }
+      const v = obj[name];
+      if (typeof v === 'string') obj[name] = this.valueToCanon(name, v);
+      else if (Array.isArray(v) && (name === 'scopes' || name === 'images'))
+        obj[name] = v.map((x) => (typeof x === 'string' ? this.valueToCanon(name, x) : x));
+      else if (prop !== undefined) obj[name] = this.inNode(v, prop);
+    }
+    return obj;
+  }
+
+  /** X-Filter: keys, `+order_by` and vocabulary values. */
+  inFilter(header: string): string {
+    let parsed: Json;
+    try {
+      parsed = JSON.parse(header);
+    } catch {
+      return header; // the route's own check answers the malformed filter
+    }
+    return JSON.stringify(this.inFilterNode(parsed, undefined));
+  }
+
+  private inFilterNode(value: Json, key: string | undefined): Json {
+    if (Array.isArray(value)) return value.map((v) => this.inFilterNode(v, key));
+    if (typeof value === 'string') {
+      if (key === '+order_by') return this.keyToCanon(value);
+      return key === undefined ? value : this.valueToCanon(key, value);
+    }
+    if (value === null || typeof value !== 'object') return value;
+    const out: Record<string, Json> = {};
+    for (const [k, v] of Object.entries(value as Record<string, Json>)) {
+      // Operators (`+or`, `+contains`, ...) keep the field they apply to.
+      const canon = k.startsWith('+') ? k : this.keyToCanon(k);
+      out[canon] = this.inFilterNode(v, k.startsWith('+') && k !== '+order_by' ? key : canon);
+    }
+    return out;
+  }
+
+  // ---- answers --------------------------------------------------------------------------
+
+  private keyToWord(key: string): string {
+    return key.indexOf(CANON) < 0 ? key : key.replace(this.keyOut, `$1${this.word}$2`);
+  }
+
+  private valueToWord(key: string, value: string): string {
+    if (value.indexOf(CANON) < 0) return value;
+    if (VOCAB_VALUES.has(key)) return value.replace(this.valueOut, this.word);
+    // Public image and kernel ids: `compute/debian12`, `compute/6.2.9-x86_64-compute160`.
+    if (IMAGE_IDS.has(key) && this.imageOut.test(value))
+      return value.replace(this.idWordOut, this.word);
+    if (key === 'scopes') return value.replace(this.scopeOut, `$1${this.word}$2`);
+    if (key === 'url') return value.replace(this.urlOut, `/v4$1/${this.word}`);
+    if (key === 'field') return this.keyToWord(value);
+    return value;
+  }
+
+  /** A JSON answer of the API, translated in place. */
+  outTree(value: Json, key = ''): Json {
+    if (Array.isArray(value)) {
+      for (let i = 0; i < value.length; i++) value[i] = this.outTree(value[i], key);
+      return value;
+    }
+    if (typeof value === 'string') return this.valueToWord(key, value);
+    if (value === null || typeof value !== 'object') return value;
+    const obj = value as Record<string, Json>;
+    let renamed = false;
+    for (const k of Object.keys(obj)) {
+      obj[k] = this.outTree(obj[k], k);
+      if (k.indexOf(CANON) >= 0) renamed = true;
+    }
+    if (!renamed) return obj;
+    // Rebuild to keep the order of the properties.
+    const out: Record<string, Json> = {};
+    for (const [k, v] of Object.entries(obj)) out[this.keyToWord(k)] = v;
+    return out;
+  }
+
+  outScopes(header: string): string {
+    return header.replace(this.scopeOut, `$1${this.word}$2`);
+  }
+
+  /** The OpenAPI document is the server's own text: every standalone `compute` is the word. */
+  outDocument(text: string): string {
+    return text.replace(this.docOut, this.word);
+  }
+}
+
+function underV4(url: string): boolean {
+  return url.startsWith('/v4/') || url === '/v4' || url.startsWith('/v4?');
+}
+
+/** onRequest, first: X-Filter in the canonical word. */
+export function wordFilterHook(pw: ProductWord) {
+  return (req: FastifyRequest, _reply: FastifyReply, done: () => void): void => {
+    const f = req.headers['x-filter'];
+    if (typeof f === 'string' && underV4(req.url)) req.headers['x-filter'] = pw.inFilter(f);
+    done();
+  };
+}
+
+/** preValidation of a /v4 route, first: body and query in the canonical word. */
+export function wordInHook(pw: ProductWord, schema: { body?: unknown; querystring?: unknown }) {
+  return (req: FastifyRequest, _reply: FastifyReply, done: () => void): void => {
+    if (req.body !== undefined && schema.body)
+      req.body = pw.inTree(req.body, schema.body as Schemaish);
+    if (req.query && typeof req.query === 'object' && schema.querystring)
+      req.query = pw.inTree(req.query, schema.querystring as Schemaish);
+    done();
+  };
+}
+
+const SCOPE_HEADERS = ['x-oauth-scopes', 'x-accepted-oauth-scopes'] as const;
+
+function translateAnswer(
+  pw: ProductWord,
+  req: FastifyRequest,
+  reply: FastifyReply,
+  payload: unknown,
+): unknown {
+  if (!underV4(req.url)) return payload;
+  for (const h of SCOPE_HEADERS) {
+    const v = reply.getHeader(h);
+    if (typeof v === 'string') reply.header(h, pw.outScopes(v));
+  }
+  const type = reply.getHeader('content-type');
+  if (typeof type !== 'string' || !type.includes('json')) return payload;
+  // Cached pages (the events feed) are sent as bytes.
+  const text = Buffer.isBuffer(payload) ? payload.toString('utf8') : payload;
+  if (typeof text !== 'string') return payload;
+  if (req.url === '/v4/openapi.json' || req.url.startsWith('/v4/openapi.json?'))
+    return pw.outDocument(text);
+  if (text.indexOf(CANON) < 0) return payload;
+  let parsed: Json;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    return payload;
+  }
+  return JSON.stringify(pw.outTree(parsed));
+}
+
+/** onSend: answers of /v4 in the word (JSON bodies, scope headers, the OpenAPI document). */
+export function wordOutHook(pw: ProductWord) {
+  return (
+    req: FastifyRequest,
+    reply: FastifyReply,
+    payload: unknown,
+    done: (err: null, payload: unknown) => void,
+  ): void => {
+    done(null, translateAnswer(pw, req, reply, payload));
+  };
+}

@@ -1,0 +1,265 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ProductWord } from '../../../src/http/product-word.js';
+import { buildTestApp, type TestApp } from '../../helpers/build-test-app.js';
+
+interface Operation {
+  operationId?: string;
+  parameters?: { in: string; name: string; schema?: { type?: string } }[];
+}
+
+/** Every /v4 operation of a generated document, with plausible path parameters. */
+async function operations(t: TestApp): Promise<{ method: string; path: string; id: string }[]> {
+  const doc = await t.get('/v4/openapi.json', { token: null });
+  expect(doc.status).toBe(200);
+  const out: { method: string; path: string; id: string }[] = [];
+  for (const [path, ops] of Object.entries<Record<string, Operation>>(doc.body.paths)) {
+    for (const [method, op] of Object.entries(ops)) {
+      if (!['get', 'post', 'put', 'delete'].includes(method)) continue;
+      let url = path;
+      for (const p of op.parameters ?? []) {
+        if (p.in !== 'path') continue;
+        const t = p.schema?.type;
+        url = url.replace(`{${p.name}}`, t === 'integer' || t === 'number' ? '1' : 'x');
+      }
+      out.push({ method: method.toUpperCase(), path: url, id: op.operationId ?? path });
+    }
+  }
+  return out;
+}
+
+/** A standalone `compute` (as a word of a path, name or value), not `Compute` nor `computed`. */
+const CANON = /(?<![A-Za-z])compute(?=s?(?![A-Za-z]))/;
+
+for (const word of ['acme', 'node']) {
+  describe(`STRATUS_PRODUCT_WORD=${word}: every operation of the generated document`, () => {
+    let plain: TestApp;
+    let worded: TestApp;
+    beforeAll(async () => {
+      plain = await buildTestApp({ timing: 'instant' });
+      worded = await buildTestApp({ timing: 'instant', env: { STRATUS_PRODUCT_WORD: word } });
+    });
+    afterAll(async () => {
+      await plain.close();
+      await worded.close();
+    });
+
+    it('getOpenApi: the document names the word, never compute, with the same operations', async () => {
+      const doc = await worded.get('/v4/openapi.json', { token: null });
+      expect(CANON.test(doc.text)).toBe(false);
+      expect(Object.keys(doc.body.paths)).toContain(`/${word}/instances`);
+      const mine = (await operations(worded)).map((o) => o.id).sort();
+      const theirs = (await operations(plain)).map((o) => o.id).sort();
+      expect(mine).toEqual(theirs);
+    });
+
+    it('every operation: answers at the word path as the plain server does at compute', async () => {
+      const ops = await operations(worded);
+      const canon = new Map((await operations(plain)).map((o) => [`${o.method} ${o.id}`, o]));
+      const failures: string[] = [];
+      for (const o of ops) {
+        const p = canon.get(`${o.method} ${o.id}`);
+        if (!p) {
+          failures.push(`${o.id}: not in the plain document`);
+          continue;
+        }
+        const a = await worded.request(o.method, `/v4${o.path}`);
+        const b = await plain.request(p.method, `/v4${p.path}`);
+        if (a.status !== b.status) failures.push(`${o.id} ${o.path}: ${a.status} vs ${b.status}`);
+        if (a.status >= 500) failures.push(`${o.id} ${o.path}: ${a.status} ${a.text}`);
+        const fa = (a.body?.errors ?? []).map((e: { field?: string }) => e.field ?? '');
+        const fb = (b.body?.errors ?? []).map((e: { field?: string }) =>
+          (e.field ?? '').replace(/(^|[_.])compute(s?)(?=[_.]|$)/g, `$1${word}$2`),
+        );
+        if (JSON.stringify(fa) !== JSON.stringify(fb))
+          failures.push(`${o.id}: fields ${JSON.stringify(fa)} vs ${JSON.stringify(fb)}`);
+        // Only free text (reasons, labels) may still say compute; names and values never.
+        const names =
+          JSON.stringify(a.body, (k, v) => (k === 'reason' || k === 'label' ? undefined : v)) ?? '';
+        if (a.status < 300 && CANON.test(names)) failures.push(`${o.id}: compute in ${names}`);
+      }
+      expect(failures).toEqual([]);
+    });
+
+    it('every operation: compute keeps working beside the word', async () => {
+      const ops = await operations(plain);
+      const failures: string[] = [];
+      for (const o of ops.filter((x) => x.method === 'GET' && x.path.includes('compute'))) {
+        const a = await worded.get(`/v4${o.path}`);
+        const b = await plain.get(`/v4${o.path}`);
+        if (a.status !== b.status) failures.push(`${o.id}: ${a.status} vs ${b.status}`);
+      }
+      expect(failures).toEqual([]);
+    });
+  });
+}
+
+describe('STRATUS_PRODUCT_WORD=acme: both directions', () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await buildTestApp({ timing: 'instant', env: { STRATUS_PRODUCT_WORD: 'acme' } });
+  });
+  afterAll(async () => {
+    await t.close();
+  });
+
+  async function create(label: string, path = '/v4/acme/instances') {
+    const r = await t.post(path, {
+      region: 'us-east',
+      type: 'g6-standard-1',
+      image: 'acme/debian12',
+      root_pass: 'a-Strong-pass-123456',
+      label,
+      tags: ['compute', 'compute_id'],
+    });
+    expect(r.status).toBe(200);
+    await t.settle();
+    return r;
+  }
+
+  it('createInstance: the word path, image id in the word, user data untouched', async () => {
+    const r = await create('compute-box');
+    expect(r.body.label).toBe('compute-box');
+    expect(r.body.tags).toEqual(['compute', 'compute_id']);
+    expect(r.body.image).toBe('acme/debian12');
+    const again = await t.get(`/v4/acme/instances/${r.body.id}`);
+    expect(again.body.label).toBe('compute-box');
+    const beta = await t.get(`/v4beta/acme/instances/${r.body.id}`);
+    expect(beta.status).toBe(200);
+  });
+
+  it('createInstance: compute paths and names keep working', async () => {
+    const r = await create('plain-box', '/v4/compute/instances');
+    expect(r.body.image).toBe('acme/debian12');
+    expect((await t.get(`/v4/compute/instances/${r.body.id}`)).status).toBe(200);
+  });
+
+  it('getEvents: actions, entity types and urls in the word; X-Filter in the word', async () => {
+    const r = await create('evented');
+    const ev = await t.get('/v4/account/events', {
+      filter: { 'entity.type': 'acme', action: 'acme_create', 'entity.id': r.body.id },
+    });
+    expect(ev.status).toBe(200);
+    expect(ev.body.data.length).toBeGreaterThan(0);
+    const e = ev.body.data[0];
+    expect(e.action).toBe('acme_create');
+    expect(e.entity.type).toBe('acme');
+    expect(e.entity.url).toBe(`/v4/acme/instances/${r.body.id}`);
+    expect(e.entity.label).toBe('evented');
+    const canon = await t.get('/v4/account/events', {
+      filter: { 'entity.type': 'compute', action: 'compute_create', 'entity.id': r.body.id },
+    });
+    expect(canon.body.data.map((x: { id: number }) => x.id)).toEqual(
+      ev.body.data.map((x: { id: number }) => x.id),
+    );
+  });
+
+  it('field names: W_id in a body is compute_id, errors name the word', async () => {
+    const a = await create('source');
+    const vol = await t.post('/v4/volumes', { label: 'v1', size: 10, region: 'us-east' });
+    expect(vol.status).toBe(200);
+    await t.settle();
+    const attach = await t.post(`/v4/volumes/${vol.body.id}/attach`, { acme_id: a.body.id });
+    expect(attach.status).toBe(200);
+    expect(attach.body.acme_id).toBe(a.body.id);
+    expect(attach.body).not.toHaveProperty('compute_id');
+    const bad = await t.post('/v4/volumes', { label: 'v2', size: 10, acme_id: 'x' });
+    expect(bad.status).toBe(400);
+    expect(JSON.stringify(bad.body)).not.toMatch(/"field":"compute/);
+  });
+
+  it('createPersonalAccessToken: scopes in the word, headers in the word', async () => {
+    const r = await t.post('/v4/profile/tokens', { label: 'w', scopes: 'acmes:read_only' });
+    expect(r.status).toBe(200);
+    expect(r.body.scopes).toBe('acmes:read_only');
+    const me = await t.get('/v4/acme/instances', { token: r.body.token });
+    expect(me.status).toBe(200);
+    expect(me.headers['x-oauth-scopes']).toBe('acmes:read_only');
+    expect(me.headers['x-accepted-oauth-scopes']).toBe('acmes:read_only');
+    const denied = await t.get('/v4/volumes', { token: r.body.token });
+    expect(denied.status).toBe(401);
+  });
+
+  it('getProfileGrants/updateUserGrants: grant names in the word', async () => {
+    const u = await t.post('/v4/account/users', {
+      username: 'restricted1',
+      email: 'r1@example.com',
+      restricted: true,
+    });
+    expect(u.status).toBe(200);
+    const g = await t.put('/v4/account/users/restricted1/grants', {
+      global: { add_acmes: true },
+    });
+    expect(g.status).toBe(200);
+    expect(g.body.global.add_acmes).toBe(true);
+    expect(g.body.global).not.toHaveProperty('add_computes');
+    expect(Array.isArray(g.body.acme)).toBe(true);
+    expect(g.body).not.toHaveProperty('compute');
+  });
+
+  it('the operator routes and their answers are not translated', async () => {
+    const r = await t.get('/_stratus/openapi.json', { token: null });
+    expect(r.status).toBe(200);
+    expect(r.text).not.toMatch(/\bacme\b/);
+  });
+});
+
+describe('ProductWord (node): a word that is part of other names', () => {
+  const pw = new ProductWord('node');
+  const schema = {
+    type: 'object',
+    properties: {
+      nodes: { type: 'array', items: { type: 'object', properties: { label: {} } } },
+      computes: { type: 'array', items: { type: 'integer' } },
+      compute_id: { type: 'integer' },
+      metadata: { type: 'object' },
+    },
+  };
+
+  it('inTree: a name the schema knows is kept, one it knows only translated is renamed', () => {
+    expect(pw.inTree({ nodes: [{ label: 'n1' }], node_id: 3 }, schema)).toEqual({
+      nodes: [{ label: 'n1' }],
+      compute_id: 3,
+    });
+  });
+
+  it('inTree: a free-form map (no properties in the schema) is never renamed', () => {
+    expect(pw.inTree({ metadata: { node_id: 'x', type: 'node' } }, schema)).toEqual({
+      metadata: { node_id: 'x', type: 'node' },
+    });
+  });
+
+  it('outTree: names, vocabulary values and urls in the word; labels and tags untouched', () => {
+    expect(
+      pw.outTree({
+        compute_id: 1,
+        label: 'compute',
+        tags: ['compute'],
+        entity: { type: 'compute', url: '/v4/compute/instances/1', label: 'compute_x' },
+        action: 'compute_boot',
+        description: 'compute stuff',
+      }),
+    ).toEqual({
+      node_id: 1,
+      label: 'compute',
+      tags: ['compute'],
+      entity: { type: 'node', url: '/v4/node/instances/1', label: 'compute_x' },
+      action: 'node_boot',
+      description: 'compute stuff',
+    });
+  });
+
+  it('inUrl: only the area segment, images/<word>/ and managed/<word>-settings', () => {
+    expect(pw.inUrl('/v4/node/instances?page=2')).toBe('/v4/compute/instances?page=2');
+    expect(pw.inUrl('/v4beta/node/instances')).toBe('/v4beta/compute/instances');
+    expect(pw.inUrl('/v4/images/node/debian12')).toBe('/v4/images/compute/debian12');
+    expect(pw.inUrl('/v4/managed/node-settings/1')).toBe('/v4/managed/compute-settings/1');
+    expect(pw.inUrl('/v4/tags/node')).toBe('/v4/tags/node');
+    expect(pw.inUrl('/v4/nodebalancers/1')).toBe('/v4/nodebalancers/1');
+  });
+
+  it('scopes: the plural area in scope strings and headers', () => {
+    expect(pw.outScopes('computes:read_write events:read_only')).toBe(
+      'nodes:read_write events:read_only',
+    );
+  });
+});
