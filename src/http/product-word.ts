@@ -30,7 +30,12 @@ const VOCAB_VALUES = new Set([
   'billing_source',
   'entity.type',
   'created_by',
+  'interface_generation',
 ]);
+/** Fields whose values are words of the API joined by `_`, the word among them anywhere. */
+const TOKEN_VALUES = new Set(['interfaces_for_new_computes']);
+/** Fields holding maintenance policy slugs: the real ones are `compute/<name>`. */
+const POLICY_IDS = new Set(['maintenance_policy', 'maintenance_policy_set', 'slug']);
 /** Fields holding image ids: public images are `compute/<name>`. */
 const IMAGE_IDS = new Set(['image', 'images', 'id', 'base_image', 'kernel']);
 
@@ -82,6 +87,8 @@ export class ProductWord {
   private readonly keyOut = /(^|[_.])compute(s?)(?=[_.]|$)/g;
   private readonly valueIn: RegExp;
   private readonly valueOut = /^compute(?=$|_)/;
+  private readonly tokenIn: RegExp;
+  private readonly tokenOut = /(^|_)compute(?=_|$)/g;
   private readonly scopeIn: RegExp;
   private readonly imageIn: RegExp;
   private readonly imageOut = /^compute\//;
@@ -96,6 +103,7 @@ export class ProductWord {
     const w = escapeRe(word);
     this.keyIn = new RegExp(`(^|[_.])${w}(s?)(?=[_.]|$)`, 'g');
     this.valueIn = new RegExp(`^${w}(?=$|_)`);
+    this.tokenIn = new RegExp(`(^|_)${w}(?=_|$)`, 'g');
     this.imageIn = new RegExp(`^${w}/`);
     this.idWordIn = new RegExp(`(?<![A-Za-z])${w}(?![A-Za-z])`, 'g');
     this.scopeIn = new RegExp(`(^|[\\s,])${w}(s?)(?=:)`, 'g');
@@ -131,6 +139,8 @@ export class ProductWord {
 
   private valueToCanon(key: string, value: string): string {
     if (VOCAB_VALUES.has(key)) return value.replace(this.valueIn, CANON);
+    if (TOKEN_VALUES.has(key)) return value.replace(this.tokenIn, `$1${CANON}`);
+    if (POLICY_IDS.has(key)) return value.replace(this.imageIn, `${CANON}/`);
     if (IMAGE_IDS.has(key) && this.imageIn.test(value)) return value.replace(this.idWordIn, CANON);
     if (key === 'scopes') return value.replace(this.scopeIn, `$1${CANON}$2`);
     return value;
@@ -212,6 +222,8 @@ export class ProductWord {
   private valueToWord(key: string, value: string): string {
     if (value.indexOf(CANON) < 0) return value;
     if (VOCAB_VALUES.has(key)) return value.replace(this.valueOut, this.word);
+    if (TOKEN_VALUES.has(key)) return value.replace(this.tokenOut, `$1${this.word}`);
+    if (POLICY_IDS.has(key)) return value.replace(this.imageOut, `${this.word}/`);
     // Public image and kernel ids: `compute/debian12`, `compute/6.2.9-x86_64-compute160`.
     if (IMAGE_IDS.has(key) && this.imageOut.test(value))
       return value.replace(this.idWordOut, this.word);

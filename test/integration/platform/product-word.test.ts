@@ -127,6 +127,39 @@ describe('STRATUS_PRODUCT_WORD=acme: both directions', () => {
     expect(beta.status).toBe(200);
   });
 
+  it('maintenance policies and interface generations: their values in the word, both ways', async () => {
+    const policies = await t.get('/v4/maintenance/policies');
+    expect(policies.body.data.map((x: { slug: string }) => x.slug)).toEqual([
+      'acme/migrate',
+      'acme/power_off_on',
+    ]);
+    const set = await t.put('/v4/account/settings', {
+      maintenance_policy: 'acme/power_off_on',
+      interfaces_for_new_acmes: 'acme_default_but_legacy_config_allowed',
+    });
+    expect(set.status).toBe(200);
+    expect(set.body).toMatchObject({
+      maintenance_policy: 'acme/power_off_on',
+      interfaces_for_new_acmes: 'acme_default_but_legacy_config_allowed',
+    });
+    const r = await t.post('/v4/acme/instances', {
+      region: 'us-east',
+      type: 'g6-nanode-1',
+      label: 'modern-one',
+      interface_generation: 'acme',
+      interfaces: [{ public: {} }],
+    });
+    expect(r.status).toBe(200);
+    expect(r.body).toMatchObject({
+      interface_generation: 'acme',
+      maintenance_policy: 'acme/power_off_on',
+    });
+    await t.put('/v4/account/settings', {
+      maintenance_policy: 'acme/migrate',
+      interfaces_for_new_acmes: 'legacy_config_default_but_acme_allowed',
+    });
+  });
+
   it('createInstance: compute paths and names keep working', async () => {
     const r = await create('plain-box', '/v4/compute/instances');
     expect(r.body.image).toBe('acme/debian12');
