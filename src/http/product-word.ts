@@ -34,6 +34,8 @@ const VOCAB_VALUES = new Set([
 ]);
 /** Fields whose values are words of the API joined by `_`, the word among them anywhere. */
 const TOKEN_VALUES = new Set(['interfaces_for_new_computes']);
+/** Lists of capability names: `Computes`, `GPU Computes` are the word capitalized. */
+const CAPABILITIES = new Set(['capabilities', 'available', 'unavailable']);
 /** Fields holding maintenance policy slugs: the real ones are `compute/<name>`. */
 const POLICY_IDS = new Set(['maintenance_policy', 'maintenance_policy_set', 'slug']);
 /** Fields holding image ids: public images are `compute/<name>`. */
@@ -89,6 +91,9 @@ export class ProductWord {
   private readonly valueOut = /^compute(?=$|_)/;
   private readonly tokenIn: RegExp;
   private readonly tokenOut = /(^|_)compute(?=_|$)/g;
+  private readonly capitalIn: RegExp;
+  private readonly capitalOut = /(?<![A-Za-z])Compute(?=s?(?![A-Za-z]))/g;
+  private readonly capital: string;
   private readonly scopeIn: RegExp;
   private readonly imageIn: RegExp;
   private readonly imageOut = /^compute\//;
@@ -104,6 +109,8 @@ export class ProductWord {
     this.keyIn = new RegExp(`(^|[_.])${w}(s?)(?=[_.]|$)`, 'g');
     this.valueIn = new RegExp(`^${w}(?=$|_)`);
     this.tokenIn = new RegExp(`(^|_)${w}(?=_|$)`, 'g');
+    this.capital = word.charAt(0).toUpperCase() + word.slice(1);
+    this.capitalIn = new RegExp(`(?<![A-Za-z])${escapeRe(this.capital)}(?=s?(?![A-Za-z]))`, 'g');
     this.imageIn = new RegExp(`^${w}/`);
     this.idWordIn = new RegExp(`(?<![A-Za-z])${w}(?![A-Za-z])`, 'g');
     this.scopeIn = new RegExp(`(^|[\\s,])${w}(s?)(?=:)`, 'g');
@@ -140,6 +147,7 @@ export class ProductWord {
   private valueToCanon(key: string, value: string): string {
     if (VOCAB_VALUES.has(key)) return value.replace(this.valueIn, CANON);
     if (TOKEN_VALUES.has(key)) return value.replace(this.tokenIn, `$1${CANON}`);
+    if (CAPABILITIES.has(key)) return value.replace(this.capitalIn, 'Compute');
     if (POLICY_IDS.has(key)) return value.replace(this.imageIn, `${CANON}/`);
     if (IMAGE_IDS.has(key) && this.imageIn.test(value)) return value.replace(this.idWordIn, CANON);
     if (key === 'scopes') return value.replace(this.scopeIn, `$1${CANON}$2`);
@@ -220,6 +228,7 @@ export class ProductWord {
   }
 
   private valueToWord(key: string, value: string): string {
+    if (CAPABILITIES.has(key)) return value.replace(this.capitalOut, this.capital);
     if (value.indexOf(CANON) < 0) return value;
     if (VOCAB_VALUES.has(key)) return value.replace(this.valueOut, this.word);
     if (TOKEN_VALUES.has(key)) return value.replace(this.tokenOut, `$1${this.word}`);
@@ -308,7 +317,7 @@ function translateAnswer(
   if (typeof text !== 'string') return payload;
   if (req.url === '/v4/openapi.json' || req.url.startsWith('/v4/openapi.json?'))
     return pw.outDocument(text);
-  if (text.indexOf(CANON) < 0) return payload;
+  if (text.indexOf(CANON) < 0 && text.indexOf('Compute') < 0) return payload;
   let parsed: Json;
   try {
     parsed = JSON.parse(text);

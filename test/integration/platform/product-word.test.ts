@@ -160,6 +160,15 @@ describe('STRATUS_PRODUCT_WORD=acme: both directions', () => {
     });
   });
 
+  it('getRegions/getAvailability: capability names in the word, capitalized', async () => {
+    const regions = await t.get('/v4/regions');
+    const caps = regions.body.data.flatMap((r: { capabilities: string[] }) => r.capabilities);
+    expect(caps).toContain('Acmes');
+    expect(caps.some((c: string) => /Compute/.test(c))).toBe(false);
+    const av = await t.get('/v4/account/availability');
+    expect(av.body.data[0].available).toContain('Acmes');
+  });
+
   it('createInstance: compute paths and names keep working', async () => {
     const r = await create('plain-box', '/v4/compute/instances');
     expect(r.body.image).toBe('acme/debian12');
