@@ -36,7 +36,8 @@ export interface RecordInput {
 
 const LABEL = /^[A-Za-z0-9_]([A-Za-z0-9_-]{0,61}[A-Za-z0-9_])?$/;
 const HOST_LABEL = /^[A-Za-z0-9_]([A-Za-z0-9_-]{0,61}[A-Za-z0-9])?$/;
-const SERVICE = /^[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?$/;
+/** An SRV service or protocol label (without its `_`): underscores too (the SDKs' `service_test`). */
+const SERVICE = /^[A-Za-z0-9_]([A-Za-z0-9_-]{0,61}[A-Za-z0-9_])?$/;
 
 const stripDot = (s: string): string => s.replace(/\.$/, '');
 
@@ -155,8 +156,16 @@ export function recordValues(input: RecordInput, zone: string, remoteAddr: strin
       if (service === null || service === '')
         fe.add('service', 'service is required for SRV records');
       else
-        fe.check(!SERVICE.test(service), 'service', 'service must be letters, digits and hyphens');
-      fe.check(!SERVICE.test(protocol), 'protocol', 'protocol must be letters, digits and hyphens');
+        fe.check(
+          !SERVICE.test(service),
+          'service',
+          'service must be letters, digits, underscores and hyphens',
+        );
+      fe.check(
+        !SERVICE.test(protocol),
+        'protocol',
+        'protocol must be letters, digits, underscores and hyphens',
+      );
       fe.check(input.priority == null, 'priority', 'priority is required for SRV records');
       fe.check(input.weight == null, 'weight', 'weight is required for SRV records');
       fe.check(input.port == null, 'port', 'port is required for SRV records');

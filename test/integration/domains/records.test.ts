@@ -124,6 +124,25 @@ describe('domain records', () => {
       protocol: 'tcp',
       target: 'chat.example.com',
     });
+    // An underscore inside the service is a DNS label character (the SDKs' suites create one).
+    const underscored = await record(t, d.id, {
+      type: 'SRV',
+      service: 'service_test',
+      priority: 10,
+      weight: 5,
+      port: 80,
+      target: 'rc_test',
+    });
+    expect(underscored).toMatchObject({ name: '_service_test._tcp', service: 'service_test' });
+    const bad = await post({
+      type: 'SRV',
+      service: 'no.dots',
+      priority: 1,
+      weight: 1,
+      port: 1,
+      target: 'www',
+    });
+    expect(fields(bad)).toEqual(['service']);
   });
 
   it('createDomainRecord: CAA checks its value by tag; NS refuses a wildcard; TXT and PTR need a target', async () => {
