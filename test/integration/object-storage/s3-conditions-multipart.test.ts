@@ -217,6 +217,11 @@ describe('S3 multipart completeness', () => {
     const part2 = await s3.send(new GetObjectCommand({ Bucket: 'mpu', Key: 'dst', PartNumber: 2 }));
     expect(part2.ContentLength).toBe(MiB);
     expect(part2.PartsCount).toBe(2);
+    // A part beyond the object's parts is RGW's 400 InvalidPart (AWS says 416 InvalidPartNumber).
+    const beyond = await failure(
+      s3.send(new GetObjectCommand({ Bucket: 'mpu', Key: 'dst', PartNumber: 3 })),
+    );
+    expect([beyond.name, beyond.status]).toEqual(['InvalidPart', 400]);
   });
 
   it('ListMultipartUploads: every field, prefix and delimiter, key and upload id markers', async () => {

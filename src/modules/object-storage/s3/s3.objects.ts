@@ -259,7 +259,12 @@ export class S3Objects {
       const parts = /-\d+$/.test(o.etag) ? partsOf(o) : [{ start: 0, end: size - 1 }];
       const part = parts[n - 1];
       if (!part)
-        throw new S3Error(416, 'InvalidPartNumber', 'The requested partnumber is not satisfiable');
+        // RGW's answer (the provider's object storage; AWS answers 416 InvalidPartNumber).
+        throw new S3Error(
+          400,
+          'InvalidPart',
+          'One or more of the specified parts could not be found.',
+        );
       h['x-amz-mp-parts-count'] = parts.length;
       range = size === 0 ? null : part;
     } else {
