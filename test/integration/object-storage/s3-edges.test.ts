@@ -8,6 +8,7 @@ import {
   CreateMultipartUploadCommand,
   DeleteObjectsCommand,
   GetObjectCommand,
+  GetObjectTaggingCommand,
   HeadObjectCommand,
   ListBucketsCommand,
   ListObjectsV2Command,
@@ -297,6 +298,24 @@ describe('S3 objects: edge cases', () => {
     expect(out.Errors ?? []).toEqual([]);
     expect(out.Deleted?.map((d) => d.Key).sort()).toEqual([...keys].sort());
     expect((await s3.send(new ListObjectsV2Command({ Bucket: 'spaced' }))).KeyCount).toBe(0);
+  });
+
+  it('ListObjectsV2: an empty continuation token starts at the beginning and is echoed (RGW)', async () => {
+    const r = await s3.send(new ListObjectsV2Command({ Bucket: 'edge', ContinuationToken: '' }));
+    expect(r.ContinuationToken).toBe('');
+    expect(r.IsTruncated).toBe(false);
+    expect(r.Contents?.map((o) => o.Key)).toContain('hello.txt');
+  });
+
+  it('GetObjectTagging: the tag set comes back ordered by key (RGW), whatever order it was put in', async () => {
+    await s3.send(
+      new PutObjectCommand({ Bucket: 'edge', Key: 'tagged', Body: 'x', Tagging: 'foo=bar&bar' }),
+    );
+    const tags = await s3.send(new GetObjectTaggingCommand({ Bucket: 'edge', Key: 'tagged' }));
+    expect(tags.TagSet).toEqual([
+      { Key: 'bar', Value: '' },
+      { Key: 'foo', Value: 'bar' },
+    ]);
   });
 
   it('GetObject: a range of an empty object is 416 InvalidRange', async () => {

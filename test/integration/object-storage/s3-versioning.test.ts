@@ -55,6 +55,13 @@ describe('S3 versioning', () => {
     }
   });
 
+  it('PutBucketVersioning: suspending a bucket that never had versioning shows it Suspended (RGW)', async () => {
+    await bucket('v-never', 'Suspended');
+    expect((await s3.send(new GetBucketVersioningCommand({ Bucket: 'v-never' }))).Status).toBe(
+      'Suspended',
+    );
+  });
+
   it('PutBucketVersioning: MFA delete is refused by name (501), the state unchanged', async () => {
     await bucket('v-mfa');
     const e = await failure(

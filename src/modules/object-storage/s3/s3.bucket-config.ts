@@ -65,9 +65,8 @@ export class S3BucketConfig {
       throw s3errors.invalidBucketState(
         'An Object Lock configuration is present on this bucket, so the versioning state cannot be changed.',
       );
-    // A bucket that never had versioning stays unversioned when asked to suspend it.
-    if (!(status === 'Suspended' && b.versioning === null))
-      await this.set(b, { versioning: status });
+    // Suspending a bucket that never had versioning shows it Suspended (RGW, s3-tests).
+    await this.set(b, { versioning: status });
     send(c, 200);
   }
 

@@ -260,9 +260,8 @@ export class S3Buckets {
     const token = c.query.get('continuation-token');
     let after: string | undefined;
     if (v2) {
-      if (token !== undefined) {
-        if (token === '')
-          throw s3errors.invalidArgument('The continuation token provided is incorrect');
+      // An empty token starts at the beginning, as RGW answers it (echoed back empty).
+      if (token !== undefined && token !== '') {
         after = Buffer.from(token, 'base64url').toString('utf8');
       } else {
         after = c.query.get('start-after');

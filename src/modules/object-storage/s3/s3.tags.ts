@@ -44,7 +44,8 @@ export function parseTagHeader(value: string, max = 10): Tags {
   return checkTags([...params.entries()], max);
 }
 
-/** The TagSet element of tags. */
+/** The TagSet element of tags, ordered by key as RGW keeps them (s3-tests compare the order). */
 export function tagSet(tags: Tags) {
-  return { TagSet: { Tag: Object.entries(tags).map(([Key, Value]) => ({ Key, Value })) } };
+  const sorted = Object.entries(tags).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  return { TagSet: { Tag: sorted.map(([Key, Value]) => ({ Key, Value })) } };
 }
