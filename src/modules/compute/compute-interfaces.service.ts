@@ -1,4 +1,5 @@
 import type { Static } from '@sinclair/typebox';
+import type { Selectable } from 'kysely';
 import type { Principal } from '../../auth/principal.js';
 import type { Database } from '../../db/database.js';
 import { parseJson, toBool } from '../../db/database.js';
@@ -29,6 +30,7 @@ import type {
   UpgradeInterfacesBody,
 } from './compute-interfaces.schemas.js';
 import { type InstanceRow, insertIp, loadInstance } from './compute.repository.js';
+import type { ComputeInterfacesTable } from './compute.table.js';
 import type { NormalizedInterface } from './interfaces.rules.js';
 import { ipamProblem, vlanLabelProblem } from './interfaces.rules.js';
 
@@ -37,26 +39,8 @@ type UpdateInput = Static<typeof ComputeInterfaceUpdateBody>;
 type SettingsInput = Static<typeof InterfaceSettingsBody>;
 type UpgradeInput = Static<typeof UpgradeInterfacesBody>;
 
-export interface ComputeInterfaceRow {
-  id: number;
-  account_id: number;
-  instance_id: number;
-  purpose: 'public' | 'vpc' | 'vlan';
-  mac_address: string;
-  version: number;
-  default_ipv4: number;
-  default_ipv6: number;
-  primary_ipv4: string | null;
-  vpc_id: number | null;
-  subnet_id: number | null;
-  ipv4_vpc: string | null;
-  ipv4_nat_1_1: string | null;
-  ip_ranges: string | null;
-  vlan_label: string | null;
-  ipam_address: string | null;
-  created: string;
-  updated: string;
-}
+/** A stored interface. */
+export type ComputeInterfaceRow = Selectable<ComputeInterfacesTable>;
 
 /** The most interfaces an instance has (as with a profile's eth0-eth2). */
 export const MAX_INTERFACES = 3;

@@ -306,41 +306,30 @@ export async function natsOfInstances(
 ): Promise<Map<string, { vpc_id: number; subnet_id: number; address: string }>> {
   const out = new Map<string, { vpc_id: number; subnet_id: number; address: string }>();
   if (instanceIds.length === 0) return out;
-  const rows = await db.db
-    .selectFrom('config_interfaces as ci')
-    .innerJoin('instances as i', 'i.id', 'ci.instance_id')
-    .select([
-      'ci.vpc_id',
-      'ci.subnet_id',
-      'ci.ipv4_vpc',
-      sql<string | null>`case when ci.ipv4_nat_1_1 = 'any' then (
+  // Profile interfaces and an instance's own VPC interfaces (interface_generation compute) have
+  // the same columns for this; the table name is the only difference.
+  const nats = (table: 'config_interfaces' | 'compute_interfaces') =>
+    db.db
+      .selectFrom(`${table} as ci` as 'config_interfaces as ci')
+      .innerJoin('instances as i', 'i.id', 'ci.instance_id')
+      .select([
+        'ci.vpc_id',
+        'ci.subnet_id',
+        'ci.ipv4_vpc',
+        sql<string | null>`case when ci.ipv4_nat_1_1 = 'any' then (
         select p.address from ip_addresses p where p.instance_id = i.id and p.kind = 'public'
         order by p.id limit 1) else ci.ipv4_nat_1_1 end`.as('nat'),
-    ])
-    .where('ci.purpose', '=', 'vpc')
-    .where('ci.ipv4_nat_1_1', 'is not', null)
-    .where('ci.instance_id', 'in', [...instanceIds])
+      ])
+      .where('ci.purpose', '=', 'vpc')
+      .where('ci.ipv4_nat_1_1', 'is not', null)
+      .where('ci.instance_id', 'in', [...instanceIds]);
+  const rows = await nats('config_interfaces')
     .where(
       sql<SqlBool>`ci.config_id = coalesce(i.last_booted_config_id,
         (select min(c.id) from configs c where c.instance_id = i.id))`,
     )
     .execute();
-  // An instance's own VPC interfaces (interface_generation compute) map theirs too.
-  const own = await db.db
-    .selectFrom('compute_interfaces as ci')
-    .innerJoin('instances as i', 'i.id', 'ci.instance_id')
-    .select([
-      'ci.vpc_id',
-      'ci.subnet_id',
-      'ci.ipv4_vpc',
-      sql<string | null>`case when ci.ipv4_nat_1_1 = 'any' then (
-        select p.address from ip_addresses p where p.instance_id = i.id and p.kind = 'public'
-        order by p.id limit 1) else ci.ipv4_nat_1_1 end`.as('nat'),
-    ])
-    .where('ci.purpose', '=', 'vpc')
-    .where('ci.ipv4_nat_1_1', 'is not', null)
-    .where('ci.instance_id', 'in', [...instanceIds])
-    .execute();
+  const own = await nats('compute_interfaces').execute();
   for (const r of [...rows, ...own]) {
     if (r.nat === null || r.vpc_id === null || r.subnet_id === null || r.ipv4_vpc === null)
       continue;
