@@ -37,8 +37,10 @@ async function callbackServer(): Promise<{ server: Server; uri: string; hits: UR
   return { server, uri: `http://127.0.0.1:${port}/callback`, hits };
 }
 
+// 120 s a test: a browser flow on a loaded machine (both engines side by side in CI) may pass 30 s.
 describe.skipIf(!installed)(
   'oauth login service in a real browser (Chromium + oauth4webapi)',
+  { timeout: 120_000 },
   () => {
     let browser: Browser;
     let t: TestApp;
