@@ -31,6 +31,7 @@ const VOCAB_VALUES = new Set([
   'entity.type',
   'created_by',
   'interface_generation',
+  'entity_type',
 ]);
 /** Fields whose values are words of the API joined by `_`, the word among them anywhere. */
 const TOKEN_VALUES = new Set(['interfaces_for_new_computes']);

@@ -169,6 +169,18 @@ describe('STRATUS_PRODUCT_WORD=acme: both directions', () => {
     expect(av.body.data[0].available).toContain('Acmes');
   });
 
+  it('createLock: entity_type in the word (the SDKs lock their instances by it)', async () => {
+    const inst = await create('locked-one');
+    const lock = await t.post('/v4/locks', {
+      entity_type: 'acme',
+      entity_id: inst.body.id,
+      lock_type: 'cannot_delete',
+    });
+    expect(lock.status).toBe(200);
+    expect(lock.body.entity).toMatchObject({ id: inst.body.id, type: 'acme' });
+    expect((await t.del(`/v4/locks/${lock.body.id}`)).status).toBe(200);
+  });
+
   it('createInstance: compute paths and names keep working', async () => {
     const r = await create('plain-box', '/v4/compute/instances');
     expect(r.body.image).toBe('acme/debian12');
