@@ -229,6 +229,37 @@ describe('firewall history, settings and templates', () => {
     expect(await devices(def.id)).toEqual([['compute', inst.id]]);
   });
 
+  it('createComputeInstance (compute generation): interfaces without firewall_id take the public/VPC interface default; null means none; no instance default', async () => {
+    const inst = await firewall(t);
+    const pub = await firewall(t);
+    await t.put('/v4/networking/firewalls/settings', {
+      default_firewall_ids: { compute: inst.id, public_interface: pub.id },
+    });
+    const create = (interfaces: unknown[]) =>
+      t.post('/v4/compute/instances', {
+        region: 'us-east',
+        type: 'g6-nanode-1',
+        booted: false,
+        interface_generation: 'compute',
+        interfaces,
+      });
+    const auto = await create([{ public: {} }]);
+    expect(auto.status).toBe(200);
+    const none = await create([{ public: {}, firewall_id: null }]);
+    expect(none.status).toBe(200);
+    const ifaces = async (id: number) =>
+      (await t.get(`/v4/compute/instances/${id}/interfaces`)).body.interfaces as { id: number }[];
+    const [autoIface] = await ifaces(auto.body.id);
+    const [noneIface] = await ifaces(none.body.id);
+    expect(await devices(pub.id)).toEqual([['compute_interface', autoIface?.id]]);
+    expect(
+      (await t.get(`/v4/compute/instances/${none.body.id}/interfaces/${noneIface?.id}/firewalls`))
+        .body.results,
+    ).toBe(0);
+    // The instance default is for instances of the legacy generation only.
+    expect(await devices(inst.id)).toEqual([]);
+  });
+
   it('createNodeBalancer: with no firewall_id the default NodeBalancer firewall is assigned', async () => {
     const def = await firewall(t);
     await t.put('/v4/networking/firewalls/settings', {
