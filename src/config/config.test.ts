@@ -74,6 +74,18 @@ describe('envToConfig', () => {
     }
   });
 
+  it('envToConfig: STRATUS_PRODUCT_WORD is a lowercase word; compute or empty means off', () => {
+    expect(envToConfig({ STRATUS_PRODUCT_WORD: 'acme' }).productWord).toBe('acme');
+    expect(envToConfig({ STRATUS_PRODUCT_WORD: 'node2' }).productWord).toBe('node2');
+    expect(envToConfig({ STRATUS_PRODUCT_WORD: 'compute' }).productWord).toBeUndefined();
+    expect(envToConfig({}).productWord).toBeUndefined();
+    for (const STRATUS_PRODUCT_WORD of ['Acme', '2x', 'a', 'ac-me', 'a b', 'x'.repeat(33)]) {
+      const err = failure({ STRATUS_PRODUCT_WORD });
+      expect(err, STRATUS_PRODUCT_WORD).toBeInstanceOf(ConfigError);
+      expect(err?.variable).toBe('STRATUS_PRODUCT_WORD');
+    }
+  });
+
   it('envToConfig: STRATUS_DATA_DIR places the default SQLite file', () => {
     const c = envToConfig({ STRATUS_DATA_DIR: '/tmp/stratus-x' });
     expect(c.dataDir).toBe('/tmp/stratus-x');
