@@ -37,6 +37,28 @@ function clientAt(
   });
 }
 
+/** A bucket row written straight to the database (quota fillers), without its label. */
+function storedBucket(accountId: number, cluster: string) {
+  return {
+    account_id: accountId,
+    cluster,
+    acl: 'private' as const,
+    cors_enabled: 0,
+    ssl_cert: null,
+    ssl_key_sealed: null,
+    created: '2026-01-01T00:00:00',
+    grants: null,
+    object_lock: 0,
+    versioning: null,
+    lock_config: null,
+    policy: null,
+    cors: null,
+    lifecycle: null,
+    website: null,
+    tags: null,
+  };
+}
+
 describe('object storage by region', () => {
   it('createObjectStorageBucket: by region, with the region, its endpoint type and S3 endpoint', async () => {
     const r = await t.post(
@@ -349,23 +371,8 @@ describe('object storage quotas', () => {
       (await t.get('/v4/object-storage/quotas/obj-buckets-eu-south-1/usage')).body.usage,
     );
     const rows = Array.from({ length: 1000 - have }, (_, i) => ({
-      account_id: t.admin.accountId,
-      cluster: 'eu-south-1',
+      ...storedBucket(t.admin.accountId, 'eu-south-1'),
       label: `filler-${i}`,
-      acl: 'private' as const,
-      cors_enabled: 0,
-      ssl_cert: null,
-      ssl_key_sealed: null,
-      created: '2026-01-01T00:00:00',
-      grants: null,
-      object_lock: 0,
-      versioning: null,
-      lock_config: null,
-      policy: null,
-      cors: null,
-      lifecycle: null,
-      website: null,
-      tags: null,
     }));
     await t.ctx.db.db.insertInto('obj_buckets').values(rows).execute();
     const r = await t.post('/v4/object-storage/buckets', { region: 'eu-south', label: 'too-many' });
@@ -386,24 +393,7 @@ describe('object storage quotas', () => {
 
   it('PutObject: over the objects or bytes quota of the endpoint is 403 QuotaExceeded, nothing stored', async () => {
     await t.post('/v4/object-storage/buckets', { region: 'us-central', label: 'quota-target' });
-    const filler = {
-      account_id: t.admin.accountId,
-      cluster: 'us-central-1',
-      acl: 'private' as const,
-      cors_enabled: 0,
-      ssl_cert: null,
-      ssl_key_sealed: null,
-      created: '2026-01-01T00:00:00',
-      grants: null,
-      object_lock: 0,
-      versioning: null,
-      lock_config: null,
-      policy: null,
-      cors: null,
-      lifecycle: null,
-      website: null,
-      tags: null,
-    };
+    const filler = storedBucket(t.admin.accountId, 'us-central-1');
     // Counters of another bucket of the account in the endpoint, at the edge of each quota.
     await t.ctx.db.db
       .insertInto('obj_buckets')
