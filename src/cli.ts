@@ -25,8 +25,10 @@ Commands:
   faults get | set --file F | clear
   timing get | set --profile instant|fast|realistic
   operator-token                   draw a new operator token for /_stratus/* and print it
-  maintenance create --compute ID [--type reboot|cold_migration|live_migration]
-              [--when ISO] [--until ISO] [--reason R]   schedule an instance's maintenance
+  maintenance create --compute ID [--type migrate|power_off_on|reboot|cold_migration|
+              live_migration] [--emergency] [--source platform|user] [--when ISO]
+              [--until ISO] [--reason R]    schedule an instance's maintenance (default: what
+                                   its maintenance policy says, after the policy's notice)
   maintenance list [--euuid E] | cancel --id N
   images build-test [--name NAME] [OUT]
                                    build the QEMU driver's tiny test image (compute/NAME, default

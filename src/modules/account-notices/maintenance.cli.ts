@@ -3,8 +3,7 @@ import type { Config } from '../../config/config.js';
 import { type CliIo, stdio } from '../../lib/cli-io.js';
 import { type AppContext, createContext } from '../../context.js';
 import { ApiError } from '../../errors/api-error.js';
-import { isoSeconds } from '../../lib/time.js';
-import { MAINTENANCE_TYPES } from './notices.schemas.js';
+import { MAINTENANCE_SOURCES, MAINTENANCE_TYPES } from './notices.schemas.js';
 
 class CliError extends Error {}
 
@@ -14,6 +13,8 @@ const OPTIONS = {
   when: { type: 'string' },
   until: { type: 'string' },
   reason: { type: 'string' },
+  emergency: { type: 'boolean' },
+  source: { type: 'string' },
   euuid: { type: 'string' },
   id: { type: 'string' },
 } as const;
@@ -39,15 +40,21 @@ export async function runMaintenance(ctx: AppContext, args: string[], io: CliIo)
     const json = (v: unknown) => io.out(JSON.stringify(v, null, 2));
     switch (positionals[0]) {
       case 'create': {
-        const type = values.type ?? 'reboot';
-        if (!(MAINTENANCE_TYPES as readonly string[]).includes(type)) {
+        const type = values.type;
+        if (type !== undefined && !(MAINTENANCE_TYPES as readonly string[]).includes(type)) {
           throw new CliError(`--type must be one of ${MAINTENANCE_TYPES.join(', ')}`);
+        }
+        const source = values.source;
+        if (source !== undefined && !(MAINTENANCE_SOURCES as readonly string[]).includes(source)) {
+          throw new CliError(`--source must be one of ${MAINTENANCE_SOURCES.join(', ')}`);
         }
         json(
           await svc.createMaintenance({
             compute_id: integer(values.compute, 'compute'),
-            type,
-            when: values.when ?? isoSeconds(ctx.clock.nowMs()),
+            ...(type !== undefined ? { type } : {}),
+            ...(values.emergency ? { description: 'emergency' } : {}),
+            ...(source !== undefined ? { source } : {}),
+            ...(values.when !== undefined ? { when: values.when } : {}),
             ...(values.until !== undefined ? { until: values.until } : {}),
             ...(values.reason !== undefined ? { reason: values.reason } : {}),
           }),

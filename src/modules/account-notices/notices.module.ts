@@ -11,9 +11,9 @@ export const accountNoticesModule = defineArea({
   needs: [catalogueModule],
   tables: ['maintenances'],
   jobs: noticeJobs,
-  services: ({ db, clock, queue }, { catalogue }) => ({
+  services: ({ db, clock, queue, events }, { catalogue }) => ({
     notices: new NoticesService({ db, clock, catalogue: catalogue.data }),
-    maintenance: new MaintenanceService({ db, clock, queue }),
+    maintenance: new MaintenanceService({ db, clock, queue, events }),
   }),
   api: (ctx) => [noticesRoutes(ctx)],
   internal: (ctx) => [noticesOperatorRoutes(ctx)],

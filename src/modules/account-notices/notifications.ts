@@ -46,7 +46,7 @@ export const maintenanceNotices: NotificationProvider = async ({ db, p }) => {
   return (await q.execute()).map((r) => ({
     entity: computeRef(r.instance_id, r.label),
     label: `Scheduled maintenance for ${r.label}`,
-    message: `${r.label} has scheduled ${r.type.replace('_', ' ')} maintenance from ${r.when} to ${r.until}${r.reason ? `: ${r.reason}` : '.'}`,
+    message: `${r.label} has scheduled ${r.type.replaceAll('_', ' ')} maintenance from ${r.when} to ${r.until}${r.reason ? `: ${r.reason}` : '.'}`,
     body: null,
     type: 'maintenance',
     severity: 'major',

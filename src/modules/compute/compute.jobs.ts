@@ -48,22 +48,23 @@ async function setStatus(ctx: JobContext, id: number, status: InstanceStatus): P
     .execute();
 }
 
-async function openRun(ctx: JobContext, p: LifecyclePayload): Promise<void> {
-  const open = await ctx.db.db
+/** Opens the instance's uptime run (billing, network pool) unless one is open. */
+export async function openRun(
+  db: Database,
+  instanceId: number,
+  accountId: number,
+  nowMs: number,
+): Promise<void> {
+  const open = await db.db
     .selectFrom('instance_runs')
     .select('id')
-    .where('instance_id', '=', p.instanceId)
+    .where('instance_id', '=', instanceId)
     .where('stopped_ms', 'is', null)
     .executeTakeFirst();
   if (open) return;
-  await ctx.db.db
+  await db.db
     .insertInto('instance_runs')
-    .values({
-      instance_id: p.instanceId,
-      account_id: p.accountId,
-      started_ms: ctx.clock.nowMs(),
-      stopped_ms: null,
-    })
+    .values({ instance_id: instanceId, account_id: accountId, started_ms: nowMs, stopped_ms: null })
     .execute();
 }
 
@@ -144,7 +145,7 @@ export const lifecycleJob = defineJob<LifecyclePayload>({
           .set({ last_booted_config_id: p.configId })
           .where('id', '=', p.instanceId)
           .execute();
-        await openRun(ctx, p);
+        await openRun(ctx.db, p.instanceId, p.accountId, ctx.clock.nowMs());
         return undefined;
       case 'shutdown':
         await setStatus(ctx, p.instanceId, 'offline');

@@ -1,5 +1,4 @@
 import { type RawBuilder, type SqlBool, sql } from 'kysely';
-import { underMaintenance } from '../account-notices/maintenance.repository.js';
 import { randomUUID } from 'node:crypto';
 import { authz } from '../../auth/authz.js';
 import type { Principal } from '../../auth/principal.js';
@@ -102,10 +101,9 @@ export async function toApiInstances(
   rows: readonly InstanceRow[],
 ) {
   const ids = rows.map((r) => r.id);
-  const [tags, ips, maintenance, placement, locks] = await Promise.all([
+  const [tags, ips, placement, locks] = await Promise.all([
     tagsOf(db, 'compute', ids),
     ipv4Of(db, ids),
-    underMaintenance(db, ids),
     placementOfInstances(db, rows),
     locksOf(db, 'compute', ids),
   ]);
@@ -120,8 +118,7 @@ export async function toApiInstances(
       type: r.type,
       group: r.group_label,
       tags: tags.get(r.id) ?? [],
-      // Inside an operator's maintenance window the instance shows `stopped` (account-notices).
-      status: maintenance.has(r.id) ? ('stopped' as const) : r.status,
+      status: r.status,
       hypervisor: 'kvm' as const,
       created: r.created,
       updated: r.updated,

@@ -62,8 +62,8 @@ export async function holdDelay(
   return { delayMs: from + HOLD_MS - now, holdFrom: from };
 }
 
-/** The operation jobs of an instance that wait for a read. */
-const WAITING_JOBS = ['compute.lifecycle', 'compute.op'];
+/** The operation jobs of an instance that wait for a read (scheduled maintenance's too). */
+const WAITING_JOBS = ['compute.lifecycle', 'compute.op', 'notices.maintenance_work'];
 
 /**
  * A client read these instances: their current status counts as seen, and a job waiting for

@@ -28,7 +28,9 @@ export const EventSchema = Type.Object({
   rate: Nullable(Type.String()),
   read: Type.Boolean(),
   seen: Type.Boolean(),
-  status: Type.String({ enum: ['failed', 'finished', 'notification', 'scheduled', 'started'] }),
+  status: Type.String({
+    enum: ['canceled', 'failed', 'finished', 'notification', 'scheduled', 'started'],
+  }),
   time_remaining: Nullable(Type.Union([Type.Integer(), Type.String()])),
   username: Nullable(Type.String()),
   /** Action-specific details (the wire); no action Stratus records carries any. */

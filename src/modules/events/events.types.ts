@@ -56,7 +56,14 @@ export interface EntityRef {
   url: string | null;
 }
 
-export type EventStatus = 'failed' | 'finished' | 'notification' | 'scheduled' | 'started';
+/** `canceled`: a scheduled event that will not happen (maintenance canceled before it started). */
+export type EventStatus =
+  | 'canceled'
+  | 'failed'
+  | 'finished'
+  | 'notification'
+  | 'scheduled'
+  | 'started';
 
 export interface NewEvent {
   accountId: number;
