@@ -113,7 +113,7 @@ describe('maintenance', () => {
     await tick(2 * HOUR);
     expect((await list()).data[0]).toMatchObject({ status: 'started', start_time: notBefore });
     expect((await instanceOf(a.id)).status).toBe('migrating');
-    expect((await eventsOf(a.id, 'compute_migrate'))[0].status).toBe('started');
+    expect((await eventsOf(a.id, 'compute_migrate'))[0]?.status).toBe('started');
     const busy = await t.post(`/v4/compute/instances/${a.id}/shutdown`);
     expect(busy.status).toBe(400);
     expect(busy.body.errors[0].reason).toBe('Compute busy.');
@@ -151,7 +151,7 @@ describe('maintenance', () => {
     expect(c.code, c.err).toBe(0);
     const start = created + 7 * 24 * HOUR;
     expect(JSON.parse(c.out)).toMatchObject({ type: 'power_off_on', when: isoSeconds(start) });
-    expect((await eventsOf(a.id, 'compute_poweroff_on'))[0].status).toBe('scheduled');
+    expect((await eventsOf(a.id, 'compute_poweroff_on'))[0]?.status).toBe('scheduled');
 
     await tick(7 * 24 * HOUR);
     expect((await list()).data[0]).toMatchObject({
@@ -162,7 +162,7 @@ describe('maintenance', () => {
     expect((await instanceOf(a.id)).status).toBe('shutting_down');
     await tick(0);
     expect((await instanceOf(a.id)).status).toBe('offline');
-    expect((await eventsOf(a.id, 'compute_poweroff_on'))[0].status).toBe('started');
+    expect((await eventsOf(a.id, 'compute_poweroff_on'))[0]?.status).toBe('started');
     const boot = await t.post(`/v4/compute/instances/${a.id}/boot`);
     expect(boot.status).toBe(400);
     expect(boot.body.errors[0].reason).toBe('Compute busy.');
@@ -196,7 +196,7 @@ describe('maintenance', () => {
     await tick(2 * HOUR);
     expect((await list()).data[0].status).toBe('completed');
     expect((await instanceOf(a.id)).status).toBe('offline');
-    expect((await eventsOf(a.id, 'compute_poweroff_on'))[0].status).toBe('finished');
+    expect((await eventsOf(a.id, 'compute_poweroff_on'))[0]?.status).toBe('finished');
     expect((await eventsOf(a.id, 'compute_boot')).length).toBe(0);
   });
 
@@ -272,7 +272,7 @@ describe('maintenance', () => {
     const cancel = await cli(['cancel', '--id', String(first?.id)]);
     expect(cancel.code, cancel.err).toBe(0);
     expect(JSON.parse(cancel.out).status).toBe('canceled');
-    expect((await eventsOf(a.id, 'compute_migrate'))[0].status).toBe('canceled');
+    expect((await eventsOf(a.id, 'compute_migrate'))[0]?.status).toBe('canceled');
     const all = await t.get('/v4/account/maintenance');
     expect(all.body.data.map((m: { entity: { id: number } }) => m.entity.id)).toEqual([b.id]);
     expect((await cli(['cancel', '--id', String(first?.id)])).code).toBe(2);

@@ -45,6 +45,7 @@ describe('notifications', () => {
     const m = await t.ctx.areas.accountNotices.maintenance.createMaintenance({
       compute_id: a.id,
       type: 'reboot',
+      description: 'emergency',
       when: isoSeconds(t.clock.nowMs() + 3600_000),
     });
     expect(await types()).toEqual(['maintenance']);

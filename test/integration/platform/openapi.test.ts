@@ -67,6 +67,18 @@ const ALLOWED: AllowedDifference[] = [
       'the policy the instance follows, as the newer wire carries it (the Python SDK reads it)',
   },
   {
+    ops: ['getMaintenance'],
+    details: [
+      'response Maintenance: field complete_time only in Stratus',
+      'response Maintenance: field description only in Stratus',
+      'response Maintenance: field not_before only in Stratus',
+      'response Maintenance: field source only in Stratus',
+      'response Maintenance: field start_time only in Stratus',
+    ],
+    reason:
+      'the maintenance flow of the newer wire (the Go and Python SDKs and the web manager read these fields)',
+  },
+  {
     ops: ['updateComputeInstance'],
     details: ['request Compute: field maintenance_policy only in Stratus'],
     reason:
