@@ -23,6 +23,7 @@ const KINDS: WorkKind[] = [
   'restore',
   'rebuild',
   'image_replicate',
+  'firewall_apply',
 ];
 
 describe('Timing', () => {

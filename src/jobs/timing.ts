@@ -21,7 +21,8 @@ export type WorkKind =
   | 'backup'
   | 'restore'
   | 'rebuild'
-  | 'image_replicate';
+  | 'image_replicate'
+  | 'firewall_apply';
 
 /** Seconds the real service takes, roughly, for each kind of work. */
 export const REALISTIC_SECONDS: Record<WorkKind, number> = {
@@ -45,6 +46,7 @@ export const REALISTIC_SECONDS: Record<WorkKind, number> = {
   restore: 180,
   rebuild: 60,
   image_replicate: 120,
+  firewall_apply: 10,
 };
 
 export interface TimingState {

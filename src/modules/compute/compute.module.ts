@@ -8,6 +8,7 @@ import { BackupsService } from './backups.service.js';
 import { CloneService } from './clone.service.js';
 import { computeEntities } from './compute.entities.js';
 import { computeJobs } from './compute.jobs.js';
+import { FirewallApplyService, firewallApplyJob } from './firewall-apply.js';
 import { configsRoutes } from './configs.routes.js';
 import { ConfigsService } from './configs.service.js';
 import { diskJobs } from './disks.jobs.js';
@@ -53,7 +54,7 @@ export const computeModule = defineArea({
     'disk_sources',
   ],
   entities: computeEntities,
-  jobs: [...computeJobs, ...diskJobs, ...opJobs, ...backupJobs],
+  jobs: [...computeJobs, ...diskJobs, ...opJobs, ...backupJobs, firewallApplyJob],
   services: (
     { db, clock, events, queue, machines, log, config },
     { catalogue: { catalogue }, networking, placement: { groups: placement } },
@@ -80,6 +81,7 @@ export const computeModule = defineArea({
       configs: new ConfigsService({ db, clock, events, catalogue }, instances),
       interfaces: new InterfacesService({ db, clock, events }, instances),
       stats: new StatsService({ db, clock, catalogue, firewalls, machines }, instances),
+      firewallApply: new FirewallApplyService({ db, events, queue }, instances),
       ops: new OpsService({ db, clock, events, queue, catalogue, ips, machines }, instances),
       migrate: new MigrateService(
         { db, clock, events, queue, catalogue, ips, placement, machines },

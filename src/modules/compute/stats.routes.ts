@@ -1,8 +1,9 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { RouteContext } from '../../platform/area.js';
 import type { StatsService } from './stats.service.js';
+import type { FirewallApplyService } from './firewall-apply.js';
 import { principal } from '../../http/principal.js';
-import { PageQuery } from '../../http/schemas/common.js';
+import { Empty, PageQuery } from '../../http/schemas/common.js';
 import { FirewallPage } from '../networking/firewalls.schemas.js';
 import { ComputeParams } from './compute.schemas.js';
 import {
@@ -12,7 +13,7 @@ import {
   YearMonthParams,
 } from './stats.schemas.js';
 
-type Ctx = RouteContext<{ stats: StatsService }>;
+type Ctx = RouteContext<{ stats: StatsService; firewallApply: FirewallApplyService }>;
 
 const tags = ['Compute Instances'];
 const read = { scopes: ['computes:read_only'] };
@@ -88,6 +89,24 @@ export function computeStatsRoutes(ctx: Ctx): FastifyPluginAsyncTypebox {
         config: { operationId: 'getComputeFirewalls', ...read, paged: true },
       },
       (req) => svc.firewalls(principal(req), req.params.computeId, req.query),
+    );
+    app.post(
+      '/compute/instances/:computeId/firewalls/apply',
+      {
+        schema: {
+          tags,
+          summary: 'Firewalls Apply',
+          description:
+            'Reapplies the firewalls assigned to the instance and its interfaces (event `firewall_apply`).',
+          params: ComputeParams,
+          response: { 200: Empty },
+        },
+        config: { operationId: 'postApplyFirewalls', scopes: ['computes:read_write'] },
+      },
+      async (req) => {
+        await ctx.services.firewallApply.apply(principal(req), req.params.computeId);
+        return {};
+      },
     );
   };
 }

@@ -67,6 +67,12 @@ const ALLOWED: AllowedDifference[] = [
       'the policy the instance follows, as the newer wire carries it (the Python SDK reads it)',
   },
   {
+    ops: ['postApplyFirewalls'],
+    details: ['POST /compute/instances/{computeId}/firewalls/apply: not in reference'],
+    reason:
+      "the reapply of an instance's firewalls of later API revisions (the Python SDK's apply_firewalls)",
+  },
+  {
     ops: ['getMaintenance'],
     details: [
       'response Maintenance: field complete_time only in Stratus',
