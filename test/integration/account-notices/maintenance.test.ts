@@ -240,6 +240,49 @@ describe('maintenance', () => {
     expect((await instanceOf(b.id)).status).toBe('running');
   });
 
+  it('getMaintenance: under the fast timing profile the instance is seen shutting down, offline, booting and running again', async () => {
+    await t.close();
+    t = await buildTestApp({ timing: 'fast' });
+    const a = await instance(t, { maintenance_policy: 'compute/power_off_on' });
+    expect((await cli(['create', '--compute', String(a.id), '--emergency'])).code).toBe(0);
+    const seen: string[] = [];
+    const look = async () => {
+      const s = (await instanceOf(a.id)).status as string;
+      if (seen[seen.length - 1] !== s) seen.push(s);
+    };
+    await look();
+    for (let i = 0; i < 40 && (seen.length < 2 || seen[seen.length - 1] !== 'running'); i++) {
+      await tick(i === 20 ? 2 * HOUR : 1000);
+      await look();
+    }
+    expect(seen).toEqual(['running', 'shutting_down', 'offline', 'booting', 'running']);
+  });
+
+  it('getMaintenance: an instance deleted before its maintenance starts cancels it; one deleted during it fails the event', async () => {
+    const a = await instance(t);
+    const b = await instance(t);
+    expect((await cli(['create', '--compute', String(a.id)])).code).toBe(0);
+    expect((await cli(['create', '--compute', String(b.id), '--emergency'])).code).toBe(0);
+    await tick(0);
+    expect((await instanceOf(b.id)).status).toBe('migrating');
+    expect((await t.del(`/v4/compute/instances/${a.id}`)).status).toBe(200);
+    // The owner may delete an instance under maintenance (a delete is not refused as busy).
+    const del = await t.del(`/v4/compute/instances/${b.id}`);
+    expect(del.status, JSON.stringify(del.body)).toBe(200);
+    await t.settle();
+    const ops = JSON.parse((await cli(['list'])).out).data as {
+      entity: { id: number };
+      status: string;
+    }[];
+    expect(ops.find((m) => m.entity.id === a.id)?.status).toBe('canceled');
+    expect(ops.find((m) => m.entity.id === b.id)?.status).toBe('completed');
+    expect((await eventsOf(a.id, 'compute_migrate'))[0]?.status).toBe('canceled');
+    expect((await eventsOf(b.id, 'compute_migrate'))[0]).toMatchObject({
+      status: 'failed',
+      message: 'The instance was deleted.',
+    });
+  });
+
   it("getMaintenance: an instance busy with its owner's work when the window opens starts its maintenance once idle", async () => {
     const a = await instance(t);
     expect((await cli(['create', '--compute', String(a.id), '--emergency'])).code).toBe(0);
