@@ -12,6 +12,7 @@ import { domainsModule } from './modules/domains/domains.module.js';
 import { eventsModule } from './modules/events/events.module.js';
 import { identityModule } from './modules/identity/identity.module.js';
 import { imagesModule } from './modules/images/images.module.js';
+import { imageSharingModule } from './modules/image-sharing/sharing.module.js';
 import { locksModule } from './modules/locks/locks.module.js';
 import { longviewModule } from './modules/longview/longview.module.js';
 import { managedModule } from './modules/managed/managed.module.js';
@@ -50,6 +51,7 @@ export const areaModules = [
   tagsModule,
   nodebalancersModule,
   imagesModule,
+  imageSharingModule,
   stackscriptsModule,
   oauthModule,
   objectStorageModule,

@@ -30,6 +30,7 @@ import * as m0022 from './migrations/0022-event-wire-types.js';
 import * as m0033 from './migrations/0033-maintenance-policies.js';
 import * as m0035 from './migrations/0035-domains.js';
 import * as m0037 from './migrations/0037-maintenance-flow.js';
+import * as m0047 from './migrations/0047-image-share-groups.js';
 import * as m0038 from './migrations/0038-support.js';
 import * as m0039 from './migrations/0039-longview.js';
 import * as m0040 from './migrations/0040-managed.js';
@@ -84,6 +85,7 @@ const MIGRATIONS: Record<string, MigrationModule> = {
   '0033-maintenance-policies': m0033,
   '0035-domains': m0035,
   '0037-maintenance-flow': m0037,
+  '0047-image-share-groups': m0047,
   '0038-support': m0038,
   '0039-longview': m0039,
   '0040-managed': m0040,

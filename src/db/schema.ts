@@ -26,6 +26,7 @@ import type { ManagedTables } from '../modules/managed/managed.table.js';
 import type { BetaTables } from '../modules/betas/betas.table.js';
 import type { AgreementTables } from '../modules/agreements/agreements.table.js';
 import type { ChildAccountTables } from '../modules/child-accounts/child-accounts.table.js';
+import type { ImageSharingTables } from '../modules/image-sharing/sharing.table.js';
 
 /** Every table of the database: the intersection of each area's tables. */
 export type DatabaseSchema = IdentityTables &
@@ -40,6 +41,7 @@ export type DatabaseSchema = IdentityTables &
   VolumeTables &
   VpcTables &
   ImageTables &
+  ImageSharingTables &
   StackScriptTables &
   OAuthTables &
   ObjectStorageTables &

@@ -105,19 +105,6 @@ export const UNSERVED_AREAS: readonly UnservedArea[] = [
     ],
   },
   {
-    name: 'Image sharing',
-    paths: [
-      '/images/sharegroups',
-      '/images/sharegroups/{id}',
-      '/images/sharegroups/{id}/images',
-      '/images/sharegroups/{id}/images/{imageId}',
-      '/images/sharegroups/{id}/members',
-      '/images/{imageId}/sharegroups',
-      // A private image's id with its slash raw (`/images/private/42/sharegroups`).
-      '/images/{vendor}/{name}/sharegroups',
-    ],
-  },
-  {
     name: 'NodeBalancer VPC configurations',
     paths: ['/nodebalancers/{nodeBalancerId}/vpcs', '/nodebalancers/{nodeBalancerId}/vpcs/{id}'],
   },

@@ -39,6 +39,7 @@ export function toApiImage(
   row: PrivateImageRow,
   tags: string[],
   replicas: ImageReplica[] = [],
+  sharegroupCount = 0,
 ): Image & { tags: string[] } {
   const id = privateImageId(row.id);
   return {
@@ -60,9 +61,13 @@ export function toApiImage(
     tags,
     regions: replicas.map((r) => ({ region: r.region, status: r.status })),
     total_size: row.size * replicas.filter((r) => r.status === 'available').length,
-    is_shared: false,
+    // Shared in a share group (image-sharing area): the groups' count.
+    is_shared: sharegroupCount > 0,
     image_sharing: {
-      shared_with: { sharegroup_count: 0, sharegroup_list_url: `/images/${id}/sharegroups` },
+      shared_with: {
+        sharegroup_count: sharegroupCount,
+        sharegroup_list_url: `/images/${id}/sharegroups`,
+      },
       shared_by: null,
     },
   };
@@ -134,10 +139,16 @@ export async function syncListing(db: Database, id: number): Promise<Image & { t
     .selectAll()
     .where('id', '=', id)
     .executeTakeFirstOrThrow();
+  const groups = await db.db
+    .selectFrom('image_shares')
+    .select((eb) => eb.fn.count<number | string>('group_id').distinct().as('n'))
+    .where('image_id', '=', id)
+    .executeTakeFirst();
   const api = toApiImage(
     row,
     (await tagsOf(db, 'image', [id])).get(id) ?? [],
     await replicasOf(db, id),
+    Number(groups?.n ?? 0),
   );
   await db.db.deleteFrom('images').where('id', '=', api.id).execute();
   await db.db

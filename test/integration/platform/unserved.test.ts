@@ -24,13 +24,6 @@ describe('areas of the API this server does not serve', () => {
         'Monitoring (metrics, alerts, dashboards and log streams)',
       ],
       ['POST', '/v4/iam/users/alice/role-permissions', 'Identity and access (IAM roles)'],
-      ['POST', '/v4/images/sharegroups', 'Image sharing'],
-      ['GET', '/v4/images/sharegroups', 'Image sharing'],
-      ['GET', '/v4/images/sharegroups/7/members', 'Image sharing'],
-      // Paths that served image routes (`/images/{imageId}`, `/images/private/{n}`) also match.
-      ['GET', '/v4/images/sharegroups/7', 'Image sharing'],
-      ['DELETE', '/v4/images/sharegroups/7', 'Image sharing'],
-      ['GET', '/v4/images/private/42/sharegroups', 'Image sharing'],
       ['GET', '/v4/nodebalancers/1/vpcs', 'NodeBalancer VPC configurations'],
     ];
     for (const [method, url, name] of cases) {
