@@ -70,7 +70,8 @@ function page<T>(params: PageParams, all: T[]): Promise<Page<T>> {
  * (`/images/sharegroups/tokens`) is the account that draws a token to join one group. A token
  * is `pending` until the group's producer adds it as a member (`POST …/members {token, label}`),
  * then `active` (its holder sees the group and its images), and `revoked` once the producer
- * removes the member. Restricted users read; they change groups and tokens with `add_images`.
+ * removes the member. Groups and tokens are the account's, with no grants of their own:
+ * restricted users need `add_images` to see or change them.
  */
 export class SharingService {
   constructor(private readonly d: SharingDeps) {}
@@ -129,6 +130,7 @@ export class SharingService {
   }
 
   async listGroups(p: Principal, params: PageParams): Promise<Page<ApiShareGroup>> {
+    authz.requireGlobal(p, 'add_images');
     const rows = await this.d.db.db
       .selectFrom('image_share_groups')
       .selectAll()
@@ -139,6 +141,7 @@ export class SharingService {
   }
 
   async getGroup(p: Principal, id: number): Promise<ApiShareGroup> {
+    authz.requireGlobal(p, 'add_images');
     return this.groupView(this.d.db, await this.group(this.d.db, p, id));
   }
 
@@ -336,6 +339,7 @@ export class SharingService {
     groupId: number,
     params: PageParams,
   ): Promise<Page<ApiSharedImage>> {
+    authz.requireGlobal(p, 'add_images');
     const group = await this.group(this.d.db, p, groupId);
     const shares = await this.sharesOf(this.d.db, group.id);
     return page(params, await this.sharedViews(this.d.db, group, shares, true));
@@ -404,6 +408,7 @@ export class SharingService {
     imageId: string,
     params: PageParams,
   ): Promise<Page<ApiShareGroup>> {
+    authz.requireGlobal(p, 'add_images');
     const id = parsePrivateImageId(imageId);
     const img =
       id === undefined
@@ -462,6 +467,7 @@ export class SharingService {
   }
 
   async listMembers(p: Principal, groupId: number, params: PageParams): Promise<Page<ApiMember>> {
+    authz.requireGlobal(p, 'add_images');
     const group = await this.group(this.d.db, p, groupId);
     const rows = await this.d.db.db
       .selectFrom('image_share_members')
@@ -473,6 +479,7 @@ export class SharingService {
   }
 
   async getMember(p: Principal, groupId: number, tokenUuid: string): Promise<ApiMember> {
+    authz.requireGlobal(p, 'add_images');
     const group = await this.group(this.d.db, p, groupId);
     const [view] = await this.memberViews(this.d.db, [
       await this.member(this.d.db, group, tokenUuid),
@@ -607,6 +614,7 @@ export class SharingService {
   }
 
   async listTokens(p: Principal, params: PageParams): Promise<Page<ApiToken>> {
+    authz.requireGlobal(p, 'add_images');
     const rows = await this.d.db.db
       .selectFrom('image_share_tokens')
       .selectAll()
@@ -617,6 +625,7 @@ export class SharingService {
   }
 
   async getToken(p: Principal, tokenUuid: string): Promise<ApiToken> {
+    authz.requireGlobal(p, 'add_images');
     const [view] = await this.tokenViews(this.d.db, [await this.token(this.d.db, p, tokenUuid)]);
     return view as ApiToken;
   }
@@ -690,6 +699,7 @@ export class SharingService {
 
   /** The group a token joined: 404 until the producer has added its member. */
   private async joined(p: Principal, tokenUuid: string): Promise<GroupRow> {
+    authz.requireGlobal(p, 'add_images');
     const t = await this.token(this.d.db, p, tokenUuid);
     const g =
       t.status === 'active'

@@ -232,7 +232,7 @@ describe('image share groups', () => {
     expect((await t.get('/v4/images/sharegroups/tokens', as)).body.results).toBe(0);
   });
 
-  it('getSharegroupMembers: unknown members and tokens are 404; a restricted user reads but needs add_images to change', async () => {
+  it('getSharegroupMembers: unknown members and tokens are 404; a restricted user needs add_images to see or change groups', async () => {
     const g = (await t.post('/v4/images/sharegroups', { label: 'g' })).body;
     expect((await t.get(`/v4/images/sharegroups/${g.id}/members`)).body.data).toEqual([]);
     for (const [m, u] of [
@@ -246,7 +246,8 @@ describe('image share groups', () => {
       expect(r.status, `${m} ${u}`).toBe(404);
     }
     const ro = await createTestUser(t);
-    expect((await t.get('/v4/images/sharegroups', { token: ro.token })).body.results).toBe(1);
+    expect((await t.get('/v4/images/sharegroups', { token: ro.token })).status).toBe(403);
+    expect((await t.get('/v4/images/sharegroups/tokens', { token: ro.token })).status).toBe(403);
     const refused = await t.post('/v4/images/sharegroups', { label: 'x' }, { token: ro.token });
     expect(refused.status).toBe(403);
     const del = await t.del(`/v4/images/sharegroups/${g.id}`, { token: ro.token });
@@ -254,6 +255,7 @@ describe('image share groups', () => {
     const adder = await createTestUser(t, { global: { add_images: true } });
     const ok = await t.post('/v4/images/sharegroups', { label: 'y' }, { token: adder.token });
     expect(ok.status).toBe(200);
+    expect((await t.get('/v4/images/sharegroups', { token: adder.token })).body.results).toBe(2);
     // Deleting a shared private image ends its shares.
     const img = await capturedImage(t);
     await t.post(`/v4/images/sharegroups/${g.id}/images`, { images: [{ id: img.id }] });

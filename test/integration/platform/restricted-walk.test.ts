@@ -36,6 +36,10 @@ const UNPROVEN: Record<string, string> = {
   acceptServiceTransfer: 'needs a pending transfer offered by another account',
   acceptEntityTransfer: 'needs a pending transfer offered by another account',
   mutateComputeInstance: "the catalogue has no upgrade for the fixture instance's type",
+  getSharegroupMember: 'needs a member: a token drawn by another account',
+  getSharegroupToken: "needs a token: the consumer's, drawn for another account's group",
+  getSharegroupByToken: "needs a token: the consumer's, drawn for another account's group",
+  getSharegroupImagesByToken: "needs a token: the consumer's, drawn for another account's group",
 };
 
 const STRONG = 'c0rrect-Horse-battery-staple!';
@@ -120,6 +124,12 @@ const modern = (n: number) => (k: Known) => ({
 
 /** Operations whose required fields alone are not a request the owner can make. */
 const HINTS: Record<string, Hint> = {
+  putSharegroupImage: { params: (k) => ({ imageId: k.sharedImageId?.[0] }) },
+  deleteSharegroupImage: { params: (k) => ({ imageId: k.sharedImageId?.[0] }) },
+  postSharegroupImages: {
+    params: (k) => ({ sharegroupId: k.sharegroupId?.[1] }),
+    body: (k) => ({ images: [{ id: k.imageId?.[0] }] }),
+  },
   getComputeInterfaces: { params: modern(0) },
   getComputeInterface: { params: modern(0) },
   getComputeInterfaceFirewalls: { params: modern(0) },
@@ -424,8 +434,17 @@ async function moreFixtures(app: TestApp, known: Known): Promise<void> {
   });
   await app.settle();
   const modernIfaces = await ok('GET', `/v4/compute/instances/${modern.id}/interfaces`);
+  // Share groups: one sharing the walk's image, one empty.
+  const sharegroup = await ok('POST', '/v4/images/sharegroups', {
+    label: 'walk-sg',
+    images: [{ id: image.id }],
+  });
+  const emptyGroup = await ok('POST', '/v4/images/sharegroups', { label: 'walk-sg2' });
+  const shares = await ok('GET', `/v4/images/sharegroups/${sharegroup.id}/images`);
   Object.assign(known, {
     rulesetId: [String(ruleset.id)],
+    sharegroupId: [String(sharegroup.id), String(emptyGroup.id)],
+    sharedImageId: [shares.data[0].id],
     modernComputeId: [String(modern.id)],
     modernInterfaceId: modernIfaces.interfaces.map((i: { id: number }) => String(i.id)),
     ticketId: [String(ticket.id)],
