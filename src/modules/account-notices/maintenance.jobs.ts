@@ -158,7 +158,7 @@ async function performWork(ctx: WorkContext, p: WorkPayload): Promise<PerformRes
   if (!ctx.machines.real || p.step === 'end') return { payload: p };
   const row = await findMaintenance(ctx.db, p.maintenanceId);
   const inst = row ? await instanceById(ctx.db, row.entity_id) : undefined;
-  if (!row || row.status !== 'started' || !inst || inst.status === 'deleting') {
+  if (row?.status !== 'started' || !inst || inst.status === 'deleting') {
     return { payload: p };
   }
   if (p.step === 'off') await ctx.machines.stop(inst.id);
@@ -185,7 +185,7 @@ export const maintenanceWorkJob = defineJob<WorkPayload>({
   perform: performWork,
   async handle(ctx, p) {
     const row = await findMaintenance(ctx.db, p.maintenanceId, true);
-    if (!row || row.status !== 'started') return undefined;
+    if (row?.status !== 'started') return undefined;
     const inst = await instanceById(ctx.db, row.entity_id);
     if (!inst || inst.status === 'deleting') {
       await complete(ctx, row, 'The instance was deleted.');
@@ -229,7 +229,7 @@ export const maintenanceWorkJob = defineJob<WorkPayload>({
   },
   async onFailure(ctx, p, error) {
     const row = await findMaintenance(ctx.db, p.maintenanceId, true);
-    if (!row || row.status !== 'started') return;
+    if (row?.status !== 'started') return;
     await complete(ctx, row, error.message);
     const inst = await instanceById(ctx.db, row.entity_id);
     if (inst && inst.status !== 'deleting') await setInstance(ctx, inst.id, { status: 'offline' });
