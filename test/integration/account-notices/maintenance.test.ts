@@ -190,6 +190,12 @@ describe('maintenance', () => {
     const now = isoSeconds(t.clock.nowMs());
     expect(JSON.parse(c.out)).toMatchObject({ when: now, not_before: now });
     expect((await list()).data[0]).toMatchObject({ description: 'emergency', source: 'user' });
+    const filtered = async (f: Record<string, string>) =>
+      (await t.get('/v4/account/maintenance', { headers: { 'X-Filter': JSON.stringify(f) } })).body
+        .results;
+    expect(await filtered({ description: 'emergency' })).toBe(1);
+    expect(await filtered({ description: 'scheduled' })).toBe(0);
+    expect(await filtered({ source: 'platform' })).toBe(0);
     await tick(0);
     expect((await list()).data[0].status).toBe('started');
     expect((await instanceOf(a.id)).status).toBe('offline');

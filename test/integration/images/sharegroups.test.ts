@@ -230,6 +230,18 @@ describe('image share groups', () => {
     expect((await t.get(`/v4/images/sharegroups/${g.id}/members/${uuid}`)).status).toBe(404);
     expect((await t.del(`/v4/images/sharegroups/tokens/${uuid}`, as)).status).toBe(200);
     expect((await t.get('/v4/images/sharegroups/tokens', as)).body.results).toBe(0);
+
+    // Deleting the group ends the tokens drawn for it and its memberships.
+    const again = await t.post(
+      '/v4/images/sharegroups/tokens',
+      { valid_for_sharegroup_uuid: g.uuid },
+      as,
+    );
+    await t.post(`/v4/images/sharegroups/${g.id}/members`, { token: again.body.token, label: 'm' });
+    expect((await t.del(`/v4/images/sharegroups/${g.id}`)).status).toBe(200);
+    expect((await t.get('/v4/images/sharegroups/tokens', as)).body.results).toBe(0);
+    const gone = await t.get(`/v4/images/sharegroups/tokens/${again.body.token_uuid}`, as);
+    expect(gone.status).toBe(404);
   });
 
   it('getSharegroupMembers: unknown members and tokens are 404; a restricted user needs add_images to see or change groups', async () => {
