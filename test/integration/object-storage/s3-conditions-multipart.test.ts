@@ -4,6 +4,7 @@ import {
   CreateMultipartUploadCommand,
   DeleteBucketTaggingCommand,
   DeleteObjectCommand,
+  DeleteObjectsCommand,
   DeleteObjectTaggingCommand,
   GetBucketTaggingCommand,
   GetObjectAttributesCommand,
@@ -13,6 +14,7 @@ import {
   ListMultipartUploadsCommand,
   ListPartsCommand,
   PutBucketTaggingCommand,
+  PutBucketVersioningCommand,
   PutObjectCommand,
   PutObjectTaggingCommand,
   type S3Client,
@@ -29,7 +31,7 @@ const MiB = 1024 * 1024;
 beforeAll(async () => {
   t = await buildS3App();
   s3 = t.client((await t.post('/v4/object-storage/keys', { label: 'k' })).body);
-  for (const label of ['cond', 'mpu', 'tags'])
+  for (const label of ['cond', 'mpu', 'tags', 'condv'])
     await t.post('/v4/object-storage/buckets', { cluster: CLUSTER, label });
 });
 afterAll(() => t.dispose());
@@ -93,6 +95,73 @@ describe('S3 conditional requests', () => {
       ).status,
     ).toBe(412);
     await s3.send(new DeleteObjectCommand({ Bucket: 'cond', Key: 'd', IfMatch: put.ETag }));
+  });
+
+  it('DeleteObject conditions: time and size as RGW has them; a missing target is a 204 and nothing is deleted', async () => {
+    const del = (o: Record<string, unknown>) =>
+      failure(s3.send(new DeleteObjectCommand({ Bucket: 'cond', Key: 'dc', ...o })));
+    await s3.send(new PutObjectCommand({ Bucket: 'cond', Key: 'dc', Body: 'four' }));
+    const head = await s3.send(new HeadObjectCommand({ Bucket: 'cond', Key: 'dc' }));
+    expect((await del({ IfMatchLastModifiedTime: new Date('2015-01-01') })).status).toBe(412);
+    expect((await del({ IfMatchSize: 5 })).status).toBe(412);
+    expect(await del({ IfMatchSize: 'x' })).toMatchObject({ status: 400 });
+    expect((await del({ IfMatchLastModifiedTime: head.LastModified, IfMatchSize: 4 })).name).toBe(
+      'no error',
+    );
+    // Gone: no condition can fail, and the answer is S3's 204 for a delete.
+    expect((await del({ IfMatch: '"bad"' })).name).toBe('no error');
+    expect((await del({ IfMatch: '*' })).name).toBe('no error');
+    // Absent: the missing-key answer names it as no delete marker.
+    const missing = await failure(s3.send(new HeadObjectCommand({ Bucket: 'cond', Key: 'dc' })));
+    expect(missing.status).toBe(404);
+    expect(missing.headers?.['x-amz-delete-marker']).toBe('false');
+  });
+
+  it('DeleteObject conditions on a versioned bucket: the latest version or a delete marker is the target; a named version is tested itself', async () => {
+    await s3.send(
+      new PutBucketVersioningCommand({
+        Bucket: 'condv',
+        VersioningConfiguration: { Status: 'Enabled' },
+      }),
+    );
+    const del = (o: Record<string, unknown>) =>
+      s3.send(new DeleteObjectCommand({ Bucket: 'condv', Key: 'v', ...o }));
+    // Nothing there: no marker is written under a condition.
+    await del({ IfMatch: '*' });
+    const put = await s3.send(new PutObjectCommand({ Bucket: 'condv', Key: 'v', Body: 'v' }));
+    expect((await failure(del({ IfMatch: '"bad"' }))).status).toBe(412);
+    expect((await del({ IfMatch: put.ETag })).DeleteMarker).toBe(true);
+    // The latest is now a delete marker: it exists (`*` holds), and a real ETag does not match it.
+    expect((await failure(del({ IfMatch: '"bad"' }))).status).toBe(412);
+    expect((await failure(del({ IfMatchSize: 1 }))).status).toBe(412);
+    // A named version is tested itself.
+    const v = { VersionId: put.VersionId };
+    expect((await failure(del({ ...v, IfMatch: '"bad"' }))).status).toBe(412);
+    expect((await del({ ...v, IfMatch: put.ETag })).DeleteMarker).toBeUndefined();
+    expect((await failure(del({ ...v, IfMatch: '"bad"' }))).name).toBe('no error');
+  });
+
+  it('DeleteObjects: an entry with ETag, LastModifiedTime or Size is deleted only when they hold', async () => {
+    const put = await s3.send(new PutObjectCommand({ Bucket: 'cond', Key: 'm', Body: 'many' }));
+    const head = await s3.send(new HeadObjectCommand({ Bucket: 'cond', Key: 'm' }));
+    const many = (o: Record<string, unknown>) =>
+      s3.send(
+        new DeleteObjectsCommand({ Bucket: 'cond', Delete: { Objects: [{ Key: 'm', ...o }] } }),
+      );
+    for (const bad of [
+      { ETag: '"bad"' },
+      { LastModifiedTime: new Date('2015-01-01') },
+      { Size: 9999 },
+    ]) {
+      const r = await many(bad);
+      expect(r.Errors?.[0]).toMatchObject({ Key: 'm', Code: 'PreconditionFailed' });
+      expect(r.Deleted ?? []).toEqual([]);
+    }
+    const ok = await many({ ETag: put.ETag, LastModifiedTime: head.LastModified, Size: 4 });
+    expect(ok.Deleted?.[0]?.Key).toBe('m');
+    expect(
+      (await failure(s3.send(new HeadObjectCommand({ Bucket: 'cond', Key: 'm' })))).status,
+    ).toBe(404);
   });
 
   it('CopyObject x-amz-copy-source-if-*: 412 when the source fails the condition', async () => {

@@ -244,7 +244,7 @@ export class S3Multipart {
           ETag: quoted(etag),
         }),
         {
-          ...(b.versioning !== null ? { 'x-amz-version-id': versionId } : {}),
+          ...(versionId !== 'null' ? { 'x-amz-version-id': versionId } : {}),
           ...sseHeaders(up.sse),
         },
       );
