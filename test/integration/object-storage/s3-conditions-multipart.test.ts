@@ -222,7 +222,21 @@ describe('S3 multipart completeness', () => {
         }),
       ),
     );
-    expect(bad).toMatchObject({ name: 'InvalidArgument', status: 400 });
+    // Past the source's end: RGW's 416 InvalidRange; a malformed range: 400 InvalidArgument.
+    expect(bad).toMatchObject({ name: 'InvalidRange', status: 416 });
+    const malformed = await failure(
+      s3.send(
+        new UploadPartCopyCommand({
+          Bucket: 'mpu',
+          Key: 'dst',
+          UploadId: up.UploadId,
+          PartNumber: 3,
+          CopySource: 'mpu/src',
+          CopySourceRange: 'bytes=9-2',
+        }),
+      ),
+    );
+    expect(malformed).toMatchObject({ name: 'InvalidArgument', status: 400 });
     const done = await s3.send(
       new CompleteMultipartUploadCommand({
         Bucket: 'mpu',

@@ -275,6 +275,14 @@ describe('S3 server-side encryption with customer keys (SSE-C)', () => {
       new GetObjectCommand({ Bucket: 'enc', Key: 'mp-copy', Range: 'bytes=-4', ...k2 }),
     );
     expect(await copy.Body?.transformToString()).toBe('tail');
+    // A part the object does not have is told before the key is asked for (RGW).
+    expect(
+      await failure(s3.send(new GetObjectCommand({ Bucket: 'enc', Key: 'mp', PartNumber: 5 }))),
+    ).toMatchObject({ name: 'InvalidPart', status: 400 });
+    expect(
+      (await failure(s3.send(new GetObjectCommand({ Bucket: 'enc', Key: 'mp', PartNumber: 2 }))))
+        .status,
+    ).toBe(400);
   });
 
   it('PostObject with SSE-C fields: stored under the form key and read back with it; the key MD5 is required', async () => {

@@ -195,10 +195,12 @@ export class S3Multipart {
     const r = header(c.req, 'x-amz-copy-source-range');
     if (r !== undefined) {
       const m = /^bytes=(\d+)-(\d+)$/.exec(r.trim());
-      if (!m || Number(m[1]) > Number(m[2]) || Number(m[2]) >= size)
+      if (!m || Number(m[1]) > Number(m[2]))
         throw s3errors.invalidArgument(
           `Range specified is not valid for source object of size: ${size}`,
         );
+      // Well formed but past the source's end: RGW's 416 InvalidRange.
+      if (Number(m[2]) >= size) throw s3errors.invalidRange(size);
       range = { start: Number(m[1]), end: Number(m[2]) };
     }
     const length = range ? range.end - range.start + 1 : size;

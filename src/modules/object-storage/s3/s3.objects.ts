@@ -234,6 +234,9 @@ export class S3Objects {
    */
   async get(c: S3Call, b: BucketRow): Promise<void> {
     const o = await this.version(c, b, 's3:GetObject');
+    // A part number the object does not have is told before its customer key is asked for (RGW).
+    const partText = c.query.get('partNumber');
+    const part = partText === undefined ? undefined : partOf(o, partText);
     const key = keyForRead(o.sse, customerKey(c.req));
     const h: Record<string, string | number> = { ...objectHeaders(b, o), ...sseHeaders(o.sse) };
     if (readConditions(c, o) === 'not-modified') {
@@ -246,29 +249,14 @@ export class S3Objects {
     }
     applyOverrides(c, h);
     const size = Number(o.size);
-    const partText = c.query.get('partNumber');
     let range: { start: number; end: number } | null;
-    if (partText !== undefined) {
+    if (part !== undefined) {
       if (header(c.req, 'range') !== undefined)
         throw s3errors.invalidRequest(
           'Cannot specify both Range header and partNumber query parameter',
         );
-      const n = Number(partText);
-      if (!/^\d+$/.test(partText) || n < 1 || n > 10_000)
-        throw s3errors.invalidArgument(
-          'Part number must be an integer between 1 and 10000, inclusive',
-        );
-      const parts = /-\d+$/.test(o.etag) ? partsOf(o) : [{ start: 0, end: size - 1 }];
-      const part = parts[n - 1];
-      if (!part)
-        // RGW's answer (the provider's object storage; AWS answers 416 InvalidPartNumber).
-        throw new S3Error(
-          400,
-          'InvalidPart',
-          'One or more of the specified parts could not be found.',
-        );
-      h['x-amz-mp-parts-count'] = parts.length;
-      range = size === 0 ? null : part;
+      h['x-amz-mp-parts-count'] = part.count;
+      range = size === 0 ? null : part.range;
     } else {
       range = parseRange(header(c.req, 'range'), size);
     }
@@ -678,4 +666,17 @@ function checkDeleteCondition(cond: DeleteCondition, row: ObjectRow): void {
     throw s3errors.preconditionFailed();
   if (cond.size !== undefined && Number(row.size) !== cond.size)
     throw s3errors.preconditionFailed();
+}
+
+/** The byte range of part `partText` of a version (a single-part object has one), and the count. */
+function partOf(o: ObjectRow, partText: string) {
+  const n = Number(partText);
+  if (!/^\d+$/.test(partText) || n < 1 || n > 10_000)
+    throw s3errors.invalidArgument('Part number must be an integer between 1 and 10000, inclusive');
+  const parts = /-\d+$/.test(o.etag) ? partsOf(o) : [{ start: 0, end: Number(o.size) - 1 }];
+  const range = parts[n - 1];
+  if (!range)
+    // RGW's answer (the provider's object storage; AWS answers 416 InvalidPartNumber).
+    throw new S3Error(400, 'InvalidPart', 'One or more of the specified parts could not be found.');
+  return { range, count: parts.length };
 }
