@@ -347,6 +347,58 @@ describe('S3 multipart completeness', () => {
   });
 });
 
+describe('S3 multipart completion lists', () => {
+  it('CompleteMultipartUpload: descending part numbers are InvalidPartOrder; a part listed twice in a row counts once, with its last ETag (RGW)', async () => {
+    const up = await s3.send(new CreateMultipartUploadCommand({ Bucket: 'mpu', Key: 'twice' }));
+    const part = (Body: string) =>
+      s3.send(
+        new UploadPartCommand({
+          Bucket: 'mpu',
+          Key: 'twice',
+          UploadId: up.UploadId,
+          PartNumber: 1,
+          Body,
+        }),
+      );
+    const b = await part('BBBB');
+    const a = await part('AAAA');
+    const complete = (Parts: { PartNumber: number; ETag?: string }[]) =>
+      failure(
+        s3.send(
+          new CompleteMultipartUploadCommand({
+            Bucket: 'mpu',
+            Key: 'twice',
+            UploadId: up.UploadId,
+            MultipartUpload: { Parts },
+          }),
+        ),
+      );
+    expect(
+      await complete([
+        { PartNumber: 2, ETag: a.ETag },
+        { PartNumber: 1, ETag: a.ETag },
+      ]),
+    ).toMatchObject({ name: 'InvalidPartOrder', status: 400 });
+    // The last ETag listed for part 1 is the replaced upload's: no such part any more.
+    expect(
+      await complete([
+        { PartNumber: 1, ETag: a.ETag },
+        { PartNumber: 1, ETag: b.ETag },
+      ]),
+    ).toMatchObject({ name: 'InvalidPart', status: 400 });
+    expect(
+      (
+        await complete([
+          { PartNumber: 1, ETag: b.ETag },
+          { PartNumber: 1, ETag: a.ETag },
+        ])
+      ).name,
+    ).toBe('no error');
+    const got = await s3.send(new GetObjectCommand({ Bucket: 'mpu', Key: 'twice' }));
+    expect(await got.Body?.transformToString()).toBe('AAAA');
+  });
+});
+
 describe('S3 tagging', () => {
   it('object tags: x-amz-tagging on write, Get/Put/DeleteObjectTagging, the count on GET', async () => {
     await s3.send(
