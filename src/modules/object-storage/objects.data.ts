@@ -327,13 +327,24 @@ export class ObjectData {
   async remove(
     bucket: BucketRow,
     name: string,
-    opts: { versionId?: string; guard?: (row: ObjectRow) => void; db?: Database } = {},
+    opts: {
+      versionId?: string;
+      guard?: (row: ObjectRow) => void;
+      /**
+       * A conditional delete's test of its target (the version, else the latest version, a delete
+       * marker too), in the transaction: it throws when the condition fails. With a condition, a
+       * missing target is not deleted (no marker is written) and is no error.
+       */
+      precondition?: (row: ObjectRow) => void;
+      db?: Database;
+    } = {},
   ): Promise<VersionResult | undefined> {
     return (opts.db ?? this.db).transaction(async (tx) => {
       const b = await this.lockBucket(tx, bucket);
       if (opts.versionId !== undefined) {
         const row = await findVersion(tx, bucket.id, name, opts.versionId);
         if (!row) return undefined;
+        opts.precondition?.(row);
         opts.guard?.(row);
         await tx.db.deleteFrom('obj_objects').where('id', '=', row.id).execute();
         await this.count(tx, bucket.id, -1, -Number(row.size));
@@ -343,6 +354,11 @@ export class ObjectData {
         return { versionId: row.version_id, deleteMarker: row.delete_marker === 1 };
       }
       if (b.versioning === 'Enabled' || b.versioning === 'Suspended') {
+        if (opts.precondition) {
+          const latest = await findLatest(tx, bucket.id, name);
+          if (!latest) return undefined;
+          opts.precondition(latest);
+        }
         // S3 writes a marker even when the name has no version.
         const { row, freed } = await this.insertLatest(tx, b, name, {
           delete_marker: 1,
@@ -359,6 +375,7 @@ export class ObjectData {
       }
       const old = await findLatest(tx, bucket.id, name);
       if (!old) return undefined;
+      opts.precondition?.(old);
       opts.guard?.(old);
       await tx.db
         .deleteFrom('obj_objects')

@@ -75,14 +75,27 @@ export function hostOf(t: S3TestApp): Record<string, string> {
 }
 
 /** What an SDK call's failure says: its S3 error code, HTTP status and message. */
-export async function failure(
-  p: Promise<unknown>,
-): Promise<{ name: string; status: number | undefined; message: string }> {
+export async function failure(p: Promise<unknown>): Promise<{
+  name: string;
+  status: number | undefined;
+  message: string;
+  headers?: Record<string, string>;
+}> {
   try {
     await p;
   } catch (err) {
-    const e = err as { name: string; message: string; $metadata?: { httpStatusCode?: number } };
-    return { name: e.name, status: e.$metadata?.httpStatusCode, message: e.message };
+    const e = err as {
+      name: string;
+      message: string;
+      $metadata?: { httpStatusCode?: number };
+      $response?: { headers?: Record<string, string> };
+    };
+    return {
+      name: e.name,
+      status: e.$metadata?.httpStatusCode,
+      message: e.message,
+      ...(e.$response?.headers ? { headers: e.$response.headers } : {}),
+    };
   }
   return { name: 'no error', status: 200, message: '' };
 }

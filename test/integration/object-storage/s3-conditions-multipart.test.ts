@@ -4,6 +4,7 @@ import {
   CreateMultipartUploadCommand,
   DeleteBucketTaggingCommand,
   DeleteObjectCommand,
+  DeleteObjectsCommand,
   DeleteObjectTaggingCommand,
   GetBucketTaggingCommand,
   GetObjectAttributesCommand,
@@ -13,6 +14,7 @@ import {
   ListMultipartUploadsCommand,
   ListPartsCommand,
   PutBucketTaggingCommand,
+  PutBucketVersioningCommand,
   PutObjectCommand,
   PutObjectTaggingCommand,
   type S3Client,
@@ -29,7 +31,7 @@ const MiB = 1024 * 1024;
 beforeAll(async () => {
   t = await buildS3App();
   s3 = t.client((await t.post('/v4/object-storage/keys', { label: 'k' })).body);
-  for (const label of ['cond', 'mpu', 'tags'])
+  for (const label of ['cond', 'mpu', 'tags', 'condv'])
     await t.post('/v4/object-storage/buckets', { cluster: CLUSTER, label });
 });
 afterAll(() => t.dispose());
@@ -95,6 +97,73 @@ describe('S3 conditional requests', () => {
     await s3.send(new DeleteObjectCommand({ Bucket: 'cond', Key: 'd', IfMatch: put.ETag }));
   });
 
+  it('DeleteObject conditions: time and size as RGW has them; a missing target is a 204 and nothing is deleted', async () => {
+    const del = (o: Record<string, unknown>) =>
+      failure(s3.send(new DeleteObjectCommand({ Bucket: 'cond', Key: 'dc', ...o })));
+    await s3.send(new PutObjectCommand({ Bucket: 'cond', Key: 'dc', Body: 'four' }));
+    const head = await s3.send(new HeadObjectCommand({ Bucket: 'cond', Key: 'dc' }));
+    expect((await del({ IfMatchLastModifiedTime: new Date('2015-01-01') })).status).toBe(412);
+    expect((await del({ IfMatchSize: 5 })).status).toBe(412);
+    expect(await del({ IfMatchSize: 'x' })).toMatchObject({ status: 400 });
+    expect((await del({ IfMatchLastModifiedTime: head.LastModified, IfMatchSize: 4 })).name).toBe(
+      'no error',
+    );
+    // Gone: no condition can fail, and the answer is S3's 204 for a delete.
+    expect((await del({ IfMatch: '"bad"' })).name).toBe('no error');
+    expect((await del({ IfMatch: '*' })).name).toBe('no error');
+    // Absent: the missing-key answer names it as no delete marker.
+    const missing = await failure(s3.send(new HeadObjectCommand({ Bucket: 'cond', Key: 'dc' })));
+    expect(missing.status).toBe(404);
+    expect(missing.headers?.['x-amz-delete-marker']).toBe('false');
+  });
+
+  it('DeleteObject conditions on a versioned bucket: the latest version or a delete marker is the target; a named version is tested itself', async () => {
+    await s3.send(
+      new PutBucketVersioningCommand({
+        Bucket: 'condv',
+        VersioningConfiguration: { Status: 'Enabled' },
+      }),
+    );
+    const del = (o: Record<string, unknown>) =>
+      s3.send(new DeleteObjectCommand({ Bucket: 'condv', Key: 'v', ...o }));
+    // Nothing there: no marker is written under a condition.
+    await del({ IfMatch: '*' });
+    const put = await s3.send(new PutObjectCommand({ Bucket: 'condv', Key: 'v', Body: 'v' }));
+    expect((await failure(del({ IfMatch: '"bad"' }))).status).toBe(412);
+    expect((await del({ IfMatch: put.ETag })).DeleteMarker).toBe(true);
+    // The latest is now a delete marker: it exists (`*` holds), and a real ETag does not match it.
+    expect((await failure(del({ IfMatch: '"bad"' }))).status).toBe(412);
+    expect((await failure(del({ IfMatchSize: 1 }))).status).toBe(412);
+    // A named version is tested itself.
+    const v = { VersionId: put.VersionId };
+    expect((await failure(del({ ...v, IfMatch: '"bad"' }))).status).toBe(412);
+    expect((await del({ ...v, IfMatch: put.ETag })).DeleteMarker).toBeUndefined();
+    expect((await failure(del({ ...v, IfMatch: '"bad"' }))).name).toBe('no error');
+  });
+
+  it('DeleteObjects: an entry with ETag, LastModifiedTime or Size is deleted only when they hold', async () => {
+    const put = await s3.send(new PutObjectCommand({ Bucket: 'cond', Key: 'm', Body: 'many' }));
+    const head = await s3.send(new HeadObjectCommand({ Bucket: 'cond', Key: 'm' }));
+    const many = (o: Record<string, unknown>) =>
+      s3.send(
+        new DeleteObjectsCommand({ Bucket: 'cond', Delete: { Objects: [{ Key: 'm', ...o }] } }),
+      );
+    for (const bad of [
+      { ETag: '"bad"' },
+      { LastModifiedTime: new Date('2015-01-01') },
+      { Size: 9999 },
+    ]) {
+      const r = await many(bad);
+      expect(r.Errors?.[0]).toMatchObject({ Key: 'm', Code: 'PreconditionFailed' });
+      expect(r.Deleted ?? []).toEqual([]);
+    }
+    const ok = await many({ ETag: put.ETag, LastModifiedTime: head.LastModified, Size: 4 });
+    expect(ok.Deleted?.[0]?.Key).toBe('m');
+    expect(
+      (await failure(s3.send(new HeadObjectCommand({ Bucket: 'cond', Key: 'm' })))).status,
+    ).toBe(404);
+  });
+
   it('CopyObject x-amz-copy-source-if-*: 412 when the source fails the condition', async () => {
     const put = await s3.send(new PutObjectCommand({ Bucket: 'cond', Key: 'src', Body: 's' }));
     const copy = (o: Record<string, unknown>) =>
@@ -153,7 +222,21 @@ describe('S3 multipart completeness', () => {
         }),
       ),
     );
-    expect(bad).toMatchObject({ name: 'InvalidArgument', status: 400 });
+    // Past the source's end: RGW's 416 InvalidRange; a malformed range: 400 InvalidArgument.
+    expect(bad).toMatchObject({ name: 'InvalidRange', status: 416 });
+    const malformed = await failure(
+      s3.send(
+        new UploadPartCopyCommand({
+          Bucket: 'mpu',
+          Key: 'dst',
+          UploadId: up.UploadId,
+          PartNumber: 3,
+          CopySource: 'mpu/src',
+          CopySourceRange: 'bytes=9-2',
+        }),
+      ),
+    );
+    expect(malformed).toMatchObject({ name: 'InvalidArgument', status: 400 });
     const done = await s3.send(
       new CompleteMultipartUploadCommand({
         Bucket: 'mpu',
@@ -261,6 +344,58 @@ describe('S3 multipart completeness', () => {
     );
     expect(parts).toMatchObject({ StorageClass: 'STANDARD', IsTruncated: false });
     expect(parts.Initiator?.ID).toBeDefined();
+  });
+});
+
+describe('S3 multipart completion lists', () => {
+  it('CompleteMultipartUpload: descending part numbers are InvalidPartOrder; a part listed twice in a row counts once, with its last ETag (RGW)', async () => {
+    const up = await s3.send(new CreateMultipartUploadCommand({ Bucket: 'mpu', Key: 'twice' }));
+    const part = (Body: string) =>
+      s3.send(
+        new UploadPartCommand({
+          Bucket: 'mpu',
+          Key: 'twice',
+          UploadId: up.UploadId,
+          PartNumber: 1,
+          Body,
+        }),
+      );
+    const b = await part('BBBB');
+    const a = await part('AAAA');
+    const complete = (Parts: { PartNumber: number; ETag?: string }[]) =>
+      failure(
+        s3.send(
+          new CompleteMultipartUploadCommand({
+            Bucket: 'mpu',
+            Key: 'twice',
+            UploadId: up.UploadId,
+            MultipartUpload: { Parts },
+          }),
+        ),
+      );
+    expect(
+      await complete([
+        { PartNumber: 2, ETag: a.ETag },
+        { PartNumber: 1, ETag: a.ETag },
+      ]),
+    ).toMatchObject({ name: 'InvalidPartOrder', status: 400 });
+    // The last ETag listed for part 1 is the replaced upload's: no such part any more.
+    expect(
+      await complete([
+        { PartNumber: 1, ETag: a.ETag },
+        { PartNumber: 1, ETag: b.ETag },
+      ]),
+    ).toMatchObject({ name: 'InvalidPart', status: 400 });
+    expect(
+      (
+        await complete([
+          { PartNumber: 1, ETag: b.ETag },
+          { PartNumber: 1, ETag: a.ETag },
+        ])
+      ).name,
+    ).toBe('no error');
+    const got = await s3.send(new GetObjectCommand({ Bucket: 'mpu', Key: 'twice' }));
+    expect(await got.Body?.transformToString()).toBe('AAAA');
   });
 });
 

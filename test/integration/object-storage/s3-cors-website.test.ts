@@ -133,6 +133,34 @@ describe('S3 CORS from stored rules', () => {
     );
   });
 
+  it('actual requests: a refused one carries the CORS headers too; Access-Control-Request-Method is the method matched (RGW)', async () => {
+    const put = (origin: string, acrm?: string, method = 'PUT') =>
+      fetch(`${t.endpoint}/cors/anon.txt`, {
+        method,
+        ...(method === 'PUT' ? { body: '' } : {}),
+        headers: { origin, ...(acrm ? { 'access-control-request-method': acrm } : {}) },
+      });
+    const refused = await put('https://other.example');
+    expect(refused.status).toBe(403);
+    expect(refused.headers.get('access-control-allow-origin')).toBe(null);
+    // Anonymous PUT: refused (403), and the rule for PUT from this origin still answers.
+    const app = await put('https://app.example');
+    expect(app.status).toBe(403);
+    expect(app.headers.get('access-control-allow-origin')).toBe('https://app.example');
+    // The rule allows GET and PUT, not DELETE: a DELETE is matched through
+    // Access-Control-Request-Method when it names one.
+    const del = await put('https://app.example', undefined, 'DELETE');
+    expect(del.status).toBe(403);
+    expect(del.headers.get('access-control-allow-origin')).toBe(null);
+    const viaGet = await put('https://app.example', 'GET', 'DELETE');
+    expect(viaGet.status).toBe(403);
+    expect(viaGet.headers.get('access-control-allow-origin')).toBe('https://app.example');
+    expect(viaGet.headers.get('access-control-allow-methods')).toBe('GET, PUT');
+    expect(
+      (await put('https://app.example', 'DELETE')).headers.get('access-control-allow-origin'),
+    ).toBe(null);
+  });
+
   it('PutBucketCors: an unsupported method is refused', async () => {
     const e = await failure(
       s3.send(

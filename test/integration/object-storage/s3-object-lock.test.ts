@@ -51,6 +51,34 @@ describe('S3 object lock', () => {
     ).toBe('ObjectLockConfigurationNotFoundError');
   });
 
+  it('PutObjectLockConfiguration: an existing bucket gets object lock once versioning is Enabled (409 before, and while suspended)', async () => {
+    await s3.send(new CreateBucketCommand({ Bucket: 'later' }));
+    const conf = {
+      Bucket: 'later',
+      ObjectLockConfiguration: {
+        ObjectLockEnabled: 'Enabled' as const,
+        Rule: { DefaultRetention: { Mode: 'GOVERNANCE' as const, Days: 1 } },
+      },
+    };
+    const lock = () => failure(s3.send(new PutObjectLockConfigurationCommand(conf)));
+    expect(await lock()).toMatchObject({ name: 'InvalidBucketState', status: 409 });
+    const versioning = (Status: 'Enabled' | 'Suspended') =>
+      s3.send(
+        new PutBucketVersioningCommand({ Bucket: 'later', VersioningConfiguration: { Status } }),
+      );
+    await versioning('Suspended');
+    expect(await lock()).toMatchObject({ name: 'InvalidBucketState', status: 409 });
+    await versioning('Enabled');
+    expect((await lock()).name).toBe('no error');
+    const got = await s3.send(new GetObjectLockConfigurationCommand({ Bucket: 'later' }));
+    expect(got.ObjectLockConfiguration?.Rule?.DefaultRetention).toMatchObject({
+      Mode: 'GOVERNANCE',
+      Days: 1,
+    });
+    // Versioning of a locked bucket cannot be suspended any more.
+    expect((await failure(versioning('Suspended'))).status).toBe(409);
+  });
+
   it('PutObjectLockConfiguration: a default retention applies to new versions; refused on a plain bucket', async () => {
     await s3.send(
       new PutObjectLockConfigurationCommand({

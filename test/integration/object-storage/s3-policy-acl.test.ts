@@ -5,6 +5,7 @@ import {
   GetBucketPolicyStatusCommand,
   GetObjectAclCommand,
   GetObjectCommand,
+  HeadObjectCommand,
   ListObjectsV2Command,
   PutBucketAclCommand,
   PutBucketPolicyCommand,
@@ -65,7 +66,7 @@ describe('S3 bucket policies', () => {
     expect((await anonymous('pol/public/a.txt')).status).toBe(403);
   });
 
-  it('PutBucketPolicy: malformed documents are MalformedPolicy (bad JSON, action, resource of another bucket, operator)', async () => {
+  it('PutBucketPolicy: malformed documents are MalformedPolicy (bad JSON, action, resource of another bucket, operator, NotPrincipal in an Allow)', async () => {
     const bad = [
       '{not json',
       policy([
@@ -91,11 +92,42 @@ describe('S3 bucket policies', () => {
           Condition: { StringLooksLike: { 's3:prefix': 'x' } },
         },
       ]),
+      // NotPrincipal is for Deny statements only.
+      policy([
+        {
+          Effect: 'Allow',
+          NotPrincipal: { AWS: '*' },
+          Action: 's3:ListBucket',
+          Resource: 'arn:aws:s3:::pol',
+        },
+      ]),
     ];
     for (const Policy of bad) {
       const e = await failure(owner.send(new PutBucketPolicyCommand({ Bucket: 'pol', Policy })));
       expect(e, Policy).toMatchObject({ name: 'MalformedPolicy', status: 400 });
     }
+  });
+
+  it('HeadObject of a missing key: 404 to whoever may list that key (s3:prefix is the key), 403 to others', async () => {
+    await owner.send(
+      new PutBucketPolicyCommand({
+        Bucket: 'pol',
+        Policy: policy([
+          {
+            Effect: 'Allow',
+            Principal: { AWS: '*' },
+            Action: 's3:ListBucket',
+            Resource: 'arn:aws:s3:::pol',
+            Condition: { StringLike: { 's3:prefix': 'public/*' } },
+          },
+        ]),
+      }),
+    );
+    const head = (Key: string) =>
+      failure(other.send(new HeadObjectCommand({ Bucket: 'pol', Key })));
+    expect((await head('public/missing')).status).toBe(404);
+    expect((await head('private/missing')).status).toBe(403);
+    await owner.send(new DeleteBucketPolicyCommand({ Bucket: 'pol' }));
   });
 
   it('conditions: aws:SourceIp and s3:prefix narrow an Allow', async () => {

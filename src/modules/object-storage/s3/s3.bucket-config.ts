@@ -211,15 +211,19 @@ export class S3BucketConfig {
     send(c, 200, xml('ObjectLockConfiguration', lockConfigDocument(b)));
   }
 
-  /** PutObjectLockConfiguration: the default retention of a bucket made with object lock. */
+  /**
+   * PutObjectLockConfiguration: the default retention of a bucket with object lock. A bucket made
+   * without it gets object lock here once versioning is `Enabled` (S3 and RGW; never undone);
+   * unversioned or suspended: 409 InvalidBucketState.
+   */
   async putObjectLock(c: S3Call, b: BucketRow): Promise<void> {
     await this.owner(c, b, 's3:PutBucketObjectLockConfiguration', true);
     const d = parseLockConfig(await smallBody(c));
-    if (b.object_lock !== 1)
+    if (b.object_lock !== 1 && b.versioning !== 'Enabled')
       throw s3errors.invalidBucketState(
-        'Object Lock configuration cannot be enabled on existing buckets',
+        "Versioning must be 'Enabled' on the bucket to apply a Object Lock configuration",
       );
-    await this.set(b, { lock_config: d ? JSON.stringify(d) : null });
+    await this.set(b, { object_lock: 1, lock_config: d ? JSON.stringify(d) : null });
     send(c, 200);
   }
 }

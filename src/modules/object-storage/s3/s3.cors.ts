@@ -126,11 +126,16 @@ function allowHeaders(r: CorsRule, origin: string): Record<string, string> {
   };
 }
 
-/** The CORS headers of an actual request from a browser (an Origin header), by the bucket's rules. */
+/**
+ * The CORS headers of an actual request from a browser (an Origin header), by the bucket's rules;
+ * on refusals too. The method matched is `Access-Control-Request-Method` when the request has one,
+ * else the request's own (RGW, the provider's engine).
+ */
 export function corsResponseHeaders(c: S3Call, b: BucketRow): Record<string, string> {
   const origin = header(c.req, 'origin');
   if (origin === undefined) return {};
-  const rule = matchRule(corsRules(b), origin, c.method, []);
+  const method = header(c.req, 'access-control-request-method') ?? c.method;
+  const rule = matchRule(corsRules(b), origin, method, []);
   if (!rule) return {};
   const h = allowHeaders(rule, origin);
   delete h['access-control-max-age'];

@@ -228,6 +228,7 @@ export function checkStorageClass(c: S3Call): void {
  */
 export function refuseUnsupported(c: S3Call): void {
   const h = c.req.headers;
+  checkEncryptionHeaders((name) => header(c.req, name));
   if (h['x-amz-server-side-encryption'] !== undefined)
     throw s3errors.headerNotImplemented(
       'x-amz-server-side-encryption',
@@ -256,4 +257,30 @@ export function checkExpectedOwner(
 ) {
   const want = header(c.req, name);
   if (want !== undefined && want !== ownerId) throw s3errors.accessDenied();
+}
+
+/**
+ * Encryption headers that contradict each other, or name no method, are a 400 InvalidArgument
+ * before anything else is said of them (S3 and RGW): an unknown `x-amz-server-side-encryption`,
+ * SSE-C beside it, a KMS key id without `aws:kms`.
+ */
+export function checkEncryptionHeaders(get: (name: string) => string | undefined): void {
+  const method = get('x-amz-server-side-encryption');
+  if (method === undefined) {
+    if (get('x-amz-server-side-encryption-aws-kms-key-id') !== undefined)
+      throw s3errors.invalidArgument(
+        'Server Side Encryption with KMS managed key requires HTTP header x-amz-server-side-encryption : aws:kms',
+      );
+    return;
+  }
+  if (!['AES256', 'aws:kms', 'aws:kms:dsse'].includes(method))
+    throw s3errors.invalidArgument('The encryption method specified is not supported');
+  if (get('x-amz-server-side-encryption-customer-algorithm') !== undefined)
+    throw s3errors.invalidArgument(
+      'Server Side Encryption with Customer provided key is incompatible with the encryption method specified',
+    );
+  if (method === 'AES256' && get('x-amz-server-side-encryption-aws-kms-key-id') !== undefined)
+    throw s3errors.invalidArgument(
+      'Server Side Encryption with KMS managed key requires HTTP header x-amz-server-side-encryption : aws:kms',
+    );
 }

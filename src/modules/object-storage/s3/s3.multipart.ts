@@ -195,10 +195,12 @@ export class S3Multipart {
     const r = header(c.req, 'x-amz-copy-source-range');
     if (r !== undefined) {
       const m = /^bytes=(\d+)-(\d+)$/.exec(r.trim());
-      if (!m || Number(m[1]) > Number(m[2]) || Number(m[2]) >= size)
+      if (!m || Number(m[1]) > Number(m[2]))
         throw s3errors.invalidArgument(
           `Range specified is not valid for source object of size: ${size}`,
         );
+      // Well formed but past the source's end: RGW's 416 InvalidRange.
+      if (Number(m[2]) >= size) throw s3errors.invalidRange(size);
       range = { start: Number(m[1]), end: Number(m[2]) };
     }
     const length = range ? range.end - range.start + 1 : size;
@@ -244,7 +246,7 @@ export class S3Multipart {
           ETag: quoted(etag),
         }),
         {
-          ...(b.versioning !== null ? { 'x-amz-version-id': versionId } : {}),
+          ...(versionId !== 'null' ? { 'x-amz-version-id': versionId } : {}),
           ...sseHeaders(up.sse),
         },
       );
@@ -268,18 +270,25 @@ export class S3Multipart {
       .where('upload_id', '=', up.id)
       .execute();
     const byNumber = new Map(parts.map((p) => [p.part_number, p]));
-    const chosen = [];
-    let last = 0;
-    for (const [i, p] of listed.entries()) {
+    // The list is in ascending order. A part number listed twice in a row counts once, with its
+    // last ETag (RGW reads the list into a map: a client that sent a part again and kept both
+    // answers completes with the upload that finished last).
+    const wanted: { n: number; etag: string }[] = [];
+    for (const p of listed) {
       const t = text(p.PartNumber) ?? '';
       const n = Number(t);
       if (!/^\d+$/.test(t)) throw s3errors.malformedXml();
-      if (n <= last) throw s3errors.invalidPartOrder();
-      last = n;
-      const have = byNumber.get(n);
       const etag = (text(p.ETag) ?? '').replace(/^"|"$/g, '');
-      if (!have || have.etag !== etag) throw s3errors.invalidPart();
-      if (i < listed.length - 1 && Number(have.size) < MIN_PART) throw s3errors.entityTooSmall();
+      const prev = wanted[wanted.length - 1];
+      if (prev && n < prev.n) throw s3errors.invalidPartOrder();
+      if (prev && n === prev.n) prev.etag = etag;
+      else wanted.push({ n, etag });
+    }
+    const chosen = [];
+    for (const [i, w] of wanted.entries()) {
+      const have = byNumber.get(w.n);
+      if (!have || have.etag !== w.etag) throw s3errors.invalidPart();
+      if (i < wanted.length - 1 && Number(have.size) < MIN_PART) throw s3errors.entityTooSmall();
       chosen.push(have);
     }
     const md5 = createHash('md5');

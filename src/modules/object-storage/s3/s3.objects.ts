@@ -171,9 +171,8 @@ export class S3Objects {
     }
     send(c, 200, undefined, {
       etag: quoted(stored.md5),
-      ...(b.versioning !== null || result.versionId !== 'null'
-        ? { 'x-amz-version-id': result.versionId }
-        : {}),
+      // The null version (unversioned or suspended bucket) is not named (RGW).
+      ...(result.versionId !== 'null' ? { 'x-amz-version-id': result.versionId } : {}),
       ...sseHeaders(result.row?.sse ?? null),
     });
   }
@@ -187,6 +186,7 @@ export class S3Objects {
       : await findLatest(this.e.db, b.id, key);
     if (!row || (row.delete_marker === 1 && versionId === undefined)) {
       // Without the right to list the bucket, a missing key is not told from a forbidden one.
+      // The listing asked about is the key itself (RGW): a policy's `s3:prefix` condition sees it.
       await authorize(
         c,
         {
@@ -194,6 +194,7 @@ export class S3Objects {
           bucket: b,
           acl: { on: 'bucket', permission: 'READ' },
           write: false,
+          context: { 's3:prefix': key },
         },
         this.e.accounts,
       );
@@ -201,7 +202,8 @@ export class S3Objects {
       const e = s3errors.noSuchKey(key);
       if (row)
         throw withHeaders(e, { 'x-amz-delete-marker': 'true', 'x-amz-version-id': row.version_id });
-      throw e;
+      // RGW tells a key that is simply absent by `x-amz-delete-marker: false`.
+      throw withHeaders(e, { 'x-amz-delete-marker': 'false' });
     }
     if (row.delete_marker === 1) {
       throw withHeaders(s3errors.methodNotAllowed(), {
@@ -232,6 +234,9 @@ export class S3Objects {
    */
   async get(c: S3Call, b: BucketRow): Promise<void> {
     const o = await this.version(c, b, 's3:GetObject');
+    // A part number the object does not have is told before its customer key is asked for (RGW).
+    const partText = c.query.get('partNumber');
+    const part = partText === undefined ? undefined : partOf(o, partText);
     const key = keyForRead(o.sse, customerKey(c.req));
     const h: Record<string, string | number> = { ...objectHeaders(b, o), ...sseHeaders(o.sse) };
     if (readConditions(c, o) === 'not-modified') {
@@ -244,29 +249,14 @@ export class S3Objects {
     }
     applyOverrides(c, h);
     const size = Number(o.size);
-    const partText = c.query.get('partNumber');
     let range: { start: number; end: number } | null;
-    if (partText !== undefined) {
+    if (part !== undefined) {
       if (header(c.req, 'range') !== undefined)
         throw s3errors.invalidRequest(
           'Cannot specify both Range header and partNumber query parameter',
         );
-      const n = Number(partText);
-      if (!/^\d+$/.test(partText) || n < 1 || n > 10_000)
-        throw s3errors.invalidArgument(
-          'Part number must be an integer between 1 and 10000, inclusive',
-        );
-      const parts = /-\d+$/.test(o.etag) ? partsOf(o) : [{ start: 0, end: size - 1 }];
-      const part = parts[n - 1];
-      if (!part)
-        // RGW's answer (the provider's object storage; AWS answers 416 InvalidPartNumber).
-        throw new S3Error(
-          400,
-          'InvalidPart',
-          'One or more of the specified parts could not be found.',
-        );
-      h['x-amz-mp-parts-count'] = parts.length;
-      range = size === 0 ? null : part;
+      h['x-amz-mp-parts-count'] = part.count;
+      range = size === 0 ? null : part.range;
     } else {
       range = parseRange(header(c.req, 'range'), size);
     }
@@ -317,7 +307,13 @@ export class S3Objects {
   }
 
   /** Deletes one key (or version) as DeleteObject does; refusals are thrown. */
-  private async deleteOne(c: S3Call, b: BucketRow, key: string, versionId: string | undefined) {
+  private async deleteOne(
+    c: S3Call,
+    b: BucketRow,
+    key: string,
+    versionId: string | undefined,
+    condition?: DeleteCondition,
+  ) {
     await authorize(
       c,
       {
@@ -332,6 +328,9 @@ export class S3Objects {
     const bypass = await this.mayBypass(c, b, key);
     return this.e.data.remove(b, key, {
       ...(versionId !== undefined ? { versionId } : {}),
+      ...(condition
+        ? { precondition: (row: ObjectRow) => checkDeleteCondition(condition, row) }
+        : {}),
       guard: (row) => {
         if (lockBlocksDelete(row, c.nowMs, bypass))
           throw s3errors.accessDenied('forbidden by object lock');
@@ -341,18 +340,19 @@ export class S3Objects {
 
   /**
    * DeleteObject: a version for good (object lock permitting), else a delete marker where
-   * versioning is on, else the object. `If-Match` makes it conditional on the current ETag.
+   * versioning is on, else the object. `If-Match`, `x-amz-if-match-last-modified-time` and
+   * `x-amz-if-match-size` make it conditional on the target (the version named, else the latest
+   * one, a delete marker too), as RGW has them: 412 when one fails; a missing target is a 204.
    */
   async remove(c: S3Call, b: BucketRow): Promise<void> {
     const key = c.key as string;
     const versionId = versionIdOf(c);
-    const ifMatch = header(c.req, 'if-match');
-    if (ifMatch !== undefined) {
-      const current = await findObject(this.e.db, b.id, key);
-      if (!current) throw s3errors.noSuchKey(key);
-      if (!etagMatches(ifMatch, current.etag)) throw s3errors.preconditionFailed();
-    }
-    const r = await this.deleteOne(c, b, key, versionId);
+    const condition = deleteConditionOf({
+      etag: header(c.req, 'if-match'),
+      mtime: header(c.req, 'x-amz-if-match-last-modified-time'),
+      size: header(c.req, 'x-amz-if-match-size'),
+    });
+    const r = await this.deleteOne(c, b, key, versionId, condition);
     const h: Record<string, string> = {};
     if (r && (b.versioning !== null || versionId !== undefined)) {
       h['x-amz-version-id'] = r.versionId;
@@ -363,10 +363,16 @@ export class S3Objects {
 
   /** DeleteObjects: up to 1000 keys (or versions), each decided as DeleteObject; errors per key. */
   async removeMany(c: S3Call, b: BucketRow): Promise<void> {
-    const doc = rootOf<{ Object?: { Key?: unknown; VersionId?: unknown }[]; Quiet?: unknown }>(
-      await smallBody(c, 2 * 1024 * 1024),
-      'Delete',
-    );
+    const doc = rootOf<{
+      Object?: {
+        Key?: unknown;
+        VersionId?: unknown;
+        ETag?: unknown;
+        LastModifiedTime?: unknown;
+        Size?: unknown;
+      }[];
+      Quiet?: unknown;
+    }>(await smallBody(c, 2 * 1024 * 1024), 'Delete');
     const objects = doc.Object ?? [];
     if (objects.length === 0 || objects.length > 1000) throw s3errors.malformedXml();
     const quiet = text(doc.Quiet) === 'true';
@@ -379,7 +385,12 @@ export class S3Objects {
       try {
         if (key === '' || key.includes('\u0000') || Buffer.byteLength(key) > 1024)
           throw s3errors.invalidArgument('Invalid key');
-        const r = await this.deleteOne(c, b, key, versionId || undefined);
+        const condition = deleteConditionOf({
+          etag: text(o.ETag),
+          mtime: text(o.LastModifiedTime),
+          size: text(o.Size),
+        });
+        const r = await this.deleteOne(c, b, key, versionId || undefined, condition);
         if (quiet) continue;
         deleted.push({
           Key: key,
@@ -613,4 +624,59 @@ export class S3Objects {
 /** An error answered with headers (a delete marker's). */
 function withHeaders(e: S3Error, headers: Record<string, string>): S3Error {
   return new S3Error(e.status, e.code, e.message, e.extra, { ...e.headers, ...headers });
+}
+
+/** The conditions of a conditional delete (DeleteObject's headers, a DeleteObjects entry). */
+interface DeleteCondition {
+  etag?: string;
+  /** Whole seconds since the epoch (S3 compares times to the second). */
+  mtime?: number;
+  size?: number;
+}
+
+/** Parses a conditional delete's values; undefined when none is given. Bad values: 400. */
+function deleteConditionOf(v: {
+  etag: string | undefined;
+  mtime: string | undefined;
+  size: string | undefined;
+}): DeleteCondition | undefined {
+  if (v.etag === undefined && v.mtime === undefined && v.size === undefined) return undefined;
+  const cond: DeleteCondition = {};
+  if (v.etag !== undefined) cond.etag = v.etag;
+  if (v.mtime !== undefined) {
+    const ms = Date.parse(v.mtime);
+    if (Number.isNaN(ms)) throw s3errors.invalidArgument('Invalid last modified time');
+    cond.mtime = Math.floor(ms / 1000);
+  }
+  if (v.size !== undefined) {
+    if (!/^\d+$/.test(v.size.trim())) throw s3errors.invalidArgument('Invalid size');
+    cond.size = Number(v.size);
+  }
+  return cond;
+}
+
+/** Throws 412 PreconditionFailed when the delete's target does not meet its conditions. */
+function checkDeleteCondition(cond: DeleteCondition, row: ObjectRow): void {
+  if (cond.etag !== undefined && !etagMatches(cond.etag, row.etag))
+    throw s3errors.preconditionFailed();
+  if (
+    cond.mtime !== undefined &&
+    Math.floor(Date.parse(`${row.last_modified}Z`) / 1000) !== cond.mtime
+  )
+    throw s3errors.preconditionFailed();
+  if (cond.size !== undefined && Number(row.size) !== cond.size)
+    throw s3errors.preconditionFailed();
+}
+
+/** The byte range of part `partText` of a version (a single-part object has one), and the count. */
+function partOf(o: ObjectRow, partText: string) {
+  const n = Number(partText);
+  if (!/^\d+$/.test(partText) || n < 1 || n > 10_000)
+    throw s3errors.invalidArgument('Part number must be an integer between 1 and 10000, inclusive');
+  const parts = /-\d+$/.test(o.etag) ? partsOf(o) : [{ start: 0, end: Number(o.size) - 1 }];
+  const range = parts[n - 1];
+  if (!range)
+    // RGW's answer (the provider's object storage; AWS answers 416 InvalidPartNumber).
+    throw new S3Error(400, 'InvalidPart', 'One or more of the specified parts could not be found.');
+  return { range, count: parts.length };
 }

@@ -174,6 +174,9 @@ export function parsePolicy(textBody: string, bucket: string): PolicyStatement[]
       throw s3errors.malformedPolicy('Invalid effect');
     if ((s.Principal === undefined) === (s.NotPrincipal === undefined))
       throw s3errors.malformedPolicy('Missing required field Principal');
+    // S3 and RGW take NotPrincipal only in a Deny: an Allow to everyone but some is refused.
+    if (s.NotPrincipal !== undefined && s.Effect === 'Allow')
+      throw s3errors.malformedPolicy('Invalid principal in policy: NotPrincipal with Allow');
     if ((s.Action === undefined) === (s.NotAction === undefined))
       throw s3errors.malformedPolicy('Missing required field Action');
     if ((s.Resource === undefined) === (s.NotResource === undefined))

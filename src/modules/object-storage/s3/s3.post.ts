@@ -9,7 +9,9 @@ import { ANONYMOUS, type Caller, type KeyLookup } from './s3.auth.js';
 import type { S3Env } from './s3.buckets.js';
 import { continueBody, quoted, type S3Call, send } from './s3.context.js';
 import { s3errors } from './s3.errors.js';
+import { checkEncryptionHeaders } from './s3.headers.js';
 import { lockForWrite } from './s3.lock.js';
+import { customerKeyOf, sseHeaders, sseRecord } from './s3.sse.js';
 import { parseTagging } from './s3.tags.js';
 import { sameHex, signature, signingKey } from './sigv4.js';
 import { xml } from './s3.xml.js';
@@ -17,6 +19,8 @@ import { xml } from './s3.xml.js';
 /** The placeholder of a form's key that S3 replaces by the uploaded file's name. */
 // biome-ignore lint/suspicious/noTemplateCurlyInString: S3's own placeholder, not a template.
 const FILENAME = '${filename}';
+/** The form fields of an SSE-C key. */
+const SSE_C = 'x-amz-server-side-encryption-customer-';
 
 /** Form fields that the policy need not name. */
 const UNCHECKED = new Set([
@@ -246,13 +250,18 @@ export class S3Post {
         throw s3errors.accessDenied(`Invalid according to Policy: Extra input fields: ${name}`);
       }
     }
+    checkEncryptionHeaders((name) => f.get(name));
     for (const name of f.keys()) {
       if (
         name === 'x-amz-server-side-encryption' ||
-        name.startsWith('x-amz-server-side-encryption-')
+        (name.startsWith('x-amz-server-side-encryption-') && !name.startsWith(SSE_C))
       )
-        throw s3errors.headerNotImplemented(name, 'encryption of browser uploads');
+        throw s3errors.headerNotImplemented(
+          name,
+          'server-side encryption with S3 or KMS managed keys; SSE-C is supported',
+        );
     }
+    const sseKey = customerKeyOf((name) => f.get(`${SSE_C}${name}`));
     await authorize(
       c,
       {
@@ -280,7 +289,7 @@ export class S3Post {
     for (const [name, value] of f) {
       if (name.startsWith('x-amz-meta-') || KEPT.includes(name)) metadata[name] = value;
     }
-    const blob = await this.e.data.store(form.file.stream, {}, range[1]);
+    const blob = await this.e.data.store(form.file.stream, {}, range[1], sseKey);
     if (blob.size < range[0]) {
       await this.e.data.blobs.delete(blob.key);
       throw s3errors.entityTooSmall();
@@ -299,6 +308,7 @@ export class S3Post {
           metadata,
           tags: tags && Object.keys(tags).length > 0 ? JSON.stringify(tags) : null,
           ...lockForWrite(c, b),
+          sse: sseKey ? sseRecord(sseKey) : null,
         },
         blob.size,
       );
@@ -326,11 +336,16 @@ export class S3Post {
       send(
         c,
         201,
-        xml('PostResponse', { Location: location, Bucket: b.label, Key: key, ETag: etag }),
-        { etag, location },
+        // Without a namespace, as S3 and RGW write it (clients look up `Key` unqualified).
+        xml('PostResponse', { Location: location, Bucket: b.label, Key: key, ETag: etag }, false),
+        { etag, location, ...(sseKey ? sseHeaders(sseRecord(sseKey)) : {}) },
       );
       return;
     }
-    send(c, status === '200' ? 200 : 204, undefined, { etag, location });
+    send(c, status === '200' ? 200 : 204, undefined, {
+      etag,
+      location,
+      ...(sseKey ? sseHeaders(sseRecord(sseKey)) : {}),
+    });
   }
 }

@@ -33,9 +33,20 @@ const COPY_PREFIX = 'x-amz-copy-source-server-side-encryption-customer-';
  */
 export function customerKey(req: IncomingMessage, copySource = false): CustomerKey | undefined {
   const p = copySource ? COPY_PREFIX : PREFIX;
-  const alg = req.headers[`${p}algorithm`];
-  const key = req.headers[`${p}key`];
-  const md5 = req.headers[`${p}key-md5`];
+  return customerKeyOf((name) => {
+    const v = req.headers[`${p}${name}`];
+    return typeof v === 'string' ? v : undefined;
+  });
+}
+
+/**
+ * The SSE-C key named by `get` (`algorithm`, `key`, `key-md5`: a request's headers, or a browser
+ * upload's form fields). The key's MD5 is required, as S3 and RGW require it.
+ */
+export function customerKeyOf(get: (name: string) => string | undefined): CustomerKey | undefined {
+  const alg = get('algorithm');
+  const key = get('key');
+  const md5 = get('key-md5');
   if (alg === undefined && key === undefined && md5 === undefined) return undefined;
   if (typeof alg !== 'string' || typeof key !== 'string')
     throw s3errors.invalidArgument(
@@ -49,7 +60,11 @@ export function customerKey(req: IncomingMessage, copySource = false): CustomerK
   if (raw.length !== 32 || raw.toString('base64') !== key.trim())
     throw s3errors.invalidArgument('The secret key was invalid for the specified algorithm.');
   const keyMd5 = createHash('md5').update(raw).digest('base64');
-  if (md5 !== undefined && md5 !== keyMd5)
+  if (md5 === undefined)
+    throw s3errors.invalidArgument(
+      'Requests specifying Server Side Encryption with Customer provided keys must provide the client calculated MD5 of the secret key.',
+    );
+  if (md5 !== keyMd5)
     throw s3errors.invalidArgument(
       'The calculated MD5 hash of the key did not match the hash that was provided.',
     );
@@ -71,7 +86,11 @@ export function keyForRead(
     throw s3errors.invalidRequest(
       'The object was stored using a form of Server Side Encryption. The correct parameters must be provided to retrieve the object.',
     );
-  if (given.keyMd5 !== rec.keyMd5) throw s3errors.accessDenied();
+  // Another key than the one the version was written with: RGW's 400 (S3 itself answers 403).
+  if (given.keyMd5 !== rec.keyMd5)
+    throw s3errors.invalidArgument(
+      'The provided encryption key does not match the key the object was stored with.',
+    );
   return given;
 }
 
