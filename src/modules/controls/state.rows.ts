@@ -2,7 +2,7 @@ import { type Kysely, type RawBuilder, sql } from 'kysely';
 import { Database } from '../../db/database.js';
 import { migrateToLatest } from '../../db/migrator.js';
 import { CONTROL_TABLES, TRANSIENT_TABLES } from './controls.table.js';
-import { listTables, type TableInfo } from './state.tables.js';
+import { listTables, nonEmptyTables, type TableInfo } from './state.tables.js';
 
 /**
  * Rows the start writes from the shipped catalogue (seedCatalogue in
@@ -42,8 +42,9 @@ function stateRows(t: TableInfo): RawBuilder<unknown> | undefined {
 /** Deletes every non-catalogue row of the given tables, children first. */
 export async function clearTables(tx: Database, tables: TableInfo[]): Promise<void> {
   if (tx.dialect === 'sqlite') await sql`pragma defer_foreign_keys = on`.execute(tx.db);
+  const holding = await nonEmptyTables(tx, tables);
   for (const t of [...tables].reverse()) {
-    if (CATALOGUE_ROWS[t.name] === null) continue;
+    if (CATALOGUE_ROWS[t.name] === null || !holding.has(t.name)) continue;
     const where = stateRows(t);
     await sql`delete from ${sql.id(t.name)}${where ? sql` where ${where}` : sql``}`.execute(tx.db);
   }

@@ -19,7 +19,13 @@ import {
   readRows,
   stateTables,
 } from './state.rows.js';
-import { listTables, readSequences, restoreSequences, type TableInfo } from './state.tables.js';
+import {
+  listTables,
+  nonEmptyTables,
+  readSequences,
+  restoreSequences,
+  type TableInfo,
+} from './state.tables.js';
 import type { SeededAccount, SeedFile, SeedResult } from './seed.js';
 import type { StateHook } from '../../platform/state-hook.js';
 import { checkSnapshot, SNAPSHOT_FORMAT, SNAPSHOT_VERSION, type Snapshot } from './snapshot.js';
@@ -147,8 +153,10 @@ export class StateService {
   ): Promise<void> {
     const byName = new Map(tables.map((t) => [t.name, t]));
     if (tx.dialect === 'sqlite') await sql`pragma defer_foreign_keys = on`.execute(tx.db);
+    // An empty table holds nothing of the account's.
+    const holding = await nonEmptyTables(tx, tables);
     for (const t of [...tables].reverse()) {
-      if (kept.includes(t.name)) continue;
+      if (kept.includes(t.name) || !holding.has(t.name)) continue;
       const cond = belongsTo(t, byName, accountId);
       if (cond) await sql`delete from ${sql.id(t.name)} where ${cond}`.execute(tx.db);
     }

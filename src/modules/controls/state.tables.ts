@@ -1,5 +1,5 @@
 import { sql } from 'kysely';
-import type { Database } from '../../db/database.js';
+import { type Database, DatabaseSlot } from '../../db/database.js';
 
 /** A table as the database describes it (never a hand-written list: areas add tables). */
 export interface TableInfo {
@@ -75,8 +75,50 @@ async function postgresTables(db: Database): Promise<TableInfo[]> {
   return [...byName.values()].sort((a, b) => a.name.localeCompare(b.name));
 }
 
+/**
+ * Tables read before, by the schema's signature. Reading them costs two queries a table on
+ * SQLite (about 100 tables: most of a reset's time) and a catalogue scan on PostgreSQL; the
+ * schema changes only with migrations, which the signature sees.
+ */
+const KNOWN = new DatabaseSlot<Map<string, TableInfo[]>>('state-tables');
+
+/**
+ * A cheap signature of the schema: SQLite's schema version (bumped by every change of the
+ * schema) or PostgreSQL's count and newest change of the schema's tables, with the migrations
+ * applied, on both.
+ */
+async function schemaSignature(db: Database): Promise<string> {
+  const { rows } =
+    db.dialect === 'postgres'
+      ? await sql<{ s: string }>`
+          select concat_ws(':', 'pg', current_database(), current_schema(),
+            (select count(*) from pg_class
+              where relnamespace = current_schema()::regnamespace and relkind = 'r'),
+            (select count(*) from pg_attribute a join pg_class c on c.oid = a.attrelid
+              where c.relnamespace = current_schema()::regnamespace and c.relkind = 'r'
+                and a.attnum > 0 and not a.attisdropped),
+            (select count(*) || max(name) from stratus_migrations)) as s`.execute(db.db)
+      : await sql<{ s: string }>`
+          select 'sqlite:' || (select schema_version from pragma_schema_version) || ':' ||
+            (select count(*) || ':' || max(name) from stratus_migrations) as s`.execute(db.db);
+  return String(rows[0]?.s ?? '');
+}
+
 /** Every table of the database, parents before the tables that reference them. */
 export async function listTables(db: Database): Promise<TableInfo[]> {
+  const sig = await schemaSignature(db);
+  // Per connection: two in-memory databases may reach the same schema version by other changes.
+  const known = db.slot(KNOWN, () => new Map<string, TableInfo[]>());
+  const hit = known.get(sig);
+  if (hit) return hit;
+  const tables = await readTables(db);
+  if (known.size > 64) known.clear();
+  known.set(sig, tables);
+  return tables;
+}
+
+/** Every table of the database as it describes itself now, parents first. */
+async function readTables(db: Database): Promise<TableInfo[]> {
   const tables = db.dialect === 'postgres' ? await postgresTables(db) : await sqliteTables(db);
   const byName = new Map(tables.map((t) => [t.name, t]));
   const ordered: TableInfo[] = [];
@@ -132,22 +174,61 @@ export async function restoreSequences(
   tables: TableInfo[],
   floor: Record<string, number>,
 ): Promise<void> {
-  for (const t of tables) {
-    if (!t.serial) continue;
-    const max = await sql<{ m: number | null }>`
-      select max(${q(t.serial)}) as m from ${q(t.name)}`.execute(db.db);
-    const value = Math.max(Number(max.rows[0]?.m ?? 0), Number(floor[t.name] ?? 0));
-    if (db.dialect === 'postgres') {
-      await sql`select setval(pg_get_serial_sequence(${t.name}, ${t.serial}), ${
-        value > 0 ? value : 1
-      }, ${value > 0})`.execute(db.db);
-    } else {
-      await sql`delete from sqlite_sequence where name = ${t.name}`.execute(db.db);
-      if (value > 0) {
-        await sql`insert into sqlite_sequence (name, seq) values (${t.name}, ${value})`.execute(
-          db.db,
-        );
-      }
-    }
+  const serial = tables.filter((t) => t.serial);
+  if (serial.length === 0) return;
+  // Every table's highest id in one query, and the sequences set in one statement.
+  const highest = new Map<string, number>();
+  for (let i = 0; i < serial.length; i += 200) {
+    const probes = serial
+      .slice(i, i + 200)
+      .map(
+        (t) =>
+          sql`select ${t.name} as n, (select max(${q(t.serial as string)}) from ${q(t.name)}) as m`,
+      );
+    const { rows } = await sql<{ n: string; m: number | string | null }>`${sql.join(
+      probes,
+      sql` union all `,
+    )}`.execute(db.db);
+    for (const r of rows) highest.set(r.n, Number(r.m ?? 0));
   }
+  const values = serial.map((t) => ({
+    t,
+    value: Math.max(highest.get(t.name) ?? 0, Number(floor[t.name] ?? 0)),
+  }));
+  if (db.dialect === 'postgres') {
+    await sql`select ${sql.join(
+      values.map(
+        ({ t, value }) =>
+          sql`setval(pg_get_serial_sequence(${t.name}, ${t.serial}), ${value > 0 ? value : 1}, ${
+            value > 0
+          })`,
+      ),
+    )}`.execute(db.db);
+    return;
+  }
+  await sql`delete from sqlite_sequence where name in (${sql.join(serial.map((t) => t.name))})`.execute(
+    db.db,
+  );
+  const set = values.filter((v) => v.value > 0);
+  if (set.length > 0)
+    await sql`insert into sqlite_sequence (name, seq) values ${sql.join(
+      set.map(({ t, value }) => sql`(${t.name}, ${value})`),
+    )}`.execute(db.db);
+}
+
+/**
+ * The tables that hold at least one row, found in one query (a reset then deletes from those
+ * alone: after a test, most of the hundred tables are empty).
+ */
+export async function nonEmptyTables(db: Database, tables: TableInfo[]): Promise<Set<string>> {
+  const out = new Set<string>();
+  for (let i = 0; i < tables.length; i += 200) {
+    const probes = tables
+      .slice(i, i + 200)
+      .map((t) => sql`select ${t.name} as n where exists (select 1 from ${q(t.name)})`);
+    if (probes.length === 0) continue;
+    const { rows } = await sql<{ n: string }>`${sql.join(probes, sql` union all `)}`.execute(db.db);
+    for (const r of rows) out.add(r.n);
+  }
+  return out;
 }
