@@ -37,6 +37,7 @@ const WARMUP_SECONDS = Math.min(3, Math.max(1, Math.round(SECONDS / 5)));
 const ENGINE =
   process.env.BENCH_DB === 'postgres' || process.argv.includes('--pg') ? 'postgres' : 'sqlite';
 const ADMIN_TOKEN = `bench-${Math.random().toString(36).slice(2)}-token-0123456789`;
+const OPERATOR_TOKEN = `bench-${Math.random().toString(36).slice(2)}-operator-0123456789`;
 const TYPE_ID = 'g6-nanode-1';
 const INSTANCES_PATH = '/v4/compute/instances';
 const EVENTS_PATH = '/v4/account/events?page_size=100';
@@ -279,8 +280,18 @@ async function statementsPerWrite(
       if (r.status !== 200) throw new Error(`${pathname}: ${r.status} ${text.slice(0, 200)}`);
     });
   for (let i = 0; i < 5; i++) await post(1_000_000 + i); // warm (statement caches, JIT)
-  // The counts also catch the background (job runner polls): measure an idle period of the same
-  // length and subtract it.
+  // The job clock stops (`PUT /_stratus/clock` manual), so the jobs a create enqueues do not run
+  // meanwhile; what the runner still sends (its polls) is measured in an idle period of the same
+  // length and subtracted.
+  const clock = (mode: string) =>
+    fetch(`${server.url}/_stratus/clock`, {
+      method: 'PUT',
+      headers: { authorization: `Bearer ${OPERATOR_TOKEN}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ mode }),
+    }).then(async (r) => {
+      if (r.status !== 200) throw new Error(`clock: ${r.status} ${await r.text()}`);
+    });
+  await clock('manual');
   const a = await counts(server, file);
   const t0 = performance.now();
   for (let i = 0; i < WRITE_COUNT; i++) await post(2_000_000 + i);
@@ -288,6 +299,7 @@ async function statementsPerWrite(
   const b = await counts(server, file);
   await new Promise((r) => setTimeout(r, took));
   const c = await counts(server, file);
+  await clock('system');
   const per = (k: 'statements' | 'begin' | 'commit') => (b[k] - a[k] - (c[k] - b[k])) / WRITE_COUNT;
   return {
     statements: per('statements'),
@@ -347,10 +359,11 @@ async function main(): Promise<void> {
 
     // --- 1,000 instances, 1,000 events: reads, creates, statements per create.
     log(`Stratus, ${SMALL.instances} instances and ${SMALL.events} events`);
-    const small = await stratusOn(dbs.small, { BENCH_COUNT_FILE: countFile }, [
-      '--import',
-      './bench/count-statements.mjs',
-    ]);
+    const small = await stratusOn(
+      dbs.small,
+      { BENCH_COUNT_FILE: countFile, STRATUS_OPERATOR_TOKEN: OPERATOR_TOKEN },
+      ['--import', './bench/count-statements.mjs'],
+    );
     servers.push(small);
     const served = JSON.stringify(await probe(`${small.url}/v4/compute/types/${TYPE_ID}`, {}));
     if (Math.abs(served.length - rawBody.length) > 16) {

@@ -29,8 +29,8 @@ export interface PaginateOptions {
    */
   leading?: readonly string[];
   /**
-   * The database the query runs on: on SQLite, outside a transaction, the COUNT of a full page
-   * is then kept until the database changes (see `countSince`). Large collections (instances:
+   * The database the query runs on: outside a transaction, the COUNT of a full page is then
+   * kept until the database changes (see `dataVersion` and `countSince`). Large collections (instances:
    * a COUNT over 100,000 index entries takes milliseconds) pass it.
    */
   countCache?: Database;
@@ -46,14 +46,22 @@ const COUNTS = new DatabaseSlot<CountCache>('pagination.counts');
 const COUNT_CACHE_ENTRIES = 1_000;
 
 /**
- * SQLite: a value that changes whenever a row of the database may have changed. The connection's
- * `total_changes()` counts every row it inserted, updated or deleted (in triggers and cascades
- * too, in rolled-back transactions too: never fewer), and `PRAGMA data_version` changes when
- * another connection (another process) commits. Undefined on PostgreSQL or inside a transaction,
- * where a count cannot be proven current this cheaply.
+ * A value that changes whenever a row of the database may have changed; undefined inside a
+ * transaction (its own uncommitted writes count there), where a count is not cached.
+ * - SQLite: the connection's `total_changes()` counts every row it inserted, updated or deleted
+ *   (in triggers and cascades too, in rolled-back transactions too: never fewer), and
+ *   `PRAGMA data_version` changes when another connection (another process) commits.
+ * - PostgreSQL: the current snapshot (`xmin:xmax:in-progress xids`). A write gets a transaction
+ *   id, which moves `xmax`, and its end leaves the in-progress list: two equal snapshots see the
+ *   same committed transactions, hence the same rows, in every database of the cluster.
  */
-async function sqliteVersion(db: Database): Promise<string | undefined> {
-  if (db.dialect !== 'sqlite' || db.isTransaction || !db.dataVersion) return undefined;
+async function dataVersion(db: Database): Promise<string | undefined> {
+  if (db.isTransaction) return undefined;
+  if (db.dialect === 'postgres') {
+    const row = await sql<{ s: string }>`select txid_current_snapshot()::text as s`.execute(db.db);
+    return row.rows[0]?.s;
+  }
+  if (!db.dataVersion) return undefined;
   const row = await sql<{ c: number }>`select total_changes() as c`.execute(db.db);
   return `${db.dataVersion()}:${row.rows[0]?.c ?? ''}`;
 }
@@ -68,7 +76,7 @@ async function countSince(
   query: { compile(): { sql: string; parameters: readonly unknown[] } },
   count: () => Promise<number>,
 ): Promise<number> {
-  const before = await sqliteVersion(db);
+  const before = await dataVersion(db);
   if (before === undefined) return count();
   const cache = db.slot(COUNTS, () => ({ version: '', entries: new Map<string, number>() }));
   if (cache.version !== before) {
@@ -80,7 +88,7 @@ async function countSince(
   const hit = cache.entries.get(key);
   if (hit !== undefined) return hit;
   const n = await count();
-  if ((await sqliteVersion(db)) === before && cache.version === before) {
+  if ((await dataVersion(db)) === before && cache.version === before) {
     if (cache.entries.size >= COUNT_CACHE_ENTRIES) cache.entries.clear();
     cache.entries.set(key, n);
   }
