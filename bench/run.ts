@@ -190,7 +190,7 @@ async function measure(
 
 const SCALE_ROUNDS = 5;
 const SCALE_SECONDS = 2;
-const WORD_ROUNDS = 3;
+const WORD_ROUNDS = 5;
 
 /**
  * The latency of each request, one at a time (a single connection), over SCALE_ROUNDS rounds of
@@ -203,9 +203,8 @@ async function interleaved(
   roundCount = SCALE_ROUNDS,
 ): Promise<LoadResult[]> {
   const rounds: LoadResult[][] = cases.map(() => []);
-  for (const c of cases)
-    await runLoad({ url: c.url, headers: c.headers, connections: 1, seconds: 1 });
-  for (let r = 0; r < SCALE_ROUNDS; r++) {
+  for (const c of cases) await runLoad({ url: c.url, headers: c.headers, connections, seconds: 1 });
+  for (let r = 0; r < roundCount; r++) {
     for (const [i, c] of cases.entries()) {
       rounds[i]?.push(
         await runLoad({ url: c.url, headers: c.headers, connections, seconds: SCALE_SECONDS }),
