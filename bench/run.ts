@@ -89,7 +89,7 @@ function ensureFreshBuild(): void {
 }
 
 const log = (line: string) => process.stdout.write(`${line}\n`);
-const pct = (x: number) => `${(x * 100).toFixed(1)}%`;
+const pct = (x: number) => `${(x * 100).toFixed(x < 0.1 && x > -0.1 ? 2 : 1)}%`;
 const ms = (x: number) => `${x.toFixed(1)} ms`;
 
 interface Db {
@@ -604,7 +604,8 @@ async function main(): Promise<void> {
 
 ${poolText} Statements are counted in the server process (\`bench/count-statements.mjs\`, preloaded
 with \`--import\`: every \`pg.Client#query\`, i.e. one round trip each, or every execution of a
-prepared SQLite statement), over ${WRITE_COUNT} creates made one after another, minus what the
+prepared SQLite statement), over ${WRITE_COUNT} creates made one after another with the job clock stopped
+(\`PUT /_stratus/clock\` manual: the jobs a create enqueues do not run meanwhile), minus what the
 server sent in an idle period of the same length (the job runner's polls). Every answered create
 wrote its event: ${tagEvents.results} \`tag_create\` and ${volumeEvents.results} \`volume_create\`
 events were listed after the runs.`;
