@@ -5,6 +5,8 @@ export interface LoadOptions {
   headers?: Record<string, string>;
   connections: number;
   seconds: number;
+  /** A write: POST with a JSON body made anew for each request (`n` counts from 0, per run). */
+  post?: (n: number) => unknown;
 }
 
 export interface LoadResult {
@@ -34,6 +36,8 @@ export function runLoad(o: LoadOptions): Promise<LoadResult> {
   return new Promise((resolve, reject) => {
     let times = new Float64Array(1 << 16);
     let n = 0;
+    let sent = 0;
+    const post = o.post;
     const instance = autocannon(
       {
         url: o.url,
@@ -41,6 +45,20 @@ export function runLoad(o: LoadOptions): Promise<LoadResult> {
         duration: o.seconds,
         pipelining: 1,
         ...(o.headers ? { headers: o.headers } : {}),
+        ...(post
+          ? {
+              requests: [
+                {
+                  method: 'POST' as const,
+                  headers: { ...o.headers, 'content-type': 'application/json' },
+                  setupRequest: (req: autocannon.Request) => ({
+                    ...req,
+                    body: JSON.stringify(post(sent++)),
+                  }),
+                },
+              ],
+            }
+          : {}),
       },
       (err, result) => {
         if (err) return reject(err);

@@ -36,6 +36,7 @@ const auth = { authorization: `Bearer ${token}` };
 const requests: Record<string, { path: string; headers: Record<string, string> }> = {
   type: { path: '/v4/compute/types/g6-nanode-1', headers: {} },
   profile: { path: '/v4/profile', headers: auth },
+  instances: { path: '/v4/compute/instances', headers: auth },
   events: {
     path: '/v4/account/events?page_size=100',
     headers: { ...auth, 'x-filter': JSON.stringify({ 'entity.id': FIRST_ENTITY_ID }) },
@@ -94,7 +95,13 @@ async function main(): Promise<void> {
   }
   const dataDir = path.join(tmp, 'data');
   const seedUrl = databaseUrl ?? `sqlite:${path.join(dataDir, 'stratus.db')}`;
-  await seedDatabase({ databaseUrl: seedUrl, adminToken: token, events: 100_000, entities: 1000 });
+  await seedDatabase({
+    databaseUrl: seedUrl,
+    adminToken: token,
+    events: 100_000,
+    entities: 1000,
+    instances: scenario === 'instances' ? 1000 : 0,
+  });
   const server = await startStratus({
     adminToken: token,
     ...(databaseUrl ? { databaseUrl } : { dataDir }),

@@ -1,4 +1,5 @@
 import { type SelectQueryBuilder, sql } from 'kysely';
+import { type Database, DatabaseSlot } from '../db/database.js';
 import type { CompiledFilter } from './filter.js';
 
 export const PAGE_SIZE_MIN = 25;
@@ -27,6 +28,71 @@ export interface PaginateOptions {
    * ones, `is_public` 0, before public ones).
    */
   leading?: readonly string[];
+  /**
+   * The database the query runs on: outside a transaction, the COUNT of a full page is then
+   * kept until the database changes (see `dataVersion` and `countSince`). Large collections (instances:
+   * a COUNT over 100,000 index entries takes milliseconds) pass it.
+   */
+  countCache?: Database;
+}
+
+interface CountCache {
+  /** The version the entries hold for; any other version empties the cache. */
+  version: string;
+  entries: Map<string, number>;
+}
+
+const COUNTS = new DatabaseSlot<CountCache>('pagination.counts');
+const COUNT_CACHE_ENTRIES = 1_000;
+
+/**
+ * A value that changes whenever a row of the database may have changed; undefined inside a
+ * transaction (its own uncommitted writes count there), where a count is not cached.
+ * - SQLite: the connection's `total_changes()` counts every row it inserted, updated or deleted
+ *   (in triggers and cascades too, in rolled-back transactions too: never fewer), and
+ *   `PRAGMA data_version` changes when another connection (another process) commits.
+ * - PostgreSQL: the current snapshot (`xmin:xmax:in-progress xids`). A write gets a transaction
+ *   id, which moves `xmax`, and its end leaves the in-progress list: two equal snapshots see the
+ *   same committed transactions, hence the same rows, in every database of the cluster.
+ */
+async function dataVersion(db: Database): Promise<string | undefined> {
+  if (db.isTransaction) return undefined;
+  if (db.dialect === 'postgres') {
+    const row = await sql<{ s: string }>`select txid_current_snapshot()::text as s`.execute(db.db);
+    return row.rows[0]?.s;
+  }
+  if (!db.dataVersion) return undefined;
+  const row = await sql<{ c: number }>`select total_changes() as c`.execute(db.db);
+  return `${db.dataVersion()}:${row.rows[0]?.c ?? ''}`;
+}
+
+/**
+ * The count of `query`, from the cache when nothing in the database changed since it was taken:
+ * exact, never stale. A count is kept only when the version read before and after it is the
+ * same, so no write of this process or another slipped between.
+ */
+async function countSince(
+  db: Database,
+  query: { compile(): { sql: string; parameters: readonly unknown[] } },
+  count: () => Promise<number>,
+): Promise<number> {
+  const before = await dataVersion(db);
+  if (before === undefined) return count();
+  const cache = db.slot(COUNTS, () => ({ version: '', entries: new Map<string, number>() }));
+  if (cache.version !== before) {
+    cache.version = before;
+    cache.entries.clear();
+  }
+  const compiled = query.compile();
+  const key = `${compiled.sql}\u0000${JSON.stringify(compiled.parameters)}`;
+  const hit = cache.entries.get(key);
+  if (hit !== undefined) return hit;
+  const n = await count();
+  if ((await dataVersion(db)) === before && cache.version === before) {
+    if (cache.entries.size >= COUNT_CACHE_ENTRIES) cache.entries.clear();
+    cache.entries.set(key, n);
+  }
+  return n;
 }
 
 // biome-ignore lint/suspicious/noExplicitAny: Kysely's builder generics vary per table.
@@ -91,10 +157,12 @@ export async function paginate<Row, Out>(
       return (await q.limit(limit).offset(offset).execute()) as Row[];
     },
     async () => {
-      const row = (await filtered.select(sql<number>`count(*)`.as('n')).executeTakeFirst()) as
-        | { n: number | string }
-        | undefined;
-      return Number(row?.n ?? 0);
+      const query = filtered.select(sql<number>`count(*)`.as('n'));
+      const count = async () => {
+        const row = (await query.executeTakeFirst()) as { n: number | string } | undefined;
+        return Number(row?.n ?? 0);
+      };
+      return opts.countCache ? countSince(opts.countCache, query, count) : count();
     },
   );
   return { ...page, data: page.data.map(map) };

@@ -83,13 +83,16 @@ export async function findInstance(
 export async function ipv4Of(db: Database, ids: readonly number[]): Promise<Map<number, string[]>> {
   const out = new Map<number, string[]>(ids.map((id) => [id, []]));
   if (ids.length === 0) return out;
+  // Ordered here, public before private and by number within a kind: a page's instances hold
+  // a few addresses each, and an ORDER BY over the IN list made the database sort them all.
   const rows = await db.db
     .selectFrom('ip_addresses')
-    .select(['instance_id', 'address', 'kind'])
+    .select(['instance_id', 'address', 'kind', 'address_num'])
     .where('instance_id', 'in', ids)
-    .orderBy('kind', 'desc')
-    .orderBy('address_num')
     .execute();
+  rows.sort((a, b) =>
+    a.kind === b.kind ? Number(a.address_num) - Number(b.address_num) : a.kind < b.kind ? 1 : -1,
+  );
   for (const r of rows) if (r.instance_id !== null) out.get(r.instance_id)?.push(r.address);
   return out;
 }

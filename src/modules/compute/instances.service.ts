@@ -144,7 +144,7 @@ export class InstancesService {
       (qb) => qb.selectAll('instances'),
       compileFilter(xf, INSTANCE_FILTERS, db.dialect),
       params,
-      { idColumn: 'instances.id' },
+      { idColumn: 'instances.id', countCache: db },
       (r: InstanceRow) => r,
     );
     await markSeen(db, page.data, this.d.clock.nowMs());

@@ -365,6 +365,30 @@ describe('compute instances', () => {
     expect(list.body.results).toBe(1);
   });
 
+  it('getComputeInstances: results of a full page follow every create, delete and grant at once', async () => {
+    const ids: number[] = [];
+    for (let i = 0; i < 26; i++) ids.push((await t.post('/v4/compute/instances', base)).body.id);
+    const results = async (token?: string) =>
+      (await t.get('/v4/compute/instances?page_size=25', token ? { token } : {})).body.results;
+    expect(await results()).toBe(26);
+    expect(await results()).toBe(26);
+    ids.push((await t.post('/v4/compute/instances', base)).body.id);
+    expect(await results()).toBe(27);
+    expect((await t.del(`/v4/compute/instances/${ids[0]}`)).status).toBe(200);
+    await t.settle();
+    expect(await results()).toBe(26);
+    // A restricted user's count is its own, however often the admin's was read.
+    const { token } = await createTestUser(t, {
+      grants: ids.slice(1).map((id) => ({ type: 'compute', id, permissions: 'read_only' })),
+    });
+    expect(await results(token)).toBe(26);
+    const few = await createTestUser(t, {
+      grants: ids.slice(2).map((id) => ({ type: 'compute', id, permissions: 'read_only' })),
+    });
+    expect(await results(few.token)).toBe(25);
+    expect(await results()).toBe(26);
+  });
+
   it('updateComputeInstance: a read_only grant cannot write (403); no grant is 404', async () => {
     const a = await t.post('/v4/compute/instances', base);
     const ro = await createTestUser(t, {
