@@ -113,7 +113,6 @@ export const UNSERVED_AREAS: readonly UnservedArea[] = [
     paths: [
       '/regions/vpc-availability',
       '/regions/{regionId}/vpc-availability',
-      '/vpcs/default-ranges',
       '/vpcs/ipv6s',
       '/vpcs/{vpcId}/ipv6s',
     ],

@@ -12,11 +12,13 @@ import {
   SubnetSchema,
   UpdateSubnetBody,
   UpdateVpcBody,
+  VpcDefaultRangesSchema,
   VpcIpPage,
   VpcPage,
   VpcParams,
   VpcSchema,
 } from './vpcs.schemas.js';
+import { DEFAULT_IPV4_RANGES, FORBIDDEN_IPV4_RANGES } from './vpcs.rules.js';
 
 type Ctx = RouteContext<{ vpcs: VpcsService; subnets: SubnetsService }>;
 
@@ -58,6 +60,22 @@ export function vpcsRoutes(ctx: Ctx): FastifyPluginAsyncTypebox {
         config: { operationId: 'getAllVPCIPs', ...ips, paged: true },
       },
       (req) => svc.ips(principal(req), req.query, xFilter(req)),
+    );
+    // The ranges subnets may use and those refused within them; the same for every account.
+    app.get(
+      '/vpcs/default-ranges',
+      {
+        schema: {
+          tags,
+          summary: 'VPC Default Ranges View',
+          response: { 200: VpcDefaultRangesSchema },
+        },
+        config: { operationId: 'getVPCDefaultRanges', ...anyToken },
+      },
+      () => ({
+        default_ipv4_ranges: [...DEFAULT_IPV4_RANGES],
+        forbidden_ipv4_ranges: [...FORBIDDEN_IPV4_RANGES],
+      }),
     );
     app.get(
       '/vpcs/:vpcId',

@@ -30,6 +30,18 @@ const RFC1918: readonly [string, number][] = [
 /** Reserved for the instances' private addresses: no subnet may overlap it. */
 export const PRIVATE_POOL = '192.168.128.0/17';
 
+/**
+ * What `GET /vpcs/default-ranges` reports, derived from the rules `subnetRange` enforces: the
+ * RFC 1918 ranges a subnet may be carved from (192.168.0.0/16 less the private pool), in the
+ * order the real service lists them, and the ranges refused inside them.
+ */
+export const DEFAULT_IPV4_RANGES: readonly string[] = [
+  '10.0.0.0/8',
+  '192.168.0.0/17',
+  '172.16.0.0/12',
+];
+export const FORBIDDEN_IPV4_RANGES: readonly string[] = [PRIVATE_POOL];
+
 /** A canonical IPv4 CIDR (host bits zero, dotted-quad without leading zeros), else undefined. */
 export function parseRange(text: string): Range4 | undefined {
   if (typeof text !== 'string' || !ipaddr.IPv4.isValidCIDR(text)) return undefined;

@@ -54,4 +54,8 @@ export const SubnetParams = Type.Object({ vpcId: Type.Integer(), vpcSubnetId: Ty
 export const VpcPage = PageOf(VpcSchema);
 export const SubnetPage = PageOf(SubnetSchema);
 export const VpcIpPage = PageOf(VpcIpSchema);
+export const VpcDefaultRangesSchema = Type.Object({
+  default_ipv4_ranges: Type.Array(Type.String()),
+  forbidden_ipv4_ranges: Type.Array(Type.String()),
+});
 export type ApiVpcIp = Static<typeof VpcIpSchema>;

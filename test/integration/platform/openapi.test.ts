@@ -801,6 +801,11 @@ const ALLOWED: AllowedDifference[] = [
     reason: 'the price catalogue of volumes (later API revisions), public like /compute/types',
   },
   {
+    ops: ['getVPCDefaultRanges'],
+    details: ['GET /vpcs/default-ranges: not in reference'],
+    reason: 'the IPv4 ranges VPC subnets may use (later API revisions), read by any token',
+  },
+  {
     ops: ['getNodeBalancerTypes'],
     details: ['GET /nodebalancers/types: not in reference'],
     reason: 'the price catalogue of NodeBalancers (later API revisions), public',

@@ -242,4 +242,32 @@ describe('vpcs', () => {
     expect(r.body.data.map((e: { entity: { id: number } }) => e.entity.id)).toEqual([a.id]);
     expect(b.id).not.toBe(a.id);
   });
+
+  it('getVPCDefaultRanges: the ranges subnets may use and those refused, as the subnet rules apply them', async () => {
+    const r = await t.get('/v4/vpcs/default-ranges');
+    expect(r.status).toBe(200);
+    expect(r.body).toEqual({
+      default_ipv4_ranges: ['10.0.0.0/8', '192.168.0.0/17', '172.16.0.0/12'],
+      forbidden_ipv4_ranges: ['192.168.128.0/17'],
+    });
+    // Every default range takes a subnet; the forbidden range refuses one.
+    const ok = await t.post('/v4/vpcs', {
+      label: 'ranges',
+      region: REGION,
+      subnets: (r.body.default_ipv4_ranges as string[]).map((cidr, i) => ({
+        label: `s${i}`,
+        ipv4: `${cidr.split('/')[0]}/24`,
+      })),
+    });
+    expect(ok.status).toBe(200);
+    const bad = await t.post('/v4/vpcs', {
+      label: 'forbidden',
+      region: REGION,
+      subnets: [{ label: 'f', ipv4: `${r.body.forbidden_ipv4_ranges[0].split('/')[0]}/24` }],
+    });
+    expect(bad.status).toBe(400);
+    // Any user of the account may read it, restricted with no grants included.
+    const none = await createTestUser(t);
+    expect((await t.get('/v4/vpcs/default-ranges', { token: none.token })).status).toBe(200);
+  });
 });
