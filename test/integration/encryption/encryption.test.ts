@@ -27,7 +27,7 @@ describe('encryption', () => {
   };
 
   it('getRegions: the default catalogue has regions with Disk Encryption and Block Storage Encryption', async () => {
-    const regions = (await t.get('/v4/regions', {}, { page_size: 500 })).body.data as {
+    const regions = (await t.get('/v4/regions?page_size=500')).body.data as {
       id: string;
       capabilities: string[];
     }[];
