@@ -46,6 +46,8 @@ import * as m0045 from './migrations/0045-s3-compatibility.js';
 import * as m0054 from './migrations/0054-console-client.js';
 import * as m0046 from './migrations/0046-image-regions.js';
 import * as m0028 from './migrations/0028-compute-interfaces.js';
+import * as m0029 from './migrations/0029-volume-encryption.js';
+import * as m0034 from './migrations/0034-disk-encryption.js';
 import type { MigrationContext } from './migrations/helpers.js';
 
 interface MigrationModule {
@@ -101,6 +103,8 @@ const MIGRATIONS: Record<string, MigrationModule> = {
   '0054-console-client': m0054,
   '0046-image-regions': m0046,
   '0028-compute-interfaces': m0028,
+  '0029-volume-encryption': m0029,
+  '0034-disk-encryption': m0034,
 };
 
 class StratusMigrationProvider implements MigrationProvider {

@@ -16,6 +16,7 @@ import {
   insertIp,
   newHostUuid,
   toApiInstances,
+  DISK_ENCRYPTION,
 } from './compute.repository.js';
 import { defaultAlerts, instanceLabelProblem, userDataProblem } from './compute.rules.js';
 import { copySelection, selectForClone, selectionMb } from './clone.copy.js';
@@ -230,6 +231,10 @@ export class CloneService {
         last_booted_config_id: null,
         pending_migration: null,
         resume_status: null,
+        // The copies keep the source's encryption where the target region offers it.
+        disk_encryption: catalogue.region(region)?.capabilities.includes(DISK_ENCRYPTION)
+          ? (src.disk_encryption ?? 'disabled')
+          : 'disabled',
         created: now,
         updated: now,
       })

@@ -1,3 +1,4 @@
+import type { FieldErrors } from '../../errors/errors.js';
 import { type RawBuilder, type SqlBool, sql } from 'kysely';
 import { randomUUID } from 'node:crypto';
 import { authz } from '../../auth/authz.js';
@@ -152,7 +153,7 @@ export async function toApiInstances(
       site_type: region?.site_type ?? ('core' as const),
       capabilities: (region?.capabilities ?? []).filter((c) => INSTANCE_CAPABILITIES.has(c)),
       maintenance_policy: r.maintenance_policy ?? DEFAULT_MAINTENANCE_POLICY,
-      disk_encryption: 'disabled' as const,
+      disk_encryption: encryptionOf(r.disk_encryption),
       interface_generation: (r.interface_generation ?? 'legacy_config') as
         | 'legacy_config'
         | 'compute',
@@ -433,7 +434,32 @@ export async function diskInUse(db: Database, inst: InstanceRow, diskId: number)
   );
 }
 
-export function toApiDisk(r: DiskRow) {
+/** The region capability that lets an instance's disks be encrypted (`disk_encryption`). */
+export const DISK_ENCRYPTION = 'Disk Encryption';
+const DE_UNAVAILABLE = 'Disk Encryption is not available in this region';
+
+export function encryptionOf(v: string | null | undefined): 'enabled' | 'disabled' {
+  return v === 'enabled' ? 'enabled' : 'disabled';
+}
+
+/**
+ * The `disk_encryption` of a create or a rebuild: what it asks for, else the region's default
+ * (`enabled` where the region has the capability, as the provider's SDK tests expect); asking
+ * for `enabled` in a region without it is refused, naming the field.
+ */
+export function diskEncryptionFor(
+  fe: FieldErrors,
+  region: { capabilities: string[] } | undefined,
+  asked: string | undefined,
+): 'enabled' | 'disabled' {
+  const offered = region?.capabilities.includes(DISK_ENCRYPTION) ?? false;
+  if (asked === 'enabled' && region && !offered) fe.add('disk_encryption', DE_UNAVAILABLE);
+  if (asked === 'enabled' || asked === 'disabled') return asked;
+  return offered ? 'enabled' : 'disabled';
+}
+
+/** A disk as the API shows it: its encryption is its instance's (`disk_encryption`). */
+export function toApiDisk(r: DiskRow, encryption?: string | null) {
   return {
     id: r.id,
     label: r.label,
@@ -442,8 +468,7 @@ export function toApiDisk(r: DiskRow) {
     filesystem: r.filesystem,
     created: r.created,
     updated: r.updated,
-    // Disk encryption is a feature Stratus does not serve yet: every disk is unencrypted.
-    disk_encryption: 'disabled' as const,
+    disk_encryption: encryptionOf(encryption),
   };
 }
 export type ApiDisk = ReturnType<typeof toApiDisk>;

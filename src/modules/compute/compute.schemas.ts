@@ -229,6 +229,8 @@ export const CreateComputeBody = Type.Object({
   private_ip: Type.Optional(Type.Boolean()),
   firewall_id: Type.Optional(Type.Integer()),
   maintenance_policy: Type.Optional(Type.String()),
+  /** `enabled` only where the region has `Disk Encryption`; omitted: the region's default. */
+  disk_encryption: Type.Optional(Type.String({ enum: ['enabled', 'disabled'] })),
   group: Type.Optional(Type.String({ maxLength: 50 })),
   tags: Type.Optional(Type.Array(Type.String({ minLength: 3, maxLength: 50 }))),
   /**

@@ -47,6 +47,8 @@ export interface InstancesTable {
   resume_status: InstanceStatus | null;
   /** `legacy_config` (profile interfaces) or `compute` (the instance's own interfaces, 0028). */
   interface_generation?: string;
+  /** `enabled` or `disabled`: local disk encryption of the instance's disks (0034). */
+  disk_encryption?: string;
   /** Network helper of an instance of the `compute` generation (`/interfaces/settings`). */
   interfaces_network_helper?: number;
   created: string;

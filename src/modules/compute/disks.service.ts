@@ -122,14 +122,14 @@ export class DisksService {
     xf: XFilter,
   ): Promise<Page<ApiDisk>> {
     const { db } = this.d;
-    await this.instances.load(db, p, computeId, 'read_only');
+    const inst = await this.instances.load(db, p, computeId, 'read_only');
     return paginate(
       db.db.selectFrom('disks').where('disks.instance_id', '=', computeId),
       (qb) => qb.selectAll('disks'),
       compileFilter(xf, DISK_FILTERS, db.dialect),
       params,
       { idColumn: 'disks.id' },
-      (r: DiskRow) => toApiDisk(r),
+      (r: DiskRow) => toApiDisk(r, inst.disk_encryption),
     );
   }
 
@@ -201,7 +201,7 @@ export class DisksService {
         );
       const eventId = await this.event(tx, p, inst, 'disk_create', { id, label }, 'scheduled');
       await this.enqueue(tx, p, inst, { op: 'create', diskId: id, eventId }, id);
-      return toApiDisk(await this.loadDisk(tx, inst, id));
+      return toApiDisk(await this.loadDisk(tx, inst, id), inst.disk_encryption);
     });
   }
 
@@ -223,7 +223,7 @@ export class DisksService {
           .execute();
         await this.event(tx, p, inst, 'disk_update', { id: disk.id, label }, 'notification');
       }
-      return toApiDisk(await this.loadDisk(tx, inst, diskId));
+      return toApiDisk(await this.loadDisk(tx, inst, diskId), inst.disk_encryption);
     });
   }
 
@@ -320,7 +320,7 @@ export class DisksService {
       const eventId = await this.event(tx, p, inst, 'disk_duplicate', { id, label }, 'scheduled');
       // The source is busy for the job; the copy is `not ready` until it ends.
       await this.enqueue(tx, p, inst, { op: 'clone', diskId: id, eventId }, src.id);
-      return toApiDisk(await this.loadDisk(tx, inst, id));
+      return toApiDisk(await this.loadDisk(tx, inst, id), inst.disk_encryption);
     });
   }
 

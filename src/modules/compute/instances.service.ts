@@ -36,6 +36,7 @@ import {
   loadInstance,
   newHostUuid,
   replaceInterfaces,
+  diskEncryptionFor,
   toApiInstances,
 } from './compute.repository.js';
 import {
@@ -176,6 +177,7 @@ export class InstancesService {
     }
     checkTags(fe, b.tags);
     checkMaintenancePolicy(fe, b.maintenance_policy);
+    const diskEncryption = diskEncryptionFor(fe, region, b.disk_encryption);
 
     const imageId = b.image ?? null;
     if (imageId !== null && b.backup_id !== undefined && b.backup_id !== null) {
@@ -284,6 +286,7 @@ export class InstancesService {
           pending_migration: null,
           resume_status: null,
           interface_generation: generation,
+          disk_encryption: diskEncryption,
           created: now,
           updated: now,
         })

@@ -32,6 +32,8 @@ export const RebuildBody = Type.Object({
   booted: Type.Optional(Type.Boolean({ default: true })),
   metadata: Type.Optional(Type.Object({ user_data: Type.Optional(Type.String()) })),
   type: Type.Optional(Type.String()),
+  /** `enabled` only where the region has `Disk Encryption`; omitted: the instance keeps its own. */
+  disk_encryption: Type.Optional(Type.String({ enum: ['enabled', 'disabled'] })),
 });
 
 const RescueDevice = Type.Object({

@@ -15,6 +15,7 @@ import {
   interfacesOf,
   normalizedOf,
   replaceInterfaces,
+  diskEncryptionFor,
   toApiInstances,
 } from './compute.repository.js';
 import { checkStackScript, recordDeployment } from '../stackscripts/stackscripts.deploy.js';
@@ -65,6 +66,10 @@ export class RebuildService {
       const region = catalogue.region(inst.region);
       if (type && region && typeId !== inst.type && !typeAvailableIn(region, type))
         fe.add('type', 'This type is not available in the instance\u2019s region');
+      const diskEncryption =
+        b.disk_encryption === undefined
+          ? inst.disk_encryption
+          : diskEncryptionFor(fe, region, b.disk_encryption);
       const minDisk = image ? (catalogue.imageExtras(image.id)?.min_disk_mb ?? image.size) : 0;
       if (type && image && type.disk - DEFAULT_SWAP_MB < minDisk)
         fe.add('image', `The plan's disk must leave at least ${minDisk} MB for the image`);
@@ -104,6 +109,7 @@ export class RebuildService {
         .set({
           image: image.id,
           ...(userData !== null ? { has_user_data: 1 } : {}),
+          ...(diskEncryption !== undefined ? { disk_encryption: diskEncryption } : {}),
           last_booted_config_id: null,
         })
         .where('id', '=', inst.id)

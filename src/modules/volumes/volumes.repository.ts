@@ -80,8 +80,7 @@ export async function toApiVolumes(db: Database, rows: readonly VolumeRow[]): Pr
     updated: r.updated,
     // Ready for I/O: active, attached, and its instance running (the block device is there).
     io_ready: r.status === 'active' && r.compute_id !== null && running.has(r.compute_id),
-    // Encryption is a feature of the next areas: its "not used" value.
-    encryption: 'disabled' as const,
+    encryption: (r.encryption === 'enabled' ? 'enabled' : 'disabled') as 'enabled' | 'disabled',
     locks: locks.get(r.id) ?? [],
   }));
 }

@@ -51,6 +51,8 @@ export const CreateVolumeBody = Type.Object({
   config_id: Type.Optional(Type.Integer()),
   size: Type.Optional(Size({ default: VOLUME_SIZE_DEFAULT })),
   tags: Type.Optional(Tags),
+  /** Block storage encryption: `enabled` only in a region with `Block Storage Encryption`. */
+  encryption: Type.Optional(Type.String({ enum: ['enabled', 'disabled'] })),
 });
 export type CreateVolume = Static<typeof CreateVolumeBody>;
 

@@ -53,6 +53,9 @@ export interface VolumeDeps {
 }
 
 const BLOCK_STORAGE = 'Block Storage';
+/** The region capability that lets a volume be created with `encryption: enabled`. */
+export const BLOCK_STORAGE_ENCRYPTION = 'Block Storage Encryption';
+const BSE_UNAVAILABLE = 'Block Storage Encryption is not available in this region';
 
 /**
  * Block storage volumes: create, list, view, update, delete, attach, detach, clone and resize.
@@ -263,6 +266,13 @@ export class VolumesService {
       else if (!catalogue.regionHas(b.region, BLOCK_STORAGE))
         fe.add('region', 'Block Storage is not available in this region');
     }
+    if (
+      b.encryption === 'enabled' &&
+      b.region !== undefined &&
+      catalogue.region(b.region) &&
+      !catalogue.regionHas(b.region, BLOCK_STORAGE_ENCRYPTION)
+    )
+      fe.add('encryption', BSE_UNAVAILABLE);
     fe.throwIfAny();
     // @NOTE creating attached changes the instance's config: the token needs what attach needs.
     if (b.compute_id !== undefined && !grantsScope(p.scopes, 'computes:read_write'))
@@ -283,6 +293,11 @@ export class VolumesService {
             "Block Storage is not available in the compute instance's region",
           );
         }
+        if (
+          b.encryption === 'enabled' &&
+          !catalogue.regionHas(inst.region, BLOCK_STORAGE_ENCRYPTION)
+        )
+          throw errors.invalidField('encryption', BSE_UNAVAILABLE);
         placement = await this.plan(tx, inst, b.config_id, true);
       }
       const region = inst?.region ?? (b.region as string);
@@ -295,6 +310,7 @@ export class VolumesService {
           size: b.size ?? VOLUME_SIZE_DEFAULT,
           status: 'creating',
           hardware_type: catalogue.regionExtras(region)?.volume_hardware_type ?? 'nvme',
+          encryption: b.encryption ?? 'disabled',
           compute_id: inst?.id ?? null,
           persist_across_boots: inst ? 1 : 0,
           created: now,
@@ -450,6 +466,8 @@ export class VolumesService {
           size: src.size,
           status: 'creating',
           hardware_type: src.hardware_type,
+          // A clone is a copy of the source's blocks: it keeps their encryption.
+          encryption: src.encryption ?? 'disabled',
           compute_id: null,
           persist_across_boots: 0,
           created: now,

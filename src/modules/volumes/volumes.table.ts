@@ -11,6 +11,8 @@ export interface VolumesTable {
   size: number;
   status: VolumeStatus;
   hardware_type: 'nvme' | 'hdd';
+  /** `enabled` or `disabled`: block storage encryption, chosen at create (0029). */
+  encryption?: string;
   /** The instance it is attached to, or null. */
   compute_id: number | null;
   /** Whether the attachment put the volume into a config's devices. */

@@ -1161,6 +1161,18 @@ const ALLOWED: AllowedDifference[] = [
     reason: "ipv4 names one reserved address of the account as the new instance's public IPv4",
   },
   {
+    ops: ['createComputeInstance', 'rebuildComputeInstance'],
+    details: ['request (body): field disk_encryption only in Stratus'],
+    reason:
+      'local disk encryption of later API revisions, as the SDKs send it (enabled or disabled; the region must offer Disk Encryption)',
+  },
+  {
+    ops: ['createVolume'],
+    details: ['request (body): field encryption only in Stratus'],
+    reason:
+      'block storage encryption of later API revisions, as the SDKs send it (the region must offer Block Storage Encryption)',
+  },
+  {
     ops: ['createComputeInstance', 'cloneComputeInstance', 'migrateComputeInstance'],
     details: ['request (body): field placement_group only in Stratus'],
     reason: 'the placement group a new, cloned or migrated instance joins',
