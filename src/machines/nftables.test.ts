@@ -193,4 +193,33 @@ describe.skipIf(!root || !hasNft)('nftables translation, checked by nft', () => 
     });
     execFileSync('nft', ['-c', '-f', '-'], { input: removeScript(99999) });
   });
+  it('instanceScript: applied twice it replaces the table whole; removeScript deletes it', () => {
+    // Per process: the SQLite and PostgreSQL runs may share the host's kernel at once.
+    const id = 900_000 + (process.pid % 100_000);
+    const first = fw({
+      rules: { inbound: [rule({ protocol: 'TCP', ports: '22' })], outbound: [] },
+    });
+    const second = fw({
+      rules: { inbound: [rule({ protocol: 'TCP', ports: '2222' })], outbound: [] },
+    });
+    const list = () =>
+      spawnSync('nft', ['list', 'table', 'bridge', nftTableName(id)], { encoding: 'utf8' });
+    try {
+      for (const f of [first, second])
+        execFileSync('nft', ['-f', '-'], {
+          input: instanceScript(
+            { instanceId: id, tap: `stx${id}`, firewalls: [f] },
+            { conntrack: false },
+          ),
+        });
+      const text = list().stdout;
+      expect(text).toContain('tcp dport 2222 return');
+      expect(text).not.toContain('tcp dport 22 return');
+    } finally {
+      execFileSync('nft', ['-f', '-'], { input: removeScript(id) });
+    }
+    expect(list().status).not.toBe(0);
+    // Removing what is not there is harmless.
+    execFileSync('nft', ['-f', '-'], { input: removeScript(id) });
+  });
 });
