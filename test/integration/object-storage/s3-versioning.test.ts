@@ -1,5 +1,7 @@
 import {
+  CompleteMultipartUploadCommand,
   CopyObjectCommand,
+  CreateMultipartUploadCommand,
   DeleteBucketCommand,
   DeleteObjectCommand,
   DeleteObjectsCommand,
@@ -10,6 +12,7 @@ import {
   ListObjectVersionsCommand,
   PutBucketVersioningCommand,
   PutObjectCommand,
+  UploadPartCommand,
   type S3Client,
 } from '@aws-sdk/client-s3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -60,6 +63,43 @@ describe('S3 versioning', () => {
     expect((await s3.send(new GetBucketVersioningCommand({ Bucket: 'v-never' }))).Status).toBe(
       'Suspended',
     );
+  });
+
+  it('PutObject, CopyObject, CompleteMultipartUpload: a write of the null version (suspended) names no version', async () => {
+    await bucket('v-susp-w', 'Suspended');
+    expect((await put('v-susp-w', 'a', 'a')).VersionId).toBeUndefined();
+    const copy = await s3.send(
+      new CopyObjectCommand({ Bucket: 'v-susp-w', Key: 'b', CopySource: 'v-susp-w/a' }),
+    );
+    expect(copy.VersionId).toBeUndefined();
+    const up = await s3.send(new CreateMultipartUploadCommand({ Bucket: 'v-susp-w', Key: 'm' }));
+    const p = await s3.send(
+      new UploadPartCommand({
+        Bucket: 'v-susp-w',
+        Key: 'm',
+        UploadId: up.UploadId,
+        PartNumber: 1,
+        Body: 'm',
+      }),
+    );
+    const done = await s3.send(
+      new CompleteMultipartUploadCommand({
+        Bucket: 'v-susp-w',
+        Key: 'm',
+        UploadId: up.UploadId,
+        MultipartUpload: { Parts: [{ PartNumber: 1, ETag: p.ETag }] },
+      }),
+    );
+    expect(done.VersionId).toBeUndefined();
+    // Enabled again: each write names its version.
+    await s3.send(
+      new PutBucketVersioningCommand({
+        Bucket: 'v-susp-w',
+        VersioningConfiguration: { Status: 'Enabled' },
+      }),
+    );
+    expect((await put('v-susp-w', 'a', 'a2')).VersionId).toMatch(/.+/);
+    expect((await put('v-susp-w', 'a', 'a2')).VersionId).not.toBe('null');
   });
 
   it('PutBucketVersioning: MFA delete is refused by name (501), the state unchanged', async () => {
@@ -186,8 +226,8 @@ describe('S3 versioning', () => {
         VersioningConfiguration: { Status: 'Suspended' },
       }),
     );
-    expect((await put('v-susp', 'doc', 'n1')).VersionId).toBe('null');
-    expect((await put('v-susp', 'doc', 'n2')).VersionId).toBe('null');
+    expect((await put('v-susp', 'doc', 'n1')).VersionId).toBeUndefined(); // the null version: no id named (RGW, S3)
+    expect((await put('v-susp', 'doc', 'n2')).VersionId).toBeUndefined();
     let v = await s3.send(new ListObjectVersionsCommand({ Bucket: 'v-susp' }));
     expect(v.Versions?.map((x) => x.VersionId)).toEqual(['null', kept.VersionId]);
     const del = await s3.send(new DeleteObjectCommand({ Bucket: 'v-susp', Key: 'doc' }));

@@ -533,7 +533,7 @@ export class S3Objects {
         ETag: quoted(stored.md5),
       }),
       {
-        ...(b.versioning !== null ? { 'x-amz-version-id': result.versionId } : {}),
+        ...(result.versionId !== 'null' ? { 'x-amz-version-id': result.versionId } : {}),
         ...(s.bucket.versioning !== null
           ? { 'x-amz-copy-source-version-id': s.row.version_id }
           : {}),
