@@ -1,4 +1,4 @@
-import { sql } from 'kysely';
+import { type RawBuilder, sql } from 'kysely';
 import { type Database, DatabaseSlot } from '../../db/database.js';
 
 /** A table as the database describes it (never a hand-written list: areas add tables). */
@@ -84,8 +84,8 @@ const KNOWN = new DatabaseSlot<Map<string, TableInfo[]>>('state-tables');
 
 /**
  * A cheap signature of the schema: SQLite's schema version (bumped by every change of the
- * schema) or PostgreSQL's count and newest change of the schema's tables, with the migrations
- * applied, on both.
+ * schema) or PostgreSQL's counts of the schema's tables and columns, with the migrations applied,
+ * on both.
  */
 async function schemaSignature(db: Database): Promise<string> {
   const { rows } =
@@ -176,21 +176,15 @@ export async function restoreSequences(
 ): Promise<void> {
   const serial = tables.filter((t) => t.serial);
   if (serial.length === 0) return;
-  // Every table's highest id in one query, and the sequences set in one statement.
+  // Every table's highest id in one query; the sequences set in one or two statements.
   const highest = new Map<string, number>();
-  for (let i = 0; i < serial.length; i += 200) {
-    const probes = serial
-      .slice(i, i + 200)
-      .map(
-        (t) =>
-          sql`select ${t.name} as n, (select max(${q(t.serial as string)}) from ${q(t.name)}) as m`,
-      );
-    const { rows } = await sql<{ n: string; m: number | string | null }>`${sql.join(
-      probes,
-      sql` union all `,
-    )}`.execute(db.db);
-    for (const r of rows) highest.set(r.n, Number(r.m ?? 0));
-  }
+  const rows = await unionAll<{ n: string; m: number | string | null }>(
+    db,
+    serial,
+    (t) =>
+      sql`select ${t.name} as n, (select max(${q(t.serial as string)}) from ${q(t.name)}) as m`,
+  );
+  for (const r of rows) highest.set(r.n, Number(r.m ?? 0));
   const values = serial.map((t) => ({
     t,
     value: Math.max(highest.get(t.name) ?? 0, Number(floor[t.name] ?? 0)),
@@ -221,14 +215,28 @@ export async function restoreSequences(
  * alone: after a test, most of the hundred tables are empty).
  */
 export async function nonEmptyTables(db: Database, tables: TableInfo[]): Promise<Set<string>> {
-  const out = new Set<string>();
+  const rows = await unionAll<{ n: string }>(
+    db,
+    tables,
+    (t) => sql`select ${t.name} as n where exists (select 1 from ${q(t.name)})`,
+  );
+  return new Set(rows.map((r) => r.n));
+}
+
+/**
+ * One probe a table, run as `union all` queries of at most 200 probes (under SQLite's limit of
+ * compound terms): the rows of every probe.
+ */
+async function unionAll<R>(
+  db: Database,
+  tables: TableInfo[],
+  probe: (t: TableInfo) => RawBuilder<unknown>,
+): Promise<R[]> {
+  const out: R[] = [];
   for (let i = 0; i < tables.length; i += 200) {
-    const probes = tables
-      .slice(i, i + 200)
-      .map((t) => sql`select ${t.name} as n where exists (select 1 from ${q(t.name)})`);
-    if (probes.length === 0) continue;
-    const { rows } = await sql<{ n: string }>`${sql.join(probes, sql` union all `)}`.execute(db.db);
-    for (const r of rows) out.add(r.n);
+    const probes = tables.slice(i, i + 200).map(probe);
+    const { rows } = await sql<R>`${sql.join(probes, sql` union all `)}`.execute(db.db);
+    out.push(...rows);
   }
   return out;
 }
