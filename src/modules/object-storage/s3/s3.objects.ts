@@ -14,7 +14,16 @@ import { authorize, effectiveCaller, versionedAction } from './s3.access.js';
 import { aclDocument, cannedGrants, grantsOf, requestGrants, storedAcl } from './s3.acl.js';
 import { header } from './s3.auth.js';
 import { aclOfRequest, type S3Env } from './s3.buckets.js';
-import { body, isoDate, quoted, type S3Call, send, smallBody } from './s3.context.js';
+import {
+  body,
+  httpDate,
+  isoDate,
+  msOf,
+  quoted,
+  type S3Call,
+  send,
+  smallBody,
+} from './s3.context.js';
 import { S3Error, s3errors } from './s3.errors.js';
 import {
   applyOverrides,
@@ -209,7 +218,7 @@ export class S3Objects {
       throw withHeaders(s3errors.methodNotAllowed(), {
         'x-amz-delete-marker': 'true',
         'x-amz-version-id': row.version_id,
-        'last-modified': new Date(`${row.last_modified}Z`).toUTCString(),
+        'last-modified': httpDate(row.last_modified),
       });
     }
     await authorize(
@@ -615,7 +624,7 @@ export class S3Objects {
       };
     }
     send(c, 200, xml('GetObjectAttributesResponse', out), {
-      'last-modified': new Date(`${o.last_modified}Z`).toUTCString(),
+      'last-modified': httpDate(o.last_modified),
       ...(b.versioning !== null ? { 'x-amz-version-id': o.version_id } : {}),
     });
   }
@@ -659,10 +668,7 @@ function deleteConditionOf(v: {
 function checkDeleteCondition(cond: DeleteCondition, row: ObjectRow): void {
   if (cond.etag !== undefined && !etagMatches(cond.etag, row.etag))
     throw s3errors.preconditionFailed();
-  if (
-    cond.mtime !== undefined &&
-    Math.floor(Date.parse(`${row.last_modified}Z`) / 1000) !== cond.mtime
-  )
+  if (cond.mtime !== undefined && Math.floor(msOf(row.last_modified) / 1000) !== cond.mtime)
     throw s3errors.preconditionFailed();
   if (cond.size !== undefined && Number(row.size) !== cond.size)
     throw s3errors.preconditionFailed();
