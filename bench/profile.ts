@@ -33,7 +33,16 @@ const scenario = process.argv[2] ?? 'events';
 const seconds = Number(process.env.BENCH_SECONDS ?? 8);
 const token = `bench-${Math.random().toString(36).slice(2)}-token-0123456789`;
 const auth = { authorization: `Bearer ${token}` };
-const requests: Record<string, { path: string; headers: Record<string, string> }> = {
+const requests: Record<
+  string,
+  { path: string; headers: Record<string, string>; post?: (n: number) => unknown }
+> = {
+  tags: { path: '/v4/tags', headers: auth, post: (n) => ({ label: `prof-${n}` }) },
+  volumes: {
+    path: '/v4/volumes',
+    headers: auth,
+    post: (n) => ({ label: `prof-${n}`, region: 'us-east', size: 20 }),
+  },
   type: { path: '/v4/compute/types/g6-nanode-1', headers: {} },
   profile: { path: '/v4/profile', headers: auth },
   instances: { path: '/v4/compute/instances', headers: auth },
@@ -110,11 +119,17 @@ async function main(): Promise<void> {
   let window = [0, 0] as [number, number];
   try {
     const url = `${server.url}${req.path}`;
-    await runLoad({ url, headers: req.headers, connections: 32, seconds: 2 });
+    await runLoad({ url, headers: req.headers, connections: 32, seconds: 2, post: req.post });
     const before = { server: await processCpuMs(server.pid), self: process.cpuUsage() };
     const t0 = performance.now();
     const from = monotonicUs();
-    const r = await runLoad({ url, headers: req.headers, connections: 32, seconds });
+    const r = await runLoad({
+      url,
+      headers: req.headers,
+      connections: 32,
+      seconds,
+      post: req.post && ((n) => req.post?.(n + 1_000_000)),
+    });
     window = [from, monotonicUs()];
     const wall = performance.now() - t0;
     const serverMs = (await processCpuMs(server.pid)) - before.server;

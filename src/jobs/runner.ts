@@ -60,6 +60,9 @@ export interface RunnerStats {
  * PostgreSQL: claims use FOR UPDATE SKIP LOCKED, and every step re-checks the lock in its own
  * transaction, so no job runs twice.
  */
+/** The loop's pause after a pass that ran steps (see `run`). */
+const COALESCE_MS = 10;
+
 export class JobRunner {
   readonly workerId = `w-${randomUUID().slice(0, 8)}`;
   readonly stats: RunnerStats = { succeeded: 0, failed: 0, retried: 0, steps: 0 };
@@ -74,6 +77,10 @@ export class JobRunner {
   private stopping = false;
   private loop: Promise<void> | undefined;
   private wakeUp: (() => void) | undefined;
+  /** A wake-up that came while the loop was busy: the loop claims again instead of sleeping. */
+  private woken = false;
+  /** A step of the pass left its job due at once (a delay of 0): the loop claims again now. */
+  private dueAgain = false;
 
   constructor(private readonly deps: RunnerDeps) {
     this.defs = new Map(deps.definitions.map((d) => [d.name, d]));
@@ -155,6 +162,7 @@ export class JobRunner {
         payload = done.payload as Record<string, unknown>;
         if (done.waitMs !== undefined) {
           await this.requeue(job, payload, def.version, done.waitMs, job.attempts);
+          if (done.waitMs <= 0) this.dueAgain = true;
           return;
         }
       }
@@ -183,6 +191,7 @@ export class JobRunner {
             })
             .where('id', '=', job.id)
             .execute();
+          if (result.delayMs <= 0) this.dueAgain = true;
         } else {
           await tx.db.deleteFrom('jobs').where('id', '=', job.id).execute();
           this.stats.succeeded++;
@@ -349,8 +358,26 @@ export class JobRunner {
     return row?.next === null || row?.next === undefined ? undefined : Number(row.next);
   }
 
+  /**
+   * One pass of the loop: claims once and runs what it got. `more` when the queue may hold jobs
+   * due now: the batch was full, or a step left its job due at once.
+   */
+  private async pass(): Promise<{ ran: number; more: boolean }> {
+    this.dueAgain = false;
+    const claimed = await this.claim();
+    for (const [i, job] of claimed.entries()) {
+      if (this.stopping) {
+        await this.release(claimed.slice(i).map((j) => j.id));
+        return { ran: i, more: false };
+      }
+      await this.runStep(job);
+    }
+    return { ran: claimed.length, more: claimed.length === this.batchSize || this.dueAgain };
+  }
+
   /** Wakes the loop now (after an enqueue in this process). */
   wake(): void {
+    this.woken = true;
     this.wakeUp?.();
   }
 
@@ -360,24 +387,33 @@ export class JobRunner {
     this.loop = this.run();
   }
 
+  /**
+   * The loop: a pass, then at once another while jobs are due now (a full batch, a step due
+   * again at once, an enqueue meanwhile); otherwise a sleep until the poll or a wake-up. After a
+   * pass that ran steps the sleep is short (COALESCE_MS): under load, the steps falling due one by
+   * one are claimed a few at a time, not each with its own claim (a transaction of two statements)
+   * and an empty one after it. A step is at most that much later than its due time, as it could be
+   * a poll late before.
+   */
   private async run(): Promise<void> {
     while (!this.stopping) {
-      let ran = 0;
+      let pass = { ran: 0, more: false };
+      this.woken = false;
       try {
-        ran = await this.runDue();
+        pass = await this.pass();
       } catch (err) {
         this.deps.log.error({ err }, 'job runner loop error');
       }
-      if (ran === 0 && !this.stopping) {
-        await new Promise<void>((resolve) => {
-          const t = setTimeout(resolve, this.pollMs);
-          this.wakeUp = () => {
-            clearTimeout(t);
-            resolve();
-          };
-        });
-        this.wakeUp = undefined;
-      }
+      if (this.stopping || pass.more || this.woken) continue;
+      const ms = pass.ran > 0 ? Math.min(COALESCE_MS, this.pollMs) : this.pollMs;
+      await new Promise<void>((resolve) => {
+        const t = setTimeout(resolve, ms);
+        this.wakeUp = () => {
+          clearTimeout(t);
+          resolve();
+        };
+      });
+      this.wakeUp = undefined;
     }
   }
 

@@ -1,3 +1,4 @@
+import { type SqlBool, sql } from 'kysely';
 import type { Database } from '../../db/database.js';
 import { isoSeconds } from '../../lib/time.js';
 import { monthBounds } from './months.js';
@@ -19,11 +20,13 @@ export interface InvoicingPayload {
  * transaction has no queue at hand); it is due on the next 1st, so no runner needs waking.
  */
 export async function ensureInvoicing(db: Database, atMs: number) {
+  // Literals, not parameters: so SQLite answers from the partial unique index of the standing
+  // schedule (it can only use a partial index whose condition the query's text implies) instead of
+  // reading every queued job (a sixth of a volume create's time under load).
   const existing = await db.db
     .selectFrom('jobs')
     .select('id')
-    .where('name', '=', INVOICING_JOB)
-    .where('status', 'in', ['queued', 'running'])
+    .where(sql<SqlBool>`name = ${sql.lit(INVOICING_JOB)} and status in ('queued', 'running')`)
     .executeTakeFirst();
   if (existing) return;
   const { start, end } = monthBounds(atMs);

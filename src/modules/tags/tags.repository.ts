@@ -38,6 +38,21 @@ export async function ensureTags(
     .execute();
 }
 
+/** Makes a label a tag of the account: the new tag's id, or undefined when the account had it. */
+export async function insertTag(
+  db: Database,
+  accountId: number,
+  label: string,
+): Promise<number | undefined> {
+  const row = await db.db
+    .insertInto('tags')
+    .values({ account_id: accountId, label })
+    .onConflict((oc) => oc.columns(['account_id', 'label']).doNothing())
+    .returning('id')
+    .executeTakeFirst();
+  return row?.id;
+}
+
 /** Adds one tag to entities of a type (already tagged ones are left as they are). */
 export async function addTag(
   db: Database,

@@ -9,7 +9,7 @@ import { type Page, type PageParams, paginate } from '../../lib/pagination.js';
 import type { CatalogueService } from '../catalogue/catalogue.service.js';
 import type { EntityRef } from '../events/events.types.js';
 import type { EventWriter } from '../events/events.writer.js';
-import { addTag, ensureTags } from './tags.repository.js';
+import { addTag, insertTag } from './tags.repository.js';
 import { type CreateTag, tagFields } from './tags.schemas.js';
 
 type XFilter = string | string[] | undefined;
@@ -100,15 +100,14 @@ export class TagsService {
         if (decl) plan.push({ type: decl.type, ids });
       }
       fe.throwIfAny();
-      const existing = await this.find(tx, p.accountId, b.label);
-      await ensureTags(tx, p.accountId, [b.label]);
+      // One statement: the insert tells whether the tag is new (only a new tag has its event).
+      const created = await insertTag(tx, p.accountId, b.label);
       for (const { type, ids } of plan) await addTag(tx, p.accountId, type, ids, b.label);
-      if (!existing) {
-        const row = await this.find(tx, p.accountId, b.label);
+      if (created !== undefined) {
         await this.d.events.record(tx, {
           accountId: p.accountId,
           action: 'tag_create',
-          entity: tagRef(row?.id ?? 0, b.label),
+          entity: tagRef(created, b.label),
           status: 'notification',
           username: p.username,
         });

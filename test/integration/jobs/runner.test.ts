@@ -565,6 +565,54 @@ describe('JobRunner', () => {
     expect(await job(jobId)).toBeUndefined();
     await runner.stop();
   });
+
+  it('start: after the jobs it claimed, the loop claims again at most once before it sleeps', async () => {
+    runner = runnerFor(t, t.ctx.db, { pollMs: 60_000 });
+    let claims = 0;
+    const r = runner as unknown as { claim: () => Promise<unknown[]> };
+    const claim = r.claim.bind(runner);
+    r.claim = async () => {
+      claims++;
+      return claim();
+    };
+    const a = await start(flaky, (id) => ({ eventId: id, failTimes: 0 }), { computeId: 1 });
+    t.ctx.queue.onEnqueue = () => runner.wake();
+    runner.start();
+    for (let i = 0; i < 200 && (await job(a.jobId)) !== undefined; i++) {
+      await new Promise((res) => setTimeout(res, 5));
+    }
+    expect(await job(a.jobId)).toBeUndefined();
+    // The pass that ran the job, then one short pause and one claim that finds nothing; not a
+    // claim after each job and another after the pass (three here), and no polling meanwhile.
+    await new Promise((res) => setTimeout(res, 100));
+    expect(claims).toBe(2);
+    // A job enqueued meanwhile wakes the loop at once, whatever the poll.
+    const b = await start(flaky, (id) => ({ eventId: id, failTimes: 0 }), { computeId: 2 });
+    for (let i = 0; i < 200 && (await job(b.jobId)) !== undefined; i++) {
+      await new Promise((res) => setTimeout(res, 5));
+    }
+    expect(await job(b.jobId)).toBeUndefined();
+    await runner.stop();
+  });
+
+  it('start: the steps of a job due again at once run one after another, without the poll', async () => {
+    runner = runnerFor(t, t.ctx.db, { pollMs: 60_000 });
+    t.ctx.queue.onEnqueue = () => runner.wake();
+    runner.start();
+    const { eventId, jobId } = await start(multiStep, (id) => ({
+      eventId: id,
+      computeId: 7,
+      step: 0,
+      steps: 6,
+      delayMs: 0,
+    }));
+    for (let i = 0; i < 400 && (await job(jobId)) !== undefined; i++) {
+      await new Promise((res) => setTimeout(res, 5));
+    }
+    expect(await job(jobId)).toBeUndefined();
+    expect((await event(eventId)).status).toBe('finished');
+    await runner.stop();
+  });
 });
 
 describe('JobRunner timing profiles', () => {

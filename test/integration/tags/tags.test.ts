@@ -61,6 +61,26 @@ describe('tags', () => {
     ]);
   });
 
+  it('createTag: a tag the account has already (made again, or by tagging) writes no second event', async () => {
+    await t.post('/v4/volumes', {
+      label: 'vol-tagged',
+      region: 'us-east',
+      size: 20,
+      tags: ['made-by-tagging'],
+    });
+    expect((await t.post('/v4/tags', { label: 'made-by-tagging' })).status).toBe(200);
+    expect((await t.post('/v4/tags', { label: 'twice' })).status).toBe(200);
+    expect((await t.post('/v4/tags', { label: 'twice' })).status).toBe(200);
+    expect(await tagEvents(t)).toEqual([['tag_create', 'tag', 'twice', '/v4/tags/twice']]);
+    const ev = await t.get('/v4/account/events', { filter: { action: 'tag_create' } });
+    const row = await t.ctx.db.db
+      .selectFrom('tags')
+      .select('id')
+      .where('label', '=', 'twice')
+      .executeTakeFirstOrThrow();
+    expect(ev.body.data[0].entity.id).toBe(row.id);
+  });
+
   it('createTag: label is 3..50 characters and required', async () => {
     for (const bad of ['ab', 'x'.repeat(51)]) {
       const r = await t.post('/v4/tags', { label: bad });
