@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 // Second half of `npm run build`: copies what tsc does not emit (data files under src/) into
-// dist/, then writes dist/BUILD, the stamp bin/stratus.js compares with the sources' times.
+// dist/, writes the SQLite image new databases start from (src/db/fresh-image.ts), then
+// dist/BUILD, the stamp bin/stratus.js compares with the sources' times.
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -18,5 +19,8 @@ for (const entry of fs.readdirSync(src, { recursive: true, withFileTypes: true }
   fs.copyFileSync(from, to);
   copied++;
 }
+// The image new SQLite databases start from (src/db/fresh-image.ts), from the compiled migrations.
+const { writeSqliteImage } = await import('../dist/db/fresh-image.js');
+await writeSqliteImage();
 fs.writeFileSync(path.join(dist, 'BUILD'), `${new Date().toISOString()}\n`);
-process.stdout.write(`dist/: compiled sources and ${copied} data files\n`);
+process.stdout.write(`dist/: compiled sources, ${copied} data files and the SQLite image\n`);

@@ -2,7 +2,8 @@ import type { Logger } from 'pino';
 import { Heartbeat } from './jobs/heartbeat.js';
 import { type Areas, areaModules } from './areas.js';
 import type { Config } from './config/config.js';
-import { Database } from './db/database.js';
+import type { Database } from './db/database.js';
+import { connectMigrated } from './db/fresh-image.js';
 import { migrateToLatest } from './db/migrator.js';
 import { EntityRegistry, type EntityType } from './entities/entities.js';
 import { Metrics } from './http/metrics.js';
@@ -63,8 +64,8 @@ export async function createContext(
   checkAreas(modules);
   const log = overrides.log ?? createLogger(config.logLevel, config.logFormat);
   const clock = overrides.clock ?? new EmulatorClock();
-  const db = overrides.db ?? Database.connect(config.databaseUrl);
-  await migrateToLatest(db.db, db.dialect);
+  const db = overrides.db ?? (await connectMigrated(config.databaseUrl));
+  if (overrides.db) await migrateToLatest(db.db, db.dialect);
 
   const entities = new EntityRegistry([
     ...modules.flatMap((m) => m.entities ?? []),

@@ -53,7 +53,11 @@ export class Database {
     private readonly shared: Shared,
   ) {}
 
-  static connect(url: string, opts: { poolSize?: number } = {}): Database {
+  /**
+   * `image`: the bytes a new SQLite database starts from (src/db/fresh-image.ts); ignored for a
+   * SQLite file that exists already and for PostgreSQL.
+   */
+  static connect(url: string, opts: { poolSize?: number; image?: Buffer } = {}): Database {
     const handle = createDialect(url, opts);
     return new Database(
       new Kysely<DatabaseSchema>({ dialect: handle.kysely }),

@@ -64,12 +64,33 @@ function withStatementCache(db: SQLite.Database) {
   };
 }
 
+/**
+ * Writes a new SQLite file from an image, unless the file exists: written aside, then linked to
+ * its name, so a process starting at the same moment finds either no file or the whole image.
+ */
+function createFromImage(file: string, image: Buffer): void {
+  if (fs.existsSync(file)) return;
+  const aside = `${file}.${process.pid}.${Date.now()}.new`;
+  fs.writeFileSync(aside, image);
+  try {
+    fs.linkSync(aside, file);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+  } finally {
+    fs.rmSync(aside, { force: true });
+  }
+}
+
 /** Builds the Kysely dialect for a database URL (sqlite:<file>|:memory: or postgres://). */
-export function createDialect(url: string, opts: { poolSize?: number } = {}): DialectHandle {
+export function createDialect(
+  url: string,
+  opts: { poolSize?: number; image?: Buffer } = {},
+): DialectHandle {
   if (url.startsWith('sqlite:')) {
     const file = sqliteFileOf(url);
     if (file !== ':memory:') fs.mkdirSync(path.dirname(path.resolve(file)), { recursive: true });
-    const db = new SQLite(file);
+    if (opts.image && file !== ':memory:') createFromImage(path.resolve(file), opts.image);
+    const db = opts.image && file === ':memory:' ? new SQLite(opts.image) : new SQLite(file);
     db.pragma('journal_mode = WAL');
     db.pragma('synchronous = NORMAL');
     db.pragma('foreign_keys = ON');

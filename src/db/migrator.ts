@@ -107,6 +107,9 @@ const MIGRATIONS: Record<string, MigrationModule> = {
   '0034-disk-encryption': m0034,
 };
 
+/** The names of every migration this code has (the table `stratus_migrations` lists those applied). */
+export const migrationNames = (): string[] => Object.keys(MIGRATIONS);
+
 class StratusMigrationProvider implements MigrationProvider {
   constructor(private readonly dialect: Dialect) {}
   async getMigrations(): Promise<Record<string, Migration>> {

@@ -1,6 +1,6 @@
 import { type Kysely, type RawBuilder, sql } from 'kysely';
-import { Database } from '../../db/database.js';
-import { migrateToLatest } from '../../db/migrator.js';
+import type { Database } from '../../db/database.js';
+import { connectMigrated } from '../../db/fresh-image.js';
 import { CONTROL_TABLES, TRANSIENT_TABLES } from './controls.table.js';
 import { listTables, nonEmptyTables, type TableInfo } from './state.tables.js';
 
@@ -102,9 +102,8 @@ export async function insertRows(
 export async function migrationBaseline(): Promise<
   Map<string, { columns: string[]; rows: unknown[][] }>
 > {
-  const db = Database.connect('sqlite::memory:');
+  const db = await connectMigrated('sqlite::memory:');
   try {
-    await migrateToLatest(db.db, db.dialect);
     const out = new Map<string, { columns: string[]; rows: unknown[][] }>();
     for (const t of stateTables(await listTables(db))) {
       if (!isExported(t)) continue;

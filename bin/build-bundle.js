@@ -1,0 +1,77 @@
+// Part of `npm run build` (after tsc and the data files, before the BUILD stamp): bundles the
+// compiled server, dist/cli.js and everything it imports from dist/, into dist/bundle/, which
+// bin/stratus.js runs. A start then loads a few large files instead of about 1,600 small ones
+// (compiled sources and the pure-ESM packages below), which was most of the start-up time
+// (docs/performance.md). esbuild, not hand-written code: tsx already depends on it.
+//
+// What stays as it was:
+// - Packages are imported from node_modules at run time, except INLINE (pure ES modules without
+//   files of their own to read at run time). Native addons (better-sqlite3), packages that find
+//   files beside their code (pino's transports, the API reference's assets) and CommonJS ones
+//   keep their own resolution.
+// - `import.meta.url` of each compiled file still names that file: data files (the catalogue,
+//   address pools, the console, package.json) are found where the unbundled build finds them.
+// - Dynamic imports stay lazy: code splitting puts each in a chunk of its own (the QEMU driver,
+//   the S3 blob store and its AWS SDK, the CLI's commands), loaded when first used.
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { build } from 'esbuild';
+
+const root = path.join(path.dirname(fileURLToPath(import.meta.url)), '..');
+const dist = path.join(root, 'dist');
+const outdir = path.join(dist, 'bundle');
+
+/** Pure ES module packages bundled in (hundreds of files each); every other one is external. */
+const INLINE = new Set(['kysely', '@sinclair/typebox', 'libphonenumber-js']);
+
+const packageOf = (spec) =>
+  spec.startsWith('@') ? spec.split('/').slice(0, 2).join('/') : spec.split('/')[0];
+
+/** Each compiled file's `import.meta.url`, rewritten relative to the chunk that will hold it. */
+const ownUrls = {
+  name: 'own-import-meta-url',
+  setup(b) {
+    b.onLoad({ filter: /\.js$/ }, async (args) => {
+      if (!args.path.startsWith(dist + path.sep)) return undefined;
+      const text = await fs.promises.readFile(args.path, 'utf8');
+      if (!text.includes('import.meta.url')) return { contents: text, loader: 'js' };
+      const rel = `./${path.relative(outdir, args.path).split(path.sep).join('/')}`;
+      return {
+        contents: text.replaceAll(
+          'import.meta.url',
+          `new URL(${JSON.stringify(rel)}, import.meta.url).href`,
+        ),
+        loader: 'js',
+      };
+    });
+  },
+};
+
+const externals = {
+  name: 'externals',
+  setup(b) {
+    b.onResolve({ filter: /^[^./]/ }, (args) => {
+      if (args.path.startsWith('node:') || !INLINE.has(packageOf(args.path))) {
+        return { path: args.path, external: true };
+      }
+      return undefined;
+    });
+  },
+};
+
+fs.rmSync(outdir, { recursive: true, force: true });
+await build({
+  entryPoints: [path.join(dist, 'cli.js')],
+  bundle: true,
+  splitting: true,
+  format: 'esm',
+  platform: 'node',
+  target: 'node20',
+  outdir,
+  chunkNames: 'chunk-[hash]',
+  logLevel: 'warning',
+  plugins: [ownUrls, externals],
+});
+const files = fs.readdirSync(outdir);
+process.stdout.write(`dist/bundle/: the server in ${files.length} files\n`);
