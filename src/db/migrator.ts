@@ -132,6 +132,9 @@ function migratorFor(db: Kysely<unknown>, dialect: Dialect): Migrator {
     migrationLockTableName: 'stratus_migrations_lock',
     // Areas land in parallel; a later-numbered migration may be applied before an earlier one.
     allowUnorderedMigrations: true,
+    // By code unit, as the names are ASCII: Kysely's default, localeCompare, first loads ICU's
+    // collation (about a tenth of a server's start).
+    nameComparator: (a, b) => (a < b ? -1 : a > b ? 1 : 0),
   });
 }
 
