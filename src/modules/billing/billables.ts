@@ -95,13 +95,30 @@ export async function billReservedIp(db: Database, ipId: number, nowIso: string)
   await syncFacts(db, { accountId: ip.account_id, ...owner }, [line], at(nowIso));
 }
 
+/** What a volume's billing needs of its row. */
+export interface BilledVolume {
+  id: number;
+  account_id: number;
+  label: string;
+  region: string;
+  size: number;
+}
+
 /** A volume: its size in GB at the GB price. */
-export async function billVolume(db: Database, volumeId: number, nowIso: string) {
-  const v = await db.db
-    .selectFrom('volumes')
-    .select(['id', 'account_id', 'label', 'region', 'size'])
-    .where('id', '=', volumeId)
-    .executeTakeFirst();
+export async function billVolume(
+  db: Database,
+  volumeId: number,
+  nowIso: string,
+  /** The volume as the caller just wrote it (a create), instead of reading it again. */
+  written?: BilledVolume,
+) {
+  const v =
+    written ??
+    (await db.db
+      .selectFrom('volumes')
+      .select(['id', 'account_id', 'label', 'region', 'size'])
+      .where('id', '=', volumeId)
+      .executeTakeFirst());
   const owner = { entityType: 'volume', entityId: volumeId };
   if (!v) return closeFacts(db, owner, at(nowIso));
   const line: BillableLine = {

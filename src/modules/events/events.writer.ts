@@ -59,6 +59,20 @@ export class EventWriter {
   }
 
   private async change(db: Database, id: number, change: EventChange): Promise<void> {
+    // A change that keeps the status (progress, a message, a label) needs nothing of the row but
+    // its account, which the update returns: one statement, as a job's progress steps are many.
+    if (change.status === undefined) {
+      const fields = changedFields(change);
+      if (Object.keys(fields).length === 0) return;
+      const row = await db.db
+        .updateTable('events')
+        .set(fields)
+        .where('id', '=', id)
+        .returning('account_id')
+        .executeTakeFirst();
+      if (row) touchFeed(db, row.account_id);
+      return;
+    }
     const current = await db.db
       .selectFrom('events')
       .select(['account_id', 'started_ms', 'created', 'status'])
@@ -73,15 +87,8 @@ export class EventWriter {
     await db.db
       .updateTable('events')
       .set({
-        ...(change.status !== undefined ? { status: change.status } : {}),
-        ...(change.percentComplete !== undefined
-          ? { percent_complete: change.percentComplete }
-          : {}),
-        ...(change.message !== undefined ? { message: change.message } : {}),
-        ...(change.timeRemaining !== undefined
-          ? { time_remaining: change.timeRemaining === null ? null : String(change.timeRemaining) }
-          : {}),
-        ...(change.entityLabel !== undefined ? { entity_label: change.entityLabel } : {}),
+        status: change.status,
+        ...changedFields(change),
         ...(starting ? { started_ms: nowMs } : {}),
         ...(done
           ? {
@@ -95,4 +102,16 @@ export class EventWriter {
       .execute();
     touchFeed(db, current.account_id);
   }
+}
+
+/** The columns a change sets whatever the status does. */
+function changedFields(change: EventChange) {
+  return {
+    ...(change.percentComplete !== undefined ? { percent_complete: change.percentComplete } : {}),
+    ...(change.message !== undefined ? { message: change.message } : {}),
+    ...(change.timeRemaining !== undefined
+      ? { time_remaining: change.timeRemaining === null ? null : String(change.timeRemaining) }
+      : {}),
+    ...(change.entityLabel !== undefined ? { entity_label: change.entityLabel } : {}),
+  };
 }

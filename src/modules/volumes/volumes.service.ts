@@ -316,10 +316,10 @@ export class VolumesService {
           created: now,
           updated: now,
         })
-        .returning('id')
+        .returning(['id', 'account_id', 'label', 'region', 'size'])
         .executeTakeFirstOrThrow();
       const id = inserted.id;
-      await billVolume(tx, id, now);
+      await billVolume(tx, id, now, inserted);
       await this.place(tx, placement, id, now);
       await authz.grantCreator(tx, p, 'volume', id);
       if (b.tags) await setTags(tx, p.accountId, 'volume', id, b.tags);

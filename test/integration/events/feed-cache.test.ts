@@ -80,6 +80,14 @@ describe('events feed cache', () => {
     await t.ctx.events.update(t.ctx.db, id, { status: 'started', percentComplete: 50 });
     expect((await page()).body.data[0]).toMatchObject({ percent_complete: 50 });
     await cached();
+    // A change that keeps the status (progress alone, a message) shows too.
+    await t.ctx.events.update(t.ctx.db, id, { percentComplete: 75, message: 'three quarters' });
+    expect((await page()).body.data[0]).toMatchObject({
+      status: 'started',
+      percent_complete: 75,
+      message: 'three quarters',
+    });
+    await cached();
     t.clock.advance(4_000);
     await t.ctx.events.update(t.ctx.db, id, { status: 'finished' });
     expect((await page()).body.data[0]).toMatchObject({
