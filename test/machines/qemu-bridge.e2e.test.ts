@@ -107,6 +107,7 @@ describe.skipIf(problems.length > 0)('compute on the QEMU driver in bridge mode'
   let dropDb: () => Promise<void> = async () => {};
   const ids: { instance?: number; firewall?: number } = {};
   let ipv4 = '';
+  let privateIpv4 = '';
 
   const api = async (method: string, url: string, body?: unknown, token = ADMIN) => {
     const res = await fetch(`${server?.base}${url}`, {
@@ -240,10 +241,13 @@ describe.skipIf(problems.length > 0)('compute on the QEMU driver in bridge mode'
         root_pass: 'Correct-Horse-Battery-9',
         authorized_keys: [readFileSync(`${key}.pub`, 'utf8').trim()],
         firewall_id: ids.firewall,
+        private_ip: true,
       });
       expect(created.status).toBe(200);
       ids.instance = created.body.id as number;
-      ipv4 = created.body.ipv4[0] as string;
+      ipv4 = (created.body.ipv4 as string[]).find((a) => !a.startsWith('192.168.')) as string;
+      privateIpv4 = (created.body.ipv4 as string[]).find((a) => a.startsWith('192.168.')) as string;
+      expect(privateIpv4).toBeDefined();
       await until(
         'instance running',
         BOOT_MS,
@@ -263,6 +267,8 @@ describe.skipIf(problems.length > 0)('compute on the QEMU driver in bridge mode'
       );
       const gateway = `${ipv4.split('.').slice(0, 3).join('.')}.1`;
       expect(run('ip', ['-o', 'addr', 'show', 'dev', BRIDGE]).stdout).toContain(` ${gateway}/24`);
+      // The private address has no gateway: its network is routed to the bridge.
+      expect(run('ip', ['route', 'get', privateIpv4]).stdout).toContain(`dev ${BRIDGE}`);
       const t = table(ids.instance);
       expect(t.status).toBe(0);
       expect(t.stdout).toContain(`oifname "stx${ids.instance}" jump inbound`);
@@ -275,8 +281,12 @@ describe.skipIf(problems.length > 0)('compute on the QEMU driver in bridge mode'
     'ssh: root@<the API ipv4> answers with the key, and the guest has the label as its hostname',
     async () => {
       expect(await sshUp()).toBe('vm-bridge-one');
-      // The guest configured the seed's static address (not DHCP: there is none on the bridge).
-      expect(ssh('ip -4 -o addr show dev eth0')).toContain(` ${ipv4}/24`);
+      // The guest configured the seed's static addresses (not DHCP: there is none on the bridge).
+      const addrs = ssh('ip -4 -o addr show dev eth0');
+      expect(addrs).toContain(` ${ipv4}/24`);
+      expect(addrs).toContain(` ${privateIpv4}/17`);
+      // The private address answers too.
+      expect(sshRun(22, key, 'hostname', 20, privateIpv4)?.trim()).toBe('vm-bridge-one');
     },
     STEP_TIMEOUT,
   );
