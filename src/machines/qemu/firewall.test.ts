@@ -15,7 +15,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { machinesConfig } from '../../config/machines-config.js';
 import type { BlobStore } from '../../storage/index.js';
 import type { MachineFirewall } from '../driver.js';
-import { networkOf, QemuDriver } from './qemu-driver.js';
+import { conflictingRoutes, networkOf, QemuDriver } from './qemu-driver.js';
 
 /**
  * The QEMU driver's firewall tables in bridge mode, with a stand-in `nft` on PATH that records
@@ -177,6 +177,24 @@ describe('QEMU driver: firewall tables in bridge mode', () => {
     expect(networkOf('192.168.130.9', 17)).toBe('192.168.128.0/17');
     expect(networkOf('198.18.0.7', 24)).toBe('198.18.0.0/24');
     expect(networkOf('10.1.2.3', 32)).toBe('10.1.2.3/32');
+  });
+
+  it('conflictingRoutes: a host network holding the address clashes; the default route and the bridge do not', () => {
+    const host = [
+      'default via 192.0.2.1 dev eth0 ',
+      '192.0.2.0/24 dev eth0 proto kernel scope link src 192.0.2.2 ',
+      '',
+    ].join('\n');
+    expect(conflictingRoutes(host, 'stratus0')).toEqual([
+      '192.0.2.0/24 dev eth0 proto kernel scope link src 192.0.2.2',
+    ]);
+    expect(conflictingRoutes('default via 192.0.2.1 dev eth0 \n', 'stratus0')).toEqual([]);
+    expect(
+      conflictingRoutes(
+        '198.18.0.0/24 dev stratus0 proto kernel scope link src 198.18.0.1 \n192.168.128.0/17 dev stratus0 scope link \n',
+        'stratus0',
+      ),
+    ).toEqual([]);
   });
 
   it('stop: the machine table goes with the machine', async () => {

@@ -624,6 +624,15 @@ export class QemuDriver implements ComputeDriver {
     await run('ip', ['link', 'set', br, 'up']);
     const have = (await run('ip', ['-o', 'addr', 'show', 'dev', br])).stdout;
     for (const a of spec.network.ipv4) {
+      // An address inside one of the host's own networks would take the host's traffic to it.
+      const clash = conflictingRoutes(
+        (await run('ip', ['-o', 'route', 'show', 'match', a.address])).stdout,
+        br,
+      );
+      if (clash.length > 0)
+        throw new MachineError(
+          `The address ${a.address} is inside a network of this host (${clash[0]}): bridge mode needs IP pools (STRATUS_IP_POOLS) that do not overlap the host's networks.`,
+        );
       if (a.gateway) {
         // The host is the gateway of the address's network: `ssh root@<address>` from the host.
         if (!have.includes(` ${a.gateway}/`))
@@ -631,8 +640,7 @@ export class QemuDriver implements ComputeDriver {
             okCodes: [2],
           });
       } else {
-        // A private address (no gateway): reached through a route to its network on the bridge,
-        // unless the host already routes that network elsewhere.
+        // A private address (no gateway): reached through a route to its network on the bridge.
         const net = networkOf(a.address, a.prefix);
         if ((await run('ip', ['route', 'show', net])).stdout.trim() === '')
           await run('ip', ['route', 'add', net, 'dev', br], { okCodes: [2] });
@@ -1022,6 +1030,17 @@ async function idsIn(dir: string, re: RegExp): Promise<number[]> {
     .map((n) => re.exec(n)?.[1])
     .filter((x): x is string => x !== undefined)
     .map(Number);
+}
+
+/**
+ * The routes of `ip -o route show match <address>` that are not the default route nor on the
+ * bridge: the host's own networks that hold the address.
+ */
+export function conflictingRoutes(output: string, bridge: string): string[] {
+  return output
+    .split('\n')
+    .map((l) => l.trim().split(/\s+/).join(' '))
+    .filter((l) => l !== '' && !l.startsWith('default ') && !`${l} `.includes(` dev ${bridge} `));
 }
 
 /** The network of an IPv4 address (`192.168.130.7`, 17 → `192.168.128.0/17`). */
