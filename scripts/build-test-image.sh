@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Builds Stratus's tiny bootable test image from Debian's packages, for the QEMU compute driver:
 # the Debian cloud kernel (linux-image-cloud-amd64), busybox-static, dropbear-bin, and an init that
-# applies the NoCloud seed (hostname, root password hash, SSH keys, a user-data script) and powers
-# off on the ACPI power button. Needs: qemu-utils, e2fsprogs, cpio, kmod (no root, no network).
+# applies the NoCloud seed (hostname, root password hash, SSH keys, a user-data script, the static
+# addresses of its network-config in bridge mode, else DHCP) and powers off on the ACPI power button. Needs: qemu-utils, e2fsprogs, cpio, kmod (no root, no network).
 #
 #   scripts/build-test-image.sh [--name NAME] [OUT]
 #
@@ -88,6 +88,44 @@ esac
 EOF
 chmod 755 "$root/etc/udhcpc.script"
 
+# The seed's network-config (cloud-init's network config: version 2, as Stratus writes it in bridge
+# mode, or version 1): the static addresses, gateway and name servers, or DHCP. Prints MAC, ADDR
+# (address/prefix; a version 1 netmask becomes the prefix), GW, DNS and DHCP lines.
+cat > "$root/etc/init.d/netcfg.awk" <<'EOF'
+function unquote(s) { gsub(/^[ \t]*["']?|["']?[ \t]*$/, "", s); return s }
+function indent(s) { match(s, /^ */); return RLENGTH }
+function prefix(m,   n, i, v, parts, b) {
+  n = split(m, parts, "."); b = 0
+  for (i = 1; i <= n; i++) { v = parts[i] + 0; while (v > 0) { b += v % 2; v = int(v / 2) } }
+  return b
+}
+function flush() {
+  if (addr != "") print "ADDR " (addr ~ /\// ? addr : addr "/" (mask != "" ? prefix(mask) : 24))
+  addr = ""; mask = ""
+}
+/^[ \t]*#/ || /^[ \t]*$/ { next }
+{ ind = indent($0) }
+# Leaving a block: a line at or left of the block's own key (list items may sit at its indent).
+inlist && (ind < listind || (ind == listind && $0 !~ /^ *- /)) { inlist = 0 }
+ns && ind <= nsind { ns = 0 }
+/^ *dhcp4: *(true|yes|on)/ { print "DHCP"; next }
+/^ *(macaddress|mac_address):/ { s = $0; sub(/^ *(macaddress|mac_address): */, "", s); print "MAC " tolower(unquote(s)); next }
+/^ *nameservers:/ { ns = 1; nsind = ind; next }
+/^ *dns_nameservers: *$/ { inlist = 1; listind = ind; listkind = "DNS"; next }
+/^ *addresses: *\[/ {
+  s = $0; sub(/^[^[]*\[/, "", s); sub(/\].*$/, "", s); n = split(s, items, ",")
+  for (i = 1; i <= n; i++) print (ns ? "DNS " : "ADDR ") unquote(items[i])
+  next
+}
+/^ *addresses: *$/ { inlist = 1; listind = ind; listkind = ns ? "DNS" : "ADDR"; next }
+inlist && /^ *- / { s = $0; sub(/^ *- */, "", s); print listkind " " unquote(s); next }
+/^ *(- )?type: *static/ { flush() }
+/^ *(- )?address:/ { flush(); s = $0; sub(/^ *(- )?address: */, "", s); addr = unquote(s); next }
+/^ *netmask:/ { s = $0; sub(/^ *netmask: */, "", s); mask = unquote(s); next }
+/^ *(- )?(via|gateway4?):/ { s = $0; sub(/^ *(- )?(via|gateway4?): */, "", s); print "GW " unquote(s); next }
+END { flush() }
+EOF
+
 # The seed's parser: the credentials of the vendor data Stratus writes (a cloud-config).
 cat > "$root/etc/init.d/seed.awk" <<'EOF'
 function unquote(s) { gsub(/^["']|["']$/, "", s); return s }
@@ -134,10 +172,30 @@ if [ -n "$seed" ]; then
     echo "$id" > /var/lib/stratus/instance-id
   fi
 fi
+# The network: the seed's static addresses on its interface (by MAC, else eth0) with busybox ip,
+# DHCP on the others (user-mode networking's seed asks for DHCP).
+static=""
+mac=""
+if [ -n "$seed" ] && [ -f /run/seed/network-config ]; then
+  awk -f /etc/init.d/netcfg.awk /run/seed/network-config > /run/network.conf 2>/dev/null
+  grep -q '^ADDR ' /run/network.conf && ! grep -q '^DHCP' /run/network.conf && static=1
+  mac=$(sed -n 's/^MAC //p' /run/network.conf | head -n 1)
+fi
 for n in /sys/class/net/*; do
   n=${n##*/}; [ "$n" = lo ] && continue
   ip link set "$n" up
-  udhcpc -i "$n" -s /etc/udhcpc.script -t 10 -T 1 -A 3 -b -q >/dev/null 2>&1
+  if [ -n "$static" ] && { [ "$(cat "/sys/class/net/$n/address")" = "$mac" ] || { [ -z "$mac" ] && [ "$n" = eth0 ]; }; }; then
+    : > /etc/resolv.conf
+    while read -r kind value; do
+      case "$kind" in
+        ADDR) ip addr add "$value" dev "$n" ;;
+        GW) ip route replace default via "$value" dev "$n" ;;
+        DNS) echo "nameserver $value" >> /etc/resolv.conf ;;
+      esac
+    done < /run/network.conf
+  else
+    udhcpc -i "$n" -s /etc/udhcpc.script -t 10 -T 1 -A 3 -b -q >/dev/null 2>&1
+  fi
 done
 [ -f /etc/dropbear/dropbear_ed25519_host_key ] || dropbearkey -t ed25519 -f /etc/dropbear/dropbear_ed25519_host_key >/dev/null 2>&1
 dropbear -E -p 22 -r /etc/dropbear/dropbear_ed25519_host_key 2>>/var/log/dropbear.log

@@ -1,4 +1,5 @@
 import type { ComputeDriverName } from '../config/machines-config.js';
+import type { ExpandedRules, Policy } from '../modules/networking/firewalls.rules.js';
 
 /**
  * The seam between the compute area and whatever runs its instances. The compute jobs (and the
@@ -15,6 +16,8 @@ export interface ComputeDriver {
   readonly name: ComputeDriverName;
   /** False for the simulated driver: there is no machine work, and the jobs skip it entirely. */
   readonly real: boolean;
+  /** Whether `applyFirewall` can enforce firewalls (the QEMU driver in bridge mode). */
+  readonly firewalls: boolean;
   /** How long a shutdown waits for the guest after the power button before forcing it off. */
   readonly shutdownGraceMs: number;
 
@@ -71,6 +74,13 @@ export interface ComputeDriver {
   /** The serial console: what it printed (the last `bytes`) and a way to type into it. */
   consoleRead(instanceId: number, bytes: number): Promise<string>;
   consoleWrite(instanceId: number, data: string): Promise<void>;
+  /**
+   * Applies the instance's enabled firewalls to its running machine (bridge mode with nft: one
+   * nftables table, replaced atomically, and only when its text changed; none when the list is
+   * empty). Returns whether it changed what the kernel enforces. A no-op where the network mode
+   * cannot filter (user-mode networking, the simulated driver, no nft).
+   */
+  applyFirewall(instanceId: number, firewalls: MachineFirewall[]): Promise<boolean>;
   /** Every machine the host has files for, running or not (operator endpoints). */
   list(): Promise<MachineInfo[]>;
   /** Removes the files of volumes, images and backups that are not in `keep` (their rows are gone). */
@@ -129,6 +139,16 @@ export interface MachineSpec extends InstanceRef {
   rescue: boolean;
   seed: MachineSeed;
   network: MachineNetwork;
+  /** The instance's enabled firewalls, applied before the machine starts (bridge mode). */
+  firewalls: MachineFirewall[];
+}
+
+/** An enabled firewall of an instance, its rule sets expanded (src/machines/nftables.ts applies it). */
+export interface MachineFirewall {
+  id: number;
+  rules: ExpandedRules;
+  inboundPolicy: Policy;
+  outboundPolicy: Policy;
 }
 
 /** The NoCloud seed (cloud-init's standard): identity, credentials and user data. */
@@ -185,6 +205,8 @@ export interface MachineInfo extends InstanceRef {
   ssh: { host: string; port: number } | null;
   /** Bridge mode: the tap device. */
   tap: string | null;
+  /** Bridge mode: the nftables table of its firewalls (bridge family), when one is applied. */
+  firewallTable: string | null;
   consoleLog: string;
   startedAt: string | null;
 }

@@ -7,6 +7,7 @@ import {
   type NftFirewall,
   nftTableName,
   removeScript,
+  replyStatements,
   ruleStatements,
 } from './nftables.js';
 
@@ -120,6 +121,83 @@ describe('nftables translation', () => {
     ]);
   });
 
+  it('replyStatements: inbound, the peers of outbound ACCEPT rules answer from the rule ports, TCP not opening', () => {
+    const f = fw({
+      outboundPolicy: 'DROP',
+      rules: {
+        inbound: [],
+        outbound: [
+          rule({ protocol: 'TCP', ports: '443, 8000-8080', addresses: { ipv4: ['192.0.2.0/24'] } }),
+          rule({ protocol: 'UDP', ports: '53', addresses: { ipv6: ['2001:db8::/32'] } }),
+        ],
+      },
+    });
+    expect(replyStatements(f, 'inbound')).toEqual([
+      'ip saddr 192.0.2.0/24 meta l4proto tcp th sport { 443, 8000-8080 } tcp flags & (syn | ack) != syn return',
+      'ip6 saddr 2001:db8:0:0:0:0:0:0/32 meta l4proto udp th sport 53 return',
+    ]);
+  });
+
+  it('replyStatements: outbound, the guest answers the peers an inbound ACCEPT rule lets in, from its ports', () => {
+    const f = fw({
+      inboundPolicy: 'DROP',
+      rules: { inbound: [rule({ protocol: 'TCP', ports: '22' })], outbound: [] },
+    });
+    expect(replyStatements(f, 'outbound')).toEqual([
+      'ip daddr 0.0.0.0/0 meta l4proto tcp th sport 22 tcp flags & (syn | ack) != syn return',
+    ]);
+  });
+
+  it('replyStatements: DROP rules and ICMP rules have no replies; IPENCAP answers by protocol', () => {
+    const f = fw({
+      outboundPolicy: 'DROP',
+      rules: {
+        inbound: [],
+        outbound: [
+          rule({ protocol: 'TCP', ports: '25', action: 'DROP' }),
+          rule({ protocol: 'ICMP' }),
+          rule({ protocol: 'IPENCAP', addresses: { ipv4: ['198.51.100.1/32'] } }),
+        ],
+      },
+    });
+    expect(replyStatements(f, 'inbound')).toEqual([
+      'ip saddr 198.51.100.1/32 meta l4proto 4 return',
+    ]);
+  });
+
+  it('replyStatements: an ACCEPT policy lets every TCP segment but a SYN answer, and inbound UDP to the ephemeral ports', () => {
+    const open = fw({ inboundPolicy: 'ACCEPT', outboundPolicy: 'ACCEPT' });
+    expect(replyStatements(open, 'inbound')).toEqual([
+      'meta l4proto tcp tcp flags & (syn | ack) != syn return',
+      'meta l4proto udp th dport 32768-60999 return',
+    ]);
+    expect(replyStatements(open, 'outbound')).toEqual([
+      'meta l4proto tcp tcp flags & (syn | ack) != syn return',
+    ]);
+    expect(
+      replyStatements(fw({ inboundPolicy: 'DROP', outboundPolicy: 'DROP' }), 'inbound'),
+    ).toEqual([]);
+  });
+
+  it('firewallChain: without bridge conntrack the reply rules come first; with it there are none', () => {
+    const f = fw({
+      outboundPolicy: 'DROP',
+      rules: {
+        inbound: [rule({ protocol: 'TCP', ports: '22' })],
+        outbound: [rule({ protocol: 'UDP', ports: '53' })],
+      },
+    });
+    expect(firewallChain(f, 'inbound', { conntrack: false })).toEqual([
+      'ip saddr 0.0.0.0/0 meta l4proto udp th sport 53 return',
+      'ip saddr 0.0.0.0/0 meta l4proto tcp th dport 22 return',
+      'drop',
+    ]);
+    expect(firewallChain(f, 'inbound', { conntrack: true })).toEqual([
+      'ip saddr 0.0.0.0/0 meta l4proto tcp th dport 22 return',
+      'drop',
+    ]);
+  });
+
   it('instanceScript: replaces the table whole and filters the tap in both directions', () => {
     const text = instanceScript(
       { instanceId: 7, tap: 'stx7', firewalls: [fw(), fw({ id: 4 })] },
@@ -138,6 +216,10 @@ describe('nftables translation', () => {
     expect(lines).toContain('iifname "stx7" jump outbound');
     expect(lines).toContain('ether type arp accept');
     expect(text).not.toContain('ct state');
+    // Stateless: ICMP errors and echo replies pass both ways.
+    expect(lines).toContain(
+      'icmp type { echo-reply, destination-unreachable, time-exceeded, parameter-problem } accept',
+    );
     expect(nftTableName(7)).toBe('stratus_7');
   });
 
@@ -147,6 +229,8 @@ describe('nftables translation', () => {
       { conntrack: true },
     );
     expect(text).toContain('ct state established,related accept');
+    expect(text).not.toContain('tcp flags');
+    expect(text).not.toContain('icmp type');
   });
 
   it('instanceScript: refuses a tap name that is not an interface name', () => {
@@ -181,8 +265,17 @@ describe.skipIf(!root || !hasNft)('nftables translation, checked by nft', () => 
           rule({ protocol: 'ICMP', addresses: { ipv4: ['198.51.100.0/24'] } }),
           rule({ protocol: 'IPENCAP', action: 'DROP', addresses: { ipv6: ['2001:db8::/32'] } }),
         ],
-        outbound: [rule({ protocol: 'TCP', ports: '25', action: 'DROP' })],
+        outbound: [
+          rule({ protocol: 'TCP', ports: '25', action: 'DROP' }),
+          rule({
+            protocol: 'UDP',
+            ports: '53',
+            addresses: { ipv4: ['0.0.0.0/0'], ipv6: ['::/0'] },
+          }),
+          rule({ protocol: 'IPENCAP', addresses: { ipv4: ['192.0.2.1/32'] } }),
+        ],
       },
+      outboundPolicy: 'DROP',
     });
     // Check mode (-c): parsed and validated by the kernel, nothing applied.
     execFileSync('nft', ['-c', '-f', '-'], {

@@ -1,6 +1,5 @@
+import type { MachineFirewall } from './driver.js';
 import {
-  type ExpandedRules,
-  type Policy,
   type Rule,
   parseNet4,
   parseNet6,
@@ -16,17 +15,22 @@ import {
  * first match wins, else the direction's policy. With several firewalls a packet must be accepted
  * by each (a firewall's ACCEPT returns to the next; its DROP is final). Inbound is what leaves the
  * bridge through the tap (to the guest: the forward and output hooks, `oifname`); outbound is what
- * enters through it (the forward and input hooks, `iifname`). The filter is stateful like the
- * service's where the kernel can (bridge connection tracking, `conntrack`): replies of accepted
- * connections pass (`ct state established,related`). ARP and IPv6 neighbour discovery always pass
- * so that addresses resolve.
+ * enters through it (the forward and input hooks, `iifname`). ARP and IPv6 neighbour discovery
+ * always pass so that addresses resolve.
+ *
+ * Replies. The service's firewalls are stateful: the rules judge who may open a connection, and
+ * its replies pass. Where the kernel tracks bridged connections (nf_conntrack_bridge) that is
+ * `ct state established,related accept`. Where it does not (the kernel refuses `ct` in a bridge
+ * table), each firewall's chain starts with stateless reply rules, the mirror of the other
+ * direction (`replyStatements`): what an ACCEPT rule lets the guest open, or lets a peer open on
+ * the guest, may answer from the rule's ports to the rule's addresses, TCP only when it is not a
+ * connection's first segment (a SYN without ACK); an ACCEPT policy lets every such TCP segment
+ * answer, and, inbound, UDP to the guest's ephemeral ports (Linux's 32768-60999) answer what the
+ * guest sent. ICMP errors and echo replies always pass. So the rules still decide every new TCP
+ * connection both ways; what a stateless filter cannot tell (an ACK without a connection, a UDP
+ * datagram that only looks like a reply) is documented in docs/operations.md.
  */
-export interface NftFirewall {
-  id: number;
-  rules: ExpandedRules;
-  inboundPolicy: Policy;
-  outboundPolicy: Policy;
-}
+export type NftFirewall = MachineFirewall;
 
 export interface NftInstance {
   instanceId: number;
@@ -120,10 +124,57 @@ export function ruleStatements(rule: Rule, direction: 'inbound' | 'outbound'): s
   return out;
 }
 
+/** TCP that does not open a connection: anything but a SYN without ACK. */
+const NOT_SYN = 'tcp flags & (syn | ack) != syn';
+/** Linux's default ephemeral ports (net.ipv4.ip_local_port_range): where a guest's clients bind. */
+export const EPHEMERAL_PORTS = '32768-60999';
+
+/**
+ * Stateless reply rules of one firewall in `direction` (no bridge connection tracking): the
+ * answers to what the other direction's ACCEPT rules and policy let through. Inbound, the peer of
+ * an outbound rule answers from the rule's ports (its source); outbound, the guest answers a peer
+ * an inbound rule let in, from the rule's ports, to the rule's addresses.
+ */
+export function replyStatements(fw: NftFirewall, direction: 'inbound' | 'outbound'): string[] {
+  const other = direction === 'inbound' ? 'outbound' : 'inbound';
+  const side = direction === 'inbound' ? 'saddr' : 'daddr';
+  const out: string[] = [];
+  for (const rule of fw.rules[other]) {
+    if (rule.action !== 'ACCEPT' || rule.protocol === 'ICMP') continue;
+    let match: string;
+    if (rule.protocol === 'TCP' || rule.protocol === 'UDP') {
+      match = `meta l4proto ${rule.protocol.toLowerCase()}`;
+      if (rule.ports !== undefined) {
+        const ranges = parsePorts(rule.ports);
+        if (typeof ranges === 'string') continue;
+        match += ` th sport ${set(ranges.map(([lo, hi]) => (lo === hi ? `${lo}` : `${lo}-${hi}`)))}`;
+      }
+      if (rule.protocol === 'TCP') match += ` ${NOT_SYN}`;
+    } else {
+      match = 'meta l4proto 4';
+    }
+    const v4 = nets4(rule.addresses.ipv4 ?? []);
+    const v6 = nets6(rule.addresses.ipv6 ?? []);
+    if (v4.length > 0) out.push(`ip ${side} ${set(v4)} ${match} return`);
+    if (v6.length > 0) out.push(`ip6 ${side} ${set(v6)} ${match} return`);
+  }
+  const otherPolicy = direction === 'inbound' ? fw.outboundPolicy : fw.inboundPolicy;
+  if (otherPolicy === 'ACCEPT') {
+    out.push(`meta l4proto tcp ${NOT_SYN} return`);
+    if (direction === 'inbound') out.push(`meta l4proto udp th dport ${EPHEMERAL_PORTS} return`);
+  }
+  return out;
+}
+
 /** The chain body of one firewall in one direction: its rules, then its policy. */
-export function firewallChain(fw: NftFirewall, direction: 'inbound' | 'outbound'): string[] {
+export function firewallChain(
+  fw: NftFirewall,
+  direction: 'inbound' | 'outbound',
+  opts: { conntrack: boolean } = { conntrack: true },
+): string[] {
   const policy = direction === 'inbound' ? fw.inboundPolicy : fw.outboundPolicy;
   return [
+    ...(opts.conntrack ? [] : replyStatements(fw, direction)),
     ...fw.rules[direction].flatMap((r) => ruleStatements(r, direction)),
     policy === 'ACCEPT' ? 'return' : 'drop',
   ];
@@ -151,14 +202,20 @@ export function instanceScript(inst: NftInstance, opts: { conntrack: boolean }):
     'ether type arp accept',
     'icmpv6 type { nd-neighbor-solicit, nd-neighbor-advert, nd-router-solicit, nd-router-advert } accept',
     // Replies of accepted connections, where the kernel tracks bridged connections
-    // (nf_conntrack_bridge); without it the rules alone decide, replies included.
-    ...(opts.conntrack ? ['ct state established,related accept'] : []),
+    // (nf_conntrack_bridge); without it each firewall's chain starts with its reply rules, and
+    // ICMP errors and echo replies pass.
+    ...(opts.conntrack
+      ? ['ct state established,related accept']
+      : [
+          'icmp type { echo-reply, destination-unreachable, time-exceeded, parameter-problem } accept',
+          'icmpv6 type { echo-reply, destination-unreachable, packet-too-big, time-exceeded, parameter-problem } accept',
+        ]),
   ];
   const jumps = (direction: 'inbound' | 'outbound') =>
     inst.firewalls.map((fw) => `jump fw${fw.id}_${direction === 'inbound' ? 'in' : 'out'}`);
   for (const fw of inst.firewalls) {
-    chain(`fw${fw.id}_in`, firewallChain(fw, 'inbound'));
-    chain(`fw${fw.id}_out`, firewallChain(fw, 'outbound'));
+    chain(`fw${fw.id}_in`, firewallChain(fw, 'inbound', opts));
+    chain(`fw${fw.id}_out`, firewallChain(fw, 'outbound', opts));
   }
   chain('inbound', [...always, ...jumps('inbound'), 'accept']);
   chain('outbound', [...always, ...jumps('outbound'), 'accept']);

@@ -5,6 +5,7 @@ import type {
   DiskSource,
   InstanceRef,
   MachineCounters,
+  MachineFirewall,
   MachineInfo,
   MachineSpec,
   MachineStatus,
@@ -21,6 +22,7 @@ import type {
 export class SimulatedDriver implements ComputeDriver {
   readonly name: ComputeDriver['name'] = 'simulated';
   readonly real: boolean = false;
+  readonly firewalls: boolean = false;
   readonly shutdownGraceMs: number = 0;
 
   imageProblem(_image: string): string | undefined {
@@ -68,6 +70,9 @@ export class SimulatedDriver implements ComputeDriver {
     return '';
   }
   async consoleWrite(_instanceId: number, _data: string): Promise<void> {}
+  async applyFirewall(_instanceId: number, _firewalls: MachineFirewall[]): Promise<boolean> {
+    return false;
+  }
   async list(): Promise<MachineInfo[]> {
     return [];
   }

@@ -46,8 +46,17 @@ export function missingVmPackages(): string[] {
 export const VM_MISSING = (pkgs: string[]) =>
   `The QEMU driver's test needs Debian packages: apt-get install -y ${pkgs.join(' ')} (.ci/run installs them)`;
 
-/** Runs a command over SSH on a forwarded port; returns stdout, or null when it fails. */
-export function sshRun(port: number, key: string, command: string, timeoutS = 20): string | null {
+/**
+ * Runs a command over SSH (a forwarded port on 127.0.0.1, or a guest's own address in bridge
+ * mode); returns stdout, or null when it fails.
+ */
+export function sshRun(
+  port: number,
+  key: string,
+  command: string,
+  timeoutS = 20,
+  host = '127.0.0.1',
+): string | null {
   try {
     return execFileSync(
       'ssh',
@@ -66,7 +75,7 @@ export function sshRun(port: number, key: string, command: string, timeoutS = 20
         `ConnectTimeout=${Math.min(timeoutS, 10)}`,
         '-o',
         'LogLevel=ERROR',
-        'root@127.0.0.1',
+        `root@${host}`,
         command,
       ],
       { encoding: 'utf8', timeout: timeoutS * 1000, stdio: ['ignore', 'pipe', 'ignore'] },

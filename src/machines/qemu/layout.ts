@@ -74,6 +74,7 @@ export class Layout {
       console: path.join(dir, 'console.log'),
       seed: path.join(dir, 'seed.img'),
       spec: path.join(dir, 'machine.json'),
+      firewall: path.join(dir, 'firewall.nft'),
     };
   }
 }
@@ -86,6 +87,8 @@ export interface RunFiles {
   console: string;
   seed: string;
   spec: string;
+  /** Bridge mode: the nft script of the firewalls applied now (absent: no table). */
+  firewall: string;
 }
 
 /** The sidecar of an image file that names the kernel it boots with. */

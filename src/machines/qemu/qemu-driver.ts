@@ -17,6 +17,7 @@ import {
   type InstanceRef,
   MachineError,
   type MachineCounters,
+  type MachineFirewall,
   type MachineInfo,
   type MachineSpec,
   type MachineState,
@@ -36,6 +37,7 @@ import {
 } from './command-line.js';
 import { KeyedMutex, kvmBoots, portFree, processAlive, readPid, withHostLock } from './host.js';
 import { type BootInfo, copyBoot, ImageFolder, readBoot, writeBoot } from './images.js';
+import { instanceScript, nftTableName, removeScript } from '../nftables.js';
 import { bootFileOf, Layout } from './layout.js';
 import { QmpError, withQmp } from './qmp.js';
 import { seedFiles, writeSeedImage } from './seed.js';
@@ -69,11 +71,13 @@ export class QemuDriver implements ComputeDriver {
   readonly name = 'qemu' as const;
   readonly real = true;
   readonly shutdownGraceMs: number;
+  readonly firewalls: boolean;
   readonly layout: Layout;
   private readonly tools: ImageTools;
   private readonly images: ImageFolder;
   private readonly machines = new KeyedMutex();
   private accelChosen: Promise<'kvm' | 'tcg'> | undefined;
+  private nftProbe: Promise<{ nft: boolean; conntrack: boolean }> | undefined;
 
   constructor(
     private readonly cfg: MachinesConfig,
@@ -81,6 +85,7 @@ export class QemuDriver implements ComputeDriver {
     private readonly log: Logger,
   ) {
     this.shutdownGraceMs = cfg.shutdownGraceMs;
+    this.firewalls = cfg.network === 'bridge';
     this.layout = new Layout(cfg.stateDir);
     this.tools = new ImageTools(cfg.qemuImg);
     this.images = new ImageFolder(cfg.imagesDir, this.layout);
@@ -429,6 +434,12 @@ export class QemuDriver implements ComputeDriver {
           this.cfg.network === 'bridge'
             ? { mode: 'bridge' as const, tap: await this.tap(spec) }
             : { mode: 'user' as const, sshPort: await this.sshPort(spec) };
+        // The firewalls hold before the guest's first packet (a table left by a machine that
+        // died with its host is replaced or removed).
+        if (network.mode === 'bridge') {
+          await rm(files.firewall, { force: true });
+          await this.applyNow(spec.instanceId, network.tap, spec.firewalls, true);
+        }
         const plan: LaunchPlan = {
           instanceId: spec.instanceId,
           accel,
@@ -607,12 +618,33 @@ export class QemuDriver implements ComputeDriver {
     const br = this.cfg.bridge;
     if ((await run('ip', ['link', 'show', br], { okCodes: [1] })).code !== 0) {
       await run('ip', ['link', 'add', br, 'type', 'bridge']);
-      await run('ip', ['link', 'set', br, 'up']);
+      // Made here: removed again when its last tap goes (an operator's own bridge is left alone).
+      await writeFile(path.join(this.layout.root, `bridge-${br}`), `${br}\n`);
     }
+    await run('ip', ['link', 'set', br, 'up']);
     const have = (await run('ip', ['-o', 'addr', 'show', 'dev', br])).stdout;
     for (const a of spec.network.ipv4) {
-      if (a.gateway && !have.includes(` ${a.gateway}/`))
-        await run('ip', ['addr', 'add', `${a.gateway}/${a.prefix}`, 'dev', br], { okCodes: [2] });
+      // An address inside one of the host's own networks would take the host's traffic to it.
+      const clash = conflictingRoutes(
+        (await run('ip', ['-o', 'route', 'show', 'match', a.address])).stdout,
+        br,
+      );
+      if (clash.length > 0)
+        throw new MachineError(
+          `The address ${a.address} is inside a network of this host (${clash[0]}): bridge mode needs IP pools (STRATUS_IP_POOLS) that do not overlap the host's networks.`,
+        );
+      if (a.gateway) {
+        // The host is the gateway of the address's network: `ssh root@<address>` from the host.
+        if (!have.includes(` ${a.gateway}/`))
+          await run('ip', ['addr', 'add', `${a.gateway}/${a.prefix}`, 'dev', br], {
+            okCodes: [2],
+          });
+      } else {
+        // A private address (no gateway): reached through a route to its network on the bridge.
+        const net = networkOf(a.address, a.prefix);
+        if ((await run('ip', ['route', 'show', net])).stdout.trim() === '')
+          await run('ip', ['route', 'add', net, 'dev', br], { okCodes: [2] });
+      }
     }
     if ((await run('ip', ['link', 'show', tap], { okCodes: [1] })).code !== 0)
       await run('ip', ['tuntap', 'add', 'dev', tap, 'mode', 'tap']);
@@ -659,10 +691,120 @@ export class QemuDriver implements ComputeDriver {
       }
       this.log.info({ instanceId }, 'machine stopped');
     }
-    for (const f of [files.pid, files.qmp, files.serial, files.seed, files.spec])
+    if (this.cfg.network === 'bridge' && (await this.nftables()).nft)
+      await this.nft(instanceId, removeScript(instanceId)).catch((err) =>
+        this.log.warn({ instanceId, err: String(err) }, 'could not remove the firewall table'),
+      );
+    for (const f of [files.pid, files.qmp, files.serial, files.seed, files.spec, files.firewall])
       await rm(f, { force: true });
-    if (rec?.tap)
+    if (rec?.tap) {
       await run('ip', ['link', 'del', rec.tap], { okCodes: [1] }).catch(() => undefined);
+      await this.dropBridgeIfUnused();
+    }
+  }
+
+  /** Removes the bridge when the driver made it and no tap is left on it. */
+  private async dropBridgeIfUnused(): Promise<void> {
+    const br = this.cfg.bridge;
+    const marker = path.join(this.layout.root, `bridge-${br}`);
+    if (!existsSync(marker)) return;
+    await withHostLock(this.layout.root, async () => {
+      const ports = await readdir(`/sys/class/net/${br}/brif`).catch(() => null);
+      if (ports !== null && ports.length > 0) return;
+      if (ports !== null) await run('ip', ['link', 'del', br], { okCodes: [1] });
+      await rm(marker, { force: true });
+      this.log.info({ bridge: br }, 'removed the bridge: no machine uses it');
+    });
+  }
+
+  // ---- firewalls (bridge mode) -------------------------------------------------------------------
+
+  async applyFirewall(instanceId: number, firewalls: MachineFirewall[]): Promise<boolean> {
+    if (this.cfg.network !== 'bridge') return false;
+    return this.machines.run(instanceId, async () => {
+      const rec = await this.liveRecord(instanceId);
+      if (!rec?.tap) return false;
+      return this.applyNow(instanceId, rec.tap, firewalls, false);
+    });
+  }
+
+  /**
+   * Replaces the machine's table with its firewalls' (`nft -f`, atomic), or removes it when it has
+   * none; only when the text differs from what was applied last (run/<id>/firewall.nft), unless
+   * `force`.
+   */
+  private async applyNow(
+    instanceId: number,
+    tap: string,
+    firewalls: MachineFirewall[],
+    force: boolean,
+  ): Promise<boolean> {
+    const { nft, conntrack } = await this.nftables();
+    if (!nft) return false;
+    const file = this.layout.run(instanceId).firewall;
+    const text =
+      firewalls.length > 0 ? instanceScript({ instanceId, tap, firewalls }, { conntrack }) : '';
+    const applied = await readFile(file, 'utf8').catch(() => '');
+    if (!force && text === applied) return false;
+    await this.nft(instanceId, text === '' ? removeScript(instanceId) : text);
+    if (text === '') await rm(file, { force: true });
+    else await writeFile(file, text);
+    this.log.info(
+      { instanceId, table: nftTableName(instanceId), firewalls: firewalls.map((f) => f.id) },
+      text === '' ? 'firewall table removed' : 'firewall table applied',
+    );
+    return true;
+  }
+
+  /** Runs an nft script (written to a file: `nft -f` reads it whole, in one transaction). */
+  private async nft(instanceId: number, script: string): Promise<void> {
+    await mkdir(this.layout.tmp(), { recursive: true });
+    const file = path.join(this.layout.tmp(), `nft-${instanceId}-${process.pid}-${Date.now()}.nft`);
+    await writeFile(file, script);
+    try {
+      await run('nft', ['-f', file], { timeoutMs: 30_000 });
+    } finally {
+      await rm(file, { force: true });
+    }
+  }
+
+  /**
+   * Whether nft is here, and whether the kernel tracks bridged connections (it refuses `ct` in a
+   * bridge table without nf_conntrack_bridge: then the tables carry stateless reply rules).
+   * Probed once, with nft's check mode (nothing is applied).
+   */
+  private nftables(): Promise<{ nft: boolean; conntrack: boolean }> {
+    this.nftProbe ??= (async () => {
+      const nft = await run('nft', ['--version'], { timeoutMs: 10_000 }).then(
+        () => true,
+        () => false,
+      );
+      if (!nft) {
+        this.log.warn(
+          'bridge mode without nft (apt-get install nftables): firewalls are not enforced on the bridge',
+        );
+        return { nft, conntrack: false };
+      }
+      await mkdir(this.layout.tmp(), { recursive: true });
+      const probe = path.join(this.layout.tmp(), `nft-probe-${process.pid}.nft`);
+      await writeFile(
+        probe,
+        'table bridge stratus_probe {\n  chain c {\n    ct state established,related accept\n  }\n}\n',
+      );
+      const conntrack = await run('nft', ['-c', '-f', probe], { timeoutMs: 10_000 }).then(
+        () => true,
+        () => false,
+      );
+      await rm(probe, { force: true });
+      this.log.info(
+        { conntrack },
+        conntrack
+          ? 'firewalls: nftables with bridge connection tracking'
+          : 'firewalls: nftables without bridge connection tracking (stateless reply rules)',
+      );
+      return { nft, conntrack };
+    })();
+    return this.nftProbe;
   }
 
   async status(instanceId: number): Promise<MachineStatus> {
@@ -848,6 +990,9 @@ export class QemuDriver implements ComputeDriver {
           memoryMb: rec?.memoryMb ?? null,
           ssh: this.cfg.network === 'user' && port > 0 ? { host: '127.0.0.1', port } : null,
           tap: rec?.tap ?? null,
+          firewallTable: existsSync(this.layout.run(instanceId).firewall)
+            ? nftTableName(instanceId)
+            : null,
           consoleLog: this.layout.run(instanceId).console,
           startedAt: rec?.startedAt ?? null,
         });
@@ -885,6 +1030,24 @@ async function idsIn(dir: string, re: RegExp): Promise<number[]> {
     .map((n) => re.exec(n)?.[1])
     .filter((x): x is string => x !== undefined)
     .map(Number);
+}
+
+/**
+ * The routes of `ip -o route show match <address>` that are not the default route nor on the
+ * bridge: the host's own networks that hold the address.
+ */
+export function conflictingRoutes(output: string, bridge: string): string[] {
+  return output
+    .split('\n')
+    .map((l) => l.trim().split(/\s+/).join(' '))
+    .filter((l) => l !== '' && !l.startsWith('default ') && !`${l} `.includes(` dev ${bridge} `));
+}
+
+/** The network of an IPv4 address (`192.168.130.7`, 17 → `192.168.128.0/17`). */
+export function networkOf(address: string, prefix: number): string {
+  const n = address.split('.').reduce((acc, o) => acc * 256 + Number(o), 0);
+  const base = n - (n % 2 ** (32 - prefix));
+  return `${[24, 16, 8, 0].map((sh) => Math.floor(base / 2 ** sh) % 256).join('.')}/${prefix}`;
 }
 
 function stateOf(qemuStatus: string): MachineState {

@@ -1,3 +1,7 @@
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { kernelCmdline, macOf, qemuArgs } from './command-line.js';
@@ -54,6 +58,91 @@ describe('NoCloud seed', () => {
     });
     expect(parse(f['vendor-data'] as string).users[0]).toMatchObject({ lock_passwd: true });
     expect(f['user-data']).toBe('#cloud-config\n{}\n');
+  });
+});
+
+/**
+ * The test image's parser of the seed's network-config (scripts/build-test-image.sh writes it
+ * into the guest as /etc/init.d/netcfg.awk), run here with busybox's awk as in the guest (else
+ * the host's awk).
+ */
+function guestNetwork(networkConfig: string): string[] {
+  const script = readFileSync(
+    path.resolve(import.meta.dirname, '../../../scripts/build-test-image.sh'),
+    'utf8',
+  );
+  const m = /cat > "\$root\/etc\/init\.d\/netcfg\.awk" <<'EOF'\n([\s\S]*?)\nEOF\n/.exec(script);
+  if (!m) throw new Error('build-test-image.sh has no netcfg.awk');
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'netcfg-'));
+  try {
+    writeFileSync(path.join(dir, 'netcfg.awk'), m[1] as string);
+    writeFileSync(path.join(dir, 'network-config'), networkConfig);
+    const busybox = spawnSync('busybox', ['true']).status === 0;
+    const r = spawnSync(
+      busybox ? 'busybox' : 'awk',
+      [...(busybox ? ['awk'] : []), '-f', 'netcfg.awk', 'network-config'],
+      { cwd: dir, encoding: 'utf8' },
+    );
+    if (r.status !== 0) throw new Error(r.stderr);
+    return r.stdout.trim().split('\n');
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+describe('the test image reads the network-config', () => {
+  it('build-test-image netcfg: the static addresses, gateway and name server of the bridge mode seed', () => {
+    const f = seedFiles(
+      seed,
+      {
+        ipv4: [
+          { address: '198.18.0.7', prefix: 24, gateway: '198.18.0.1' },
+          { address: '192.168.130.9', prefix: 17, gateway: null },
+        ],
+        ipv6: null,
+      },
+      macOf(7),
+      'bridge',
+    );
+    expect(guestNetwork(f['network-config'] as string)).toEqual([
+      'MAC 52:54:00:00:00:07',
+      'ADDR 198.18.0.7/24',
+      'ADDR 192.168.130.9/17',
+      'GW 198.18.0.1',
+      'DNS 198.18.0.1',
+    ]);
+  });
+
+  it('build-test-image netcfg: user mode asks for DHCP', () => {
+    const f = seedFiles(seed, network, macOf(7), 'user');
+    expect(guestNetwork(f['network-config'] as string)).toContain('DHCP');
+    expect(guestNetwork(f['network-config'] as string).some((l) => l.startsWith('ADDR'))).toBe(
+      false,
+    );
+  });
+
+  it('build-test-image netcfg: version 1, its netmask as the prefix', () => {
+    expect(
+      guestNetwork(
+        [
+          'version: 1',
+          'config:',
+          '  - type: physical',
+          '    name: eth0',
+          '    mac_address: "52:54:00:00:00:07"',
+          '    subnets:',
+          '      - type: static',
+          '        address: 198.18.0.7',
+          '        netmask: 255.255.240.0',
+          '        gateway: 198.18.0.1',
+          '        dns_nameservers:',
+          '          - 198.18.0.2',
+          '',
+        ].join('\n'),
+      ).sort(),
+    ).toEqual(
+      ['MAC 52:54:00:00:00:07', 'ADDR 198.18.0.7/20', 'GW 198.18.0.1', 'DNS 198.18.0.2'].sort(),
+    );
   });
 });
 

@@ -6,6 +6,7 @@ import { isoSeconds } from '../../lib/time.js';
 import type { ComputeDriver } from '../../machines/driver.js';
 import { entityRefs } from '../events/events.types.js';
 import type { EventWriter } from '../events/events.writer.js';
+import { machineFirewalls } from '../networking/firewall-machines.js';
 import { closeRun, lifecycleJob } from './compute.jobs.js';
 import { wantedVolumes } from './machines.seam.js';
 
@@ -37,6 +38,10 @@ const KEEP_SAMPLES_MS = 366 * 86_400_000;
  *   boots it again with a `lassie_reboot` event, or the instance goes `offline` with a
  *   `compute_shutdown` event;
  * - running machines get the volumes attached to their instance, and lose detached ones;
+ * - in bridge mode, each running machine's firewalls are computed again and applied when their
+ *   nftables text changed (a firewall created, deleted, enabled or disabled, its rules or a rule
+ *   set it names changed, a device added or removed on the instance or one of its interfaces):
+ *   one cheap pass catches every kind of change without a hook in each firewall route;
  * - every minute, their counters become `machine_samples` (the statistics), and files and
  *   processes whose rows are gone (a reset, a deleted volume, image or backup) are removed.
  *
@@ -91,6 +96,9 @@ export class MachineAgent {
       if (state === 'running' || state === 'paused') {
         await this.syncVolumes(inst).catch((err) =>
           this.d.log.warn({ instanceId: inst.id, err: String(err) }, 'volume hot-plug failed'),
+        );
+        await this.syncFirewall(inst.id).catch((err) =>
+          this.d.log.warn({ instanceId: inst.id, err: String(err) }, 'firewall apply failed'),
         );
         continue;
       }
@@ -189,6 +197,13 @@ export class MachineAgent {
     for (const id of have) if (!wanted.has(id)) await machines.detachVolume(inst.id, id);
     for (const w of want)
       if (!have.has(w.volume.volumeId)) await machines.attachVolume(inst.id, w.volume, w.slot);
+  }
+
+  /** Applies the instance's enabled firewalls to its machine (a no-op when they did not change). */
+  async syncFirewall(instanceId: number): Promise<boolean> {
+    const { db, machines } = this.d;
+    if (!machines.firewalls) return false;
+    return machines.applyFirewall(instanceId, await machineFirewalls(db, instanceId));
   }
 
   private async sample(running: { id: number; account_id: number }[]): Promise<void> {

@@ -11,6 +11,7 @@ import {
   type VolumeRef,
 } from '../../machines/driver.js';
 import { catalogueData } from '../catalogue/catalogue.data.js';
+import { machineFirewalls } from '../networking/firewall-machines.js';
 import { type Devices, parseDevices } from './compute.repository.js';
 
 /**
@@ -287,6 +288,7 @@ export async function machineSpec(
       ipv4: ips.map((i) => ({ address: i.address, prefix: i.prefix, gateway: i.gateway })),
       ipv6: inst.ipv6,
     },
+    firewalls: await machineFirewalls(db, instanceId),
   };
 }
 

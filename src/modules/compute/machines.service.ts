@@ -14,6 +14,8 @@ export interface MachineView {
   memory_mb: number | null;
   ssh: { host: string; port: number; command: string } | null;
   tap: string | null;
+  /** Bridge mode: the nftables table (bridge family) of the instance's firewalls, when applied. */
+  firewall_table: string | null;
   console_log: string;
   started: string | null;
 }
@@ -58,6 +60,7 @@ export class MachinesService {
         memory_mb: m.memoryMb,
         ssh: m.ssh ? { ...m.ssh, command: `ssh -p ${m.ssh.port} root@${m.ssh.host}` } : null,
         tap: m.tap,
+        firewall_table: m.firewallTable,
         console_log: m.consoleLog,
         started: m.startedAt,
       })),

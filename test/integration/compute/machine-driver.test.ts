@@ -4,6 +4,7 @@ import {
   type ComputeDriver,
   type DiskRef,
   type DiskSource,
+  type MachineFirewall,
   type MachineSpec,
   type MachineState,
   CapacityError,
@@ -23,6 +24,9 @@ const PASS = 'Correct-Horse-Battery-9';
 class RecordingDriver extends SimulatedDriver implements ComputeDriver {
   override readonly real: boolean = true;
   override readonly shutdownGraceMs: number = 5000;
+  override readonly firewalls: boolean = true;
+  /** What applyFirewall was last given, per instance. */
+  applied = new Map<number, MachineFirewall[]>();
   calls: { op: string; args: unknown[] }[] = [];
   states = new Map<number, MachineState>();
   disks = new Map<string, DiskSource>();
@@ -86,6 +90,12 @@ class RecordingDriver extends SimulatedDriver implements ComputeDriver {
   }
   override async status(id: number) {
     return { state: this.states.get(id) ?? ('stopped' as const) };
+  }
+  override async applyFirewall(id: number, firewalls: MachineFirewall[]) {
+    this.rec('applyFirewall', id);
+    const changed = JSON.stringify(this.applied.get(id)) !== JSON.stringify(firewalls);
+    this.applied.set(id, firewalls);
+    return changed;
   }
   ops(): string[] {
     return this.calls.map((c) => c.op);
@@ -370,6 +380,125 @@ describe('the host agent', () => {
       (e: { action: string }) => e.action === 'lassie_reboot',
     );
     expect(lassie).toEqual([]);
+  });
+});
+
+describe('firewalls on the machines', () => {
+  const SSH = {
+    protocol: 'TCP',
+    ports: '22',
+    addresses: { ipv4: ['0.0.0.0/0'] },
+    action: 'ACCEPT',
+  };
+  const firewall = async (body: Record<string, unknown> = {}) => {
+    const r = await t.post('/v4/networking/firewalls', {
+      label: `fw-${Math.floor(Math.random() * 1e9)}`,
+      rules: { inbound_policy: 'DROP', outbound_policy: 'ACCEPT', inbound: [SSH] },
+      ...body,
+    });
+    expect(r.status, JSON.stringify(r.body)).toBe(200);
+    return r.body.id as number;
+  };
+  const tick = () => t.ctx.areas.compute.machines.agent.tick();
+  const applied = (id: number) =>
+    (driver.applied.get(id) ?? []).map((f) => ({
+      id: f.id,
+      inbound: f.rules.inbound.map((r) => r.ports ?? r.protocol),
+      inboundPolicy: f.inboundPolicy,
+      outboundPolicy: f.outboundPolicy,
+    }));
+
+  it('createInstance: the machine starts with its enabled firewalls, their rule sets expanded', async () => {
+    await app();
+    const rs = await t.post('/v4/networking/firewalls/rulesets', {
+      label: 'web',
+      type: 'inbound',
+      rules: [
+        { protocol: 'TCP', ports: '80,443', addresses: { ipv4: ['0.0.0.0/0'] }, action: 'ACCEPT' },
+      ],
+    });
+    expect(rs.status, JSON.stringify(rs.body)).toBe(200);
+    const fw = await firewall({
+      rules: {
+        inbound_policy: 'DROP',
+        outbound_policy: 'ACCEPT',
+        inbound: [SSH, { ruleset: rs.body.id }],
+      },
+    });
+    const id = await create({ firewall_id: fw });
+    const spec = driver.specs.at(-1) as MachineSpec;
+    expect(spec.instanceId).toBe(id);
+    expect(spec.firewalls).toEqual([
+      {
+        id: fw,
+        inboundPolicy: 'DROP',
+        outboundPolicy: 'ACCEPT',
+        rules: {
+          inbound: [
+            expect.objectContaining({ protocol: 'TCP', ports: '22' }),
+            expect.objectContaining({ protocol: 'TCP', ports: '80,443' }),
+          ],
+          outbound: [],
+        },
+      },
+    ]);
+  });
+
+  it('machine agent: firewall changes reach the running machine (devices, rules, status), an interface device included', async () => {
+    await app();
+    const id = await create({
+      interface_generation: 'compute',
+      interfaces: [{ default_route: { ipv4: true }, public: {} }],
+    });
+    await tick();
+    expect(driver.applied.get(id)).toEqual([]);
+    // A firewall with the instance as a device.
+    const a = await firewall({ devices: { computes: [id] } });
+    await tick();
+    expect(applied(id)).toEqual([
+      { id: a, inbound: ['22'], inboundPolicy: 'DROP', outboundPolicy: 'ACCEPT' },
+    ]);
+    // Its rules change.
+    expect(
+      (
+        await t.put(`/v4/networking/firewalls/${a}/rules`, {
+          inbound: [{ ...SSH, ports: '2222' }],
+          inbound_policy: 'DROP',
+          outbound_policy: 'DROP',
+        })
+      ).status,
+    ).toBe(200);
+    await tick();
+    expect(applied(id)).toEqual([
+      { id: a, inbound: ['2222'], inboundPolicy: 'DROP', outboundPolicy: 'DROP' },
+    ]);
+    // A second firewall on one of the instance's interfaces.
+    const iface = (await t.get(`/v4/compute/instances/${id}/interfaces`)).body.interfaces[0];
+    const b = await firewall();
+    const dev = await t.post(`/v4/networking/firewalls/${b}/devices`, {
+      type: 'compute_interface',
+      id: iface.id,
+    });
+    expect(dev.status, JSON.stringify(dev.body)).toBe(200);
+    await tick();
+    expect(applied(id).map((f) => f.id)).toEqual([a, b]);
+    // Disabled, a firewall protects nothing; deleted neither.
+    expect((await t.put(`/v4/networking/firewalls/${a}`, { status: 'disabled' })).status).toBe(200);
+    await tick();
+    expect(applied(id).map((f) => f.id)).toEqual([b]);
+    expect((await t.del(`/v4/networking/firewalls/${b}`)).status).toBe(200);
+    await tick();
+    expect(driver.applied.get(id)).toEqual([]);
+  });
+
+  it('machine agent: an instance that is not running gets no firewall pass', async () => {
+    await app();
+    const id = await create({ firewall_id: await firewall() });
+    expect((await t.post(`/v4/compute/instances/${id}/shutdown`)).status).toBe(200);
+    await t.settle();
+    driver.calls = [];
+    await tick();
+    expect(driver.ops()).not.toContain('applyFirewall');
   });
 });
 
