@@ -86,6 +86,17 @@ describe('envToConfig', () => {
     }
   });
 
+  it('envToConfig: the default name servers use STRATUS_PRODUCT_WORD; STRATUS_DNS_NAMESERVERS wins', () => {
+    expect(envToConfig({}).dns.nameservers[0]).toBe('ns1.compute.com');
+    const worded = envToConfig({ STRATUS_PRODUCT_WORD: 'acme' }).dns.nameservers;
+    expect(worded).toEqual([1, 2, 3, 4, 5].map((n) => `ns${n}.acme.com`));
+    const own = envToConfig({
+      STRATUS_PRODUCT_WORD: 'acme',
+      STRATUS_DNS_NAMESERVERS: 'a.example.net',
+    });
+    expect(own.dns.nameservers).toEqual(['a.example.net']);
+  });
+
   it('envToConfig: STRATUS_DATA_DIR places the default SQLite file', () => {
     const c = envToConfig({ STRATUS_DATA_DIR: '/tmp/stratus-x' });
     expect(c.dataDir).toBe('/tmp/stratus-x');

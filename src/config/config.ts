@@ -255,7 +255,7 @@ export function envToConfig(env: RawEnv): Config {
       env.STRATUS_CONSOLE_DIR && env.STRATUS_CONSOLE_DIR !== ''
         ? path.resolve(env.STRATUS_CONSOLE_DIR)
         : undefined,
-    dns: dnsConfig(env, host),
+    dns: dnsConfig(env, host, productWordOf(env.STRATUS_PRODUCT_WORD)),
   });
 }
 

@@ -8,7 +8,10 @@ export interface DnsConfig {
   readonly host: string;
   /** STRATUS_DNS_PORT: UDP and TCP port; unset, no DNS server runs (0: any free port). */
   readonly port: number | undefined;
-  /** STRATUS_DNS_NAMESERVERS: the names in every zone's NS records and SOA (first: mname). */
+  /**
+   * STRATUS_DNS_NAMESERVERS: the names in every zone's NS records and SOA (first: mname);
+   * default `ns1.compute.com`…`ns5.compute.com`, with STRATUS_PRODUCT_WORD's word for `compute`.
+   */
   readonly nameservers: readonly string[];
   /** STRATUS_DNS_TRANSFER_PORT: the port of masters and remote name servers (imports, slaves). */
   readonly transferPort: number;
@@ -16,7 +19,11 @@ export interface DnsConfig {
   readonly transferNetworks: readonly string[] | undefined;
 }
 
-export const DEFAULT_NAMESERVERS = [1, 2, 3, 4, 5].map((n) => `ns${n}.compute.com`);
+/** `ns1.<word>.com` … `ns5.<word>.com`: the provider's name servers, in the clients' word. */
+export const defaultNameservers = (word = 'compute'): string[] =>
+  [1, 2, 3, 4, 5].map((n) => `ns${n}.${word}.com`);
+
+export const DEFAULT_NAMESERVERS = defaultNameservers();
 
 const HOST_RE = /^(?=.{1,253}$)([A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?\.)+[A-Za-z]{2,63}$/;
 
@@ -42,12 +49,13 @@ function list(value: string | undefined): string[] | undefined {
         .filter((s) => s !== '');
 }
 
-export function dnsConfig(env: RawEnv, host: string): DnsConfig {
+/** `word`: STRATUS_PRODUCT_WORD, the clients' word for `compute`, in the default names. */
+export function dnsConfig(env: RawEnv, host: string, word?: string): DnsConfig {
   const dnsHost = set(env.STRATUS_DNS_HOST) ?? host;
   const dnsPort = port('STRATUS_DNS_PORT', env.STRATUS_DNS_PORT, 0);
   if (dnsPort !== undefined && !ipaddr.isValid(dnsHost))
     throw new ConfigError('STRATUS_DNS_HOST', `must be an IP address (got "${dnsHost}")`);
-  const nameservers = list(env.STRATUS_DNS_NAMESERVERS) ?? DEFAULT_NAMESERVERS;
+  const nameservers = list(env.STRATUS_DNS_NAMESERVERS) ?? defaultNameservers(word);
   if (nameservers.length === 0 || nameservers.some((n) => !HOST_RE.test(n.replace(/\.$/, ''))))
     throw new ConfigError(
       'STRATUS_DNS_NAMESERVERS',

@@ -165,12 +165,14 @@ export class InstancesService {
     if (b.tags !== undefined && b.tags.length > 0 && p.restricted) throw errors.unauthorized();
     const fe = new FieldErrors();
 
+    // The type's error before the region's, as the real service orders them (the Python SDK's
+    // suite asserts the order).
+    const type = catalogue.type(b.type);
+    if (!type) fe.add('type', 'A valid plan type by that ID was not found');
     const region = catalogue.region(b.region);
     if (!region) fe.add('region', 'region is not valid');
     else if (!region.capabilities.includes('Computes'))
       fe.add('region', 'Compute instances are not available in this region');
-    const type = catalogue.type(b.type);
-    if (!type) fe.add('type', 'A valid plan type by that ID was not found');
     if (b.label !== undefined) {
       const lp = instanceLabelProblem(b.label);
       if (lp) fe.add('label', lp);

@@ -49,6 +49,17 @@ export interface OpPayload extends Holdable {
   sourceId?: number;
 }
 
+/**
+ * What the start job of an operation carries: the operation's payload without its event, which
+ * the start records, and the event's action and entities.
+ */
+export interface OpStartPayload extends Omit<OpPayload, 'eventId'> {
+  action: string;
+  /** The event's entity when it is not the instance worked on (clone: the source). */
+  eventEntity: { id: number; label: string } | null;
+  eventSecondary: { id: number; label: string } | null;
+}
+
 const KIND: Record<OpKind, WorkKind> = {
   resize: 'resize',
   mutate: 'resize',
@@ -175,8 +186,13 @@ export const opJob = defineJob<OpPayload>({
       await ctx.events.update(ctx.db, p.eventId, {
         percentComplete: Math.round((p.step / STEPS) * 100),
       });
-      const { holdFrom: _, ...next } = p;
-      return { next: { ...next, step: p.step + 1 }, delayMs };
+      // One hold of HOLD_MS from the request covers the start and the end (the start job passes
+      // its `holdFrom` on); a cold migration's `offline` gets its own from the midpoint.
+      if (p.step === STEPS / 2 && coldMigration(p)) {
+        const { holdFrom: _, ...next } = p;
+        return { next: { ...next, step: p.step + 1 }, delayMs };
+      }
+      return { next: { ...p, step: p.step + 1 }, delayMs };
     }
     const hold = await holdDelay(ctx, p.instanceId, p, coldMigration(p) ? 'offline' : undefined);
     if (hold) return { next: { ...p, holdFrom: hold.holdFrom }, delayMs: hold.delayMs };
@@ -233,17 +249,80 @@ export const opJob = defineJob<OpPayload>({
   },
   async onFailure(ctx, p, error) {
     await ctx.events.update(ctx.db, p.eventId, { status: 'failed', message: error.message });
-    const now = isoSeconds(ctx.clock.nowMs());
-    if (p.op === 'clone' && p.sourceId !== undefined)
-      await finishClone(ctx.db, p.sourceId, p.instanceId, now);
-    if (p.op === 'migrate' || p.op === 'migrate_datacenter')
-      await abandonMigration(ctx.db, p.instanceId);
-    await ctx.db.db
-      .updateTable('instances')
-      .set({ status: 'offline', pending_migration: null, updated: now })
-      .where('id', '=', p.instanceId)
-      .execute();
+    await abandonOp(ctx, p);
   },
 });
 
-export const opJobs = [opJob];
+/** A failed operation: the instance ends `offline`; a clone's source and a migration let go. */
+async function abandonOp(ctx: JobContext, p: Omit<OpPayload, 'eventId'>): Promise<void> {
+  const now = isoSeconds(ctx.clock.nowMs());
+  if (p.op === 'clone' && p.sourceId !== undefined)
+    await finishClone(ctx.db, p.sourceId, p.instanceId, now);
+  if (p.op === 'migrate' || p.op === 'migrate_datacenter')
+    await abandonMigration(ctx.db, p.instanceId);
+  await ctx.db.db
+    .updateTable('instances')
+    .set({ status: 'offline', pending_migration: null, updated: now })
+    .where('id', '=', p.instanceId)
+    .execute();
+}
+
+/**
+ * The start of an operation (ops.start.ts enqueues it with the request). On the real service an
+ * operation's event appears when a worker takes the work up, a moment after the request: a
+ * client that makes its event poller after the request (the Python SDK's `EventPoller` keeps the
+ * events it finds when made and waits for a new one) finds it then. Here the start waits, under
+ * every timing profile, until a client reads the account's events (src/jobs/feed-read.ts) or the
+ * instance (status-hold.ts), or at most HOLD_MS of the job clock (one hold with the end's: the
+ * operation's job gets the same `holdFrom`); then it records the event `started`, as the wire records these actions (`compute_clone`, `backups_restore`: `started`,
+ * then `finished`, never `scheduled`), and hands over to the operation's job.
+ */
+export const opStartJob = defineJob<OpStartPayload>({
+  name: 'compute.op_start',
+  version: 1,
+  payload: Type.Object({ op: Type.String(), instanceId: Type.Integer(), action: Type.String() }),
+  maxAttempts: 5,
+  async handle(ctx, p) {
+    const { action, eventEntity, eventSecondary, ...op } = p;
+    const inst = await instanceById(ctx.db, p.instanceId);
+    if (!inst || inst.status === 'deleting') {
+      // Deleted before the work started: nothing started, no event.
+      if (p.op === 'clone' && p.sourceId !== undefined)
+        await finishClone(ctx.db, p.sourceId, p.instanceId, isoSeconds(ctx.clock.nowMs()));
+      return undefined;
+    }
+    const eventId = await ctx.events.record(ctx.db, {
+      accountId: p.accountId,
+      action,
+      entity: eventEntity
+        ? entityRefs.compute(eventEntity.id, eventEntity.label)
+        : entityRefs.compute(inst.id, inst.label),
+      secondaryEntity: eventSecondary
+        ? entityRefs.compute(eventSecondary.id, eventSecondary.label)
+        : null,
+      status: 'started',
+      username: p.username,
+    });
+    await ctx.queue.enqueue(
+      ctx.db,
+      opJob,
+      { ...op, eventId, step: 0 },
+      { accountId: p.accountId, entity: { type: 'compute', id: inst.id } },
+    );
+    return undefined;
+  },
+  async onFailure(ctx, p, error) {
+    const { action, eventEntity, eventSecondary: _, holdFrom: __, ...op } = p;
+    await ctx.events.record(ctx.db, {
+      accountId: p.accountId,
+      action,
+      entity: entityRefs.compute(eventEntity?.id ?? p.instanceId, eventEntity?.label ?? null),
+      status: 'failed',
+      message: error.message,
+      username: p.username,
+    });
+    await abandonOp(ctx, op);
+  },
+});
+
+export const opJobs = [opStartJob, opJob];

@@ -9,7 +9,8 @@ import { entityRefs } from '../events/events.types.js';
 import type { EventWriter } from '../events/events.writer.js';
 import { closeRun } from './compute.jobs.js';
 import type { InstanceRow } from './compute.repository.js';
-import { type OpKind, type OpPayload, opJob, opStatus } from './ops.jobs.js';
+import { type OpKind, type OpStartPayload, opStartJob, opStatus } from './ops.jobs.js';
+import { awaitingRead, HOLD_MS } from './status-hold.js';
 
 export interface OpDeps {
   db: Database;
@@ -22,7 +23,7 @@ export interface OpDeps {
 
 export interface StartOp {
   op: OpKind;
-  /** The event followed by pollers (percent_complete). */
+  /** The event followed by pollers (percent_complete), recorded when the work starts. */
   action: string;
   /** Recorded first, as a notification (e.g. `compute_resize_create`). */
   createAction?: string;
@@ -40,8 +41,10 @@ export interface StartOp {
 }
 
 /**
- * Starts a long operation on an instance: its events (a `…_create` notification first when the
- * operation has one), its status, and its job, all in the caller's transaction.
+ * Starts a long operation on an instance, in the caller's transaction: its `…_create`
+ * notification when the operation has one, its status, and its start job. The operation's own
+ * event (`compute_resize`…) is recorded `started` by that job when the work starts, not with
+ * the request (see `opStartJob`).
  */
 export async function startOp(
   d: OpDeps,
@@ -49,56 +52,49 @@ export async function startOp(
   p: Principal,
   inst: InstanceRow,
   o: StartOp,
-): Promise<number> {
+): Promise<void> {
   const nowMs = d.clock.nowMs();
   const wasRunning = inst.status === 'running';
-  const entity = entityRefs.compute(inst.id, inst.label);
-  const secondaryEntity = o.secondary
-    ? entityRefs.compute(o.secondary.id, o.secondary.label)
-    : null;
   if (o.createAction) {
     await d.events.record(tx, {
       accountId: p.accountId,
       action: o.createAction,
-      entity,
+      entity: entityRefs.compute(inst.id, inst.label),
       status: 'notification',
       username: p.username,
     });
   }
-  const eventId = await d.events.record(tx, {
-    accountId: p.accountId,
-    action: o.action,
-    entity: o.entity ? entityRefs.compute(o.entity.id, o.entity.label) : entity,
-    secondaryEntity,
-    status: 'scheduled',
-    username: p.username,
-  });
   const keepsRunning = wasRunning && o.warm === true && o.boot === undefined;
   if (wasRunning && !keepsRunning) await closeRun(tx, inst.id, nowMs);
+  const status = opStatus(o.op, keepsRunning);
   await tx.db
     .updateTable('instances')
-    .set({ status: opStatus(o.op, keepsRunning), seen_status: null, updated: isoSeconds(nowMs) })
+    // The start job waits for a read (status-hold.ts): a read of the instance wakes it.
+    .set({ status, seen_status: awaitingRead(status), updated: isoSeconds(nowMs) })
     .where('id', '=', inst.id)
     .execute();
-  const payload: OpPayload = {
+  const payload: OpStartPayload = {
     op: o.op,
     instanceId: inst.id,
     accountId: p.accountId,
-    eventId,
     step: 0,
     username: p.username,
     bootAfter: o.boot ?? (wasRunning && !keepsRunning),
     configId: o.configId ?? null,
     endStatus: keepsRunning ? 'running' : 'offline',
+    action: o.action,
+    eventEntity: o.entity ?? null,
+    eventSecondary: o.secondary ?? null,
+    holdFrom: nowMs,
     ...(o.type !== undefined ? { type: o.type } : {}),
     ...(o.allowAutoDiskResize !== undefined ? { allowAutoDiskResize: o.allowAutoDiskResize } : {}),
     ...(o.sourceId !== undefined ? { sourceId: o.sourceId } : {}),
   };
-  await d.queue.enqueue(tx, opJob, payload, {
+  await d.queue.enqueue(tx, opStartJob, payload, {
     accountId: p.accountId,
     entity: { type: 'compute', id: inst.id },
+    delayMs: HOLD_MS,
   });
-  return eventId;
 }
 
 /** Whether a region offers a type (premium and GPU plans need the region's capability). */

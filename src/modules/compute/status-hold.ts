@@ -30,6 +30,12 @@ export interface Holdable {
 const waiting = (status: string) => `?${status}`;
 
 /**
+ * `seen_status` of an instance whose operation waits for a read before it starts
+ * (ops.start.ts): a read of the instance marks the status seen and wakes the start job.
+ */
+export const awaitingRead = (status: InstanceStatus): string => waiting(status);
+
+/**
  * Called by a job step about to move an instance out of its current status: the delay to wait
  * (and the `holdFrom` to carry) while the status is held and unread, or undefined to go on.
  * A waiting job marks the row (`?<status>` in `seen_status`) so that a reader wakes it; the
@@ -63,7 +69,12 @@ export async function holdDelay(
 }
 
 /** The operation jobs of an instance that wait for a read (scheduled maintenance's too). */
-const WAITING_JOBS = ['compute.lifecycle', 'compute.op', 'notices.maintenance_work'];
+const WAITING_JOBS = [
+  'compute.lifecycle',
+  'compute.op',
+  'compute.op_start',
+  'notices.maintenance_work',
+];
 
 /**
  * A client read these instances: their current status counts as seen, and a job waiting for

@@ -8,8 +8,8 @@ export const eventsModule = defineArea({
   name: 'events',
   needs: [],
   tables: ['events', 'event_feeds'],
-  services: ({ db, clock, config }) => ({
-    events: new EventsService(db, clock, new FeedCache(config.feedCacheMb * 1024 * 1024)),
+  services: ({ db, clock, config, queue }) => ({
+    events: new EventsService(db, clock, new FeedCache(config.feedCacheMb * 1024 * 1024), queue),
   }),
   api: (ctx) => [eventsRoutes(ctx)],
   metrics: ({ events }) => feedCacheMetrics(events.cache.stats),

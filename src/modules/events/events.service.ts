@@ -5,6 +5,8 @@ import type { Clock } from '../../lib/clock.js';
 import { compileFilter } from '../../lib/filter.js';
 import { type Page, PAGE_SIZE_DEFAULT, type PageParams } from '../../lib/pagination.js';
 import { isoSeconds } from '../../lib/time.js';
+import type { JobQueue } from '../../jobs/queue.js';
+import { wakeFeedReaders } from '../../jobs/feed-read.js';
 import {
   type ApiEvent,
   baseEventQuery,
@@ -23,6 +25,8 @@ export class EventsService {
     private readonly clock: Clock,
     /** Rendered pages of unrestricted users (events.feed.ts); off when its size is 0. */
     readonly cache: FeedCache = new FeedCache(0),
+    /** Wakes the in-process job runner when a read made waiting jobs due. */
+    private readonly queue?: JobQueue,
   ) {
     this.versions = new FeedVersions((accountId) => feedVersion(db, accountId));
   }
@@ -52,6 +56,18 @@ export class EventsService {
    * cache was rendered from that very X-Filter text.
    */
   async listJson(
+    p: Principal,
+    params: PageParams,
+    xFilter: string | string[] | undefined,
+    render: (page: Page<ApiEvent>) => string,
+  ): Promise<Buffer> {
+    const body = await this.feedJson(p, params, xFilter, render);
+    // After the page: a job waiting for the feed to be read starts after what was read.
+    if (await wakeFeedReaders(this.db, p.accountId, this.clock.nowMs())) this.queue?.onEnqueue?.();
+    return body;
+  }
+
+  private async feedJson(
     p: Principal,
     params: PageParams,
     xFilter: string | string[] | undefined,

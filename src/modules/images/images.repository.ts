@@ -60,7 +60,9 @@ export function toApiImage(
     capabilities: row.cloud_init ? ['cloud-init'] : [],
     tags,
     regions: replicas.map((r) => ({ region: r.region, status: r.status })),
-    total_size: row.size * replicas.filter((r) => r.status === 'available').length,
+    // `size` once at least: an image not replicated (yet) is stored once (the Python SDK's suite,
+    // from the real service: `size == total_size` on the answer of `POST /images`).
+    total_size: row.size * Math.max(1, replicas.filter((r) => r.status === 'available').length),
     // Shared in a share group (image-sharing area): the groups' count.
     is_shared: sharegroupCount > 0,
     image_sharing: {

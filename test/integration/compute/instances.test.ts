@@ -38,6 +38,15 @@ describe('compute instances', () => {
     expect(fieldsOf(r)).toEqual(['image', 'label', 'region', 'type']);
   });
 
+  it('createComputeInstance: an unknown type and region are answered type first, in the real service order', async () => {
+    const r = await t.post('/v4/compute/instances', { type: 'g6-fake-plan', region: 'us-fake' });
+    expect(r.status).toBe(400);
+    expect(r.body.errors).toEqual([
+      { field: 'type', reason: 'A valid plan type by that ID was not found' },
+      { field: 'region', reason: 'region is not valid' },
+    ]);
+  });
+
   it('createComputeInstance: a region without compute instances is refused', async () => {
     const r = await t.post('/v4/compute/instances', { region: 'eu-south', type: 'g6-nanode-1' });
     expect(r.status).toBe(400);

@@ -36,7 +36,7 @@ describe('image replicas', () => {
     await t.runDue();
   };
 
-  it('createImage: no region while creating; its instance region, available, once captured; total_size and image_sharing', async () => {
+  it('createImage: no region while creating; its instance region, available, once captured; total_size is size, not replicated, and image_sharing', async () => {
     const { diskId } = await (async () => {
       const inst = await t.post('/v4/compute/instances', {
         region: 'us-east',
@@ -52,7 +52,7 @@ describe('image replicas', () => {
       return { diskId: d.body.id as number };
     })();
     const r = await t.post('/v4/images', { disk_id: diskId });
-    expect(r.body).toMatchObject({ status: 'creating', regions: [], total_size: 0 });
+    expect(r.body).toMatchObject({ status: 'creating', regions: [], size: 2000, total_size: 2000 });
     expect(r.body.is_shared).toBe(false);
     expect(r.body.image_sharing).toEqual({
       shared_with: { sharegroup_count: 0, sharegroup_list_url: `/images/${r.body.id}/sharegroups` },

@@ -158,6 +158,8 @@ describe('firewall rule sets', () => {
     });
     expect(nulls.status, JSON.stringify(nulls.body)).toBe(200);
     expect(nulls.body.inbound).toEqual([{ ruleset: rs.id }]);
+    // The rules as they were: no new version.
+    expect(nulls.body.version).toBe(1);
     const put = await t.put(`/v4/networking/firewalls/${fw.id}/rules`, {
       inbound: [HTTPS, { ruleset: rs.id }],
       outbound: [{ ruleset: out.id }],
@@ -166,7 +168,7 @@ describe('firewall rule sets', () => {
     expect(put.body).toMatchObject({
       inbound: [HTTPS, { ruleset: rs.id }],
       outbound: [{ ruleset: out.id }],
-      version: 3,
+      version: 2,
     });
     const exp = await t.get(`/v4/networking/firewalls/${fw.id}/rules/expansion`);
     expect(exp.status).toBe(200);

@@ -91,6 +91,39 @@ describe('firewall history, settings and templates', () => {
     ]);
   });
 
+  it('updateFirewallRules: the same rules and policies again make no new version', async () => {
+    const fw = await firewall(t);
+    const body = {
+      inbound: [
+        {
+          action: 'ACCEPT',
+          addresses: { ipv4: ['0.0.0.0/0'], ipv6: ['ff00::/8'] },
+          description: 'A really cool firewall rule.',
+          label: 'really-cool-firewall-rule',
+          ports: '80',
+          protocol: 'TCP',
+        },
+      ],
+      inbound_policy: 'ACCEPT',
+      outbound: [],
+      outbound_policy: 'DROP',
+    };
+    const first = await t.put(`/v4/networking/firewalls/${fw.id}/rules`, body);
+    expect(first.status).toBe(200);
+    const again = await t.put(`/v4/networking/firewalls/${fw.id}/rules`, body);
+    expect(again.status).toBe(200);
+    expect(again.body).toEqual(first.body);
+    expect(again.body.version).toBe(2);
+    const history = await t.get(`/v4/networking/firewalls/${fw.id}/history`);
+    expect(history.body.results).toBe(2);
+    // A change of a policy alone is a change.
+    const policy = await t.put(`/v4/networking/firewalls/${fw.id}/rules`, {
+      ...body,
+      outbound_policy: 'ACCEPT',
+    });
+    expect(policy.body.version).toBe(3);
+  });
+
   it('getFirewallRuleVersions: needs a grant on the firewall; another account\u2019s firewall is not found; a deleted firewall\u2019s history goes with it', async () => {
     const fw = await firewall(t);
     const none = await createTestUser(t);

@@ -1,0 +1,39 @@
+import type { Database } from '../db/database.js';
+
+/**
+ * Jobs that, queued, wait for a client to read the account's event feed (or their entity) before
+ * they run: the start of an instance's long operation (src/modules/compute/ops.jobs.ts). They
+ * are queued with a deadline, never with a duration of work, so waking them early skips no work.
+ */
+export const FEED_READ_JOBS: readonly string[] = ['compute.op_start'];
+
+/**
+ * A client read the account's events: its jobs waiting for that are due now. Called after the
+ * page was read, so what the reader saw was read before the work started. One read when nothing
+ * waits (the usual case); the update only when something does.
+ */
+export async function wakeFeedReaders(
+  db: Database,
+  accountId: number,
+  nowMs: number,
+): Promise<boolean> {
+  const waiting = await db.db
+    .selectFrom('jobs')
+    .select('id')
+    .where('status', '=', 'queued')
+    .where('run_at', '>', nowMs)
+    .where('account_id', '=', accountId)
+    .where('name', 'in', FEED_READ_JOBS)
+    .limit(1)
+    .executeTakeFirst();
+  if (!waiting) return false;
+  await db.db
+    .updateTable('jobs')
+    .set({ run_at: nowMs })
+    .where('status', '=', 'queued')
+    .where('run_at', '>', nowMs)
+    .where('account_id', '=', accountId)
+    .where('name', 'in', FEED_READ_JOBS)
+    .execute();
+  return true;
+}
