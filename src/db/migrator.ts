@@ -48,6 +48,7 @@ import * as m0046 from './migrations/0046-image-regions.js';
 import * as m0028 from './migrations/0028-compute-interfaces.js';
 import * as m0029 from './migrations/0029-volume-encryption.js';
 import * as m0034 from './migrations/0034-disk-encryption.js';
+import * as m0056 from './migrations/0056-feed-read-jobs.js';
 import type { MigrationContext } from './migrations/helpers.js';
 
 interface MigrationModule {
@@ -105,6 +106,7 @@ const MIGRATIONS: Record<string, MigrationModule> = {
   '0028-compute-interfaces': m0028,
   '0029-volume-encryption': m0029,
   '0034-disk-encryption': m0034,
+  '0056-feed-read-jobs': m0056,
 };
 
 /** The names of every migration this code has (the table `stratus_migrations` lists those applied). */
