@@ -134,8 +134,7 @@ export function nodebalancersRoutes(ctx: Ctx): FastifyPluginAsyncTypebox {
         },
         config: { operationId: 'getNodeBalancerVpcConfigs', ...read, paged: true },
       },
-      (req) =>
-        svc.listVpcs(principal(req), req.params.nodeBalancerId, req.query, xFilter(req)),
+      (req) => svc.listVpcs(principal(req), req.params.nodeBalancerId, req.query, xFilter(req)),
     );
     app.get(
       '/nodebalancers/:nodeBalancerId/vpcs/:vpcConfigId',

@@ -108,7 +108,7 @@ export const NodeBody = Type.Object({
   subnet_id: Type.Optional(
     Type.Integer({
       description:
-        'the subnet of one of the NodeBalancer\'s VPC configurations whose VPC address `address` is',
+        "the subnet of one of the NodeBalancer's VPC configurations whose VPC address `address` is",
     }),
   ),
 });

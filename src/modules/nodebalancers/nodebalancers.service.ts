@@ -243,7 +243,13 @@ export class NodeBalancersService {
         for (const n of c.nodeCols) {
           const vpcConfigId =
             n.subnetId === undefined ? n.vpc_config_id : (vpcConfigs.get(n.subnetId) ?? null);
-          await insertNode(tx, id, configId, { ...nodeColumnsOf(n), vpc_config_id: vpcConfigId }, now);
+          await insertNode(
+            tx,
+            id,
+            configId,
+            { ...nodeColumnsOf(n), vpc_config_id: vpcConfigId },
+            now,
+          );
         }
       }
       await authz.grantCreator(tx, p, 'nodebalancer', id);

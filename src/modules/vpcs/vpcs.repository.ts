@@ -184,7 +184,8 @@ export async function nodebalancersOf(
     .where('subnet_id', 'in', [...subnetIds])
     .orderBy('nodebalancer_id')
     .execute();
-  for (const r of rows) out.get(r.subnet_id)?.push({ id: r.nodebalancer_id, ipv4_range: r.ipv4_range });
+  for (const r of rows)
+    out.get(r.subnet_id)?.push({ id: r.nodebalancer_id, ipv4_range: r.ipv4_range });
   return out;
 }
 
