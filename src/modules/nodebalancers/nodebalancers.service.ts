@@ -1,3 +1,5 @@
+import type { ExpressionBuilder } from 'kysely';
+import type { DatabaseSchema } from '../../db/schema.js';
 import type { FirewallsService } from '../networking/firewalls.service.js';
 import { authz, type Permission } from '../../auth/authz.js';
 import type { Principal } from '../../auth/principal.js';
@@ -120,17 +122,37 @@ export class NodeBalancersService {
       .selectFrom('nodebalancers')
       .where('nodebalancers.account_id', '=', p.accountId);
     if (computeId !== undefined) {
-      base = base.where((eb) =>
+      // A node on one of the instance's private addresses, or on its VPC address in the subnet
+      // of the node's VPC configuration (a profile's interface or the instance's own).
+      const inVpc = (eb: ExpressionBuilder<DatabaseSchema, 'nodebalancers'>, table: 'config_interfaces') =>
         eb.exists(
           eb
             .selectFrom('nodebalancer_nodes as n')
-            .innerJoin('ip_addresses as ip', 'ip.address', 'n.ip')
+            .innerJoin('nodebalancer_vpcs as nv', 'nv.id', 'n.vpc_config_id')
+            .innerJoin(`${table} as ci`, (j) =>
+              j.onRef('ci.subnet_id', '=', 'nv.subnet_id').onRef('ci.ipv4_vpc', '=', 'n.ip'),
+            )
             .select('n.id')
             .whereRef('n.nodebalancer_id', '=', 'nodebalancers.id')
-            .whereRef('ip.region', '=', 'nodebalancers.region')
-            .where('ip.kind', '=', 'private')
-            .where('ip.instance_id', '=', computeId),
-        ),
+            .where('ci.purpose', '=', 'vpc')
+            .where('ci.instance_id', '=', computeId),
+        );
+      base = base.where((eb) =>
+        eb.or([
+          eb.exists(
+            eb
+              .selectFrom('nodebalancer_nodes as n')
+              .innerJoin('ip_addresses as ip', 'ip.address', 'n.ip')
+              .select('n.id')
+              .whereRef('n.nodebalancer_id', '=', 'nodebalancers.id')
+              .whereRef('ip.region', '=', 'nodebalancers.region')
+              .where('n.vpc_config_id', 'is', null)
+              .where('ip.kind', '=', 'private')
+              .where('ip.instance_id', '=', computeId),
+          ),
+          inVpc(eb, 'config_interfaces'),
+          inVpc(eb, 'compute_interfaces' as 'config_interfaces'),
+        ]),
       );
     }
     const vis = authz.visible(p, 'nodebalancer', 'nodebalancers.id');

@@ -137,7 +137,7 @@ describe('nodebalancer vpcs', () => {
       ['s2', '192.168.1.0/25'],
     ]);
     const [s1, s2] = v.subnets.map((s) => s.id) as [number, number];
-    await instanceWith(t, [{ purpose: 'vpc', subnet_id: s1 }], { booted: true });
+    const inst = await instanceWith(t, [{ purpose: 'vpc', subnet_id: s1 }], { booted: true });
     // An instance in s2 holds 192.168.1.2: the refusal below is about the subnet alone.
     await instanceWith(t, [{ purpose: 'vpc', subnet_id: s2 }]);
     const created = await nb({ vpcs: [{ ipv4_range: '192.168.0.64/30', subnet_id: s1 }] });
@@ -168,6 +168,9 @@ describe('nodebalancer vpcs', () => {
       // The instance runs: the simulated health check finds it.
       status: 'UP',
     });
+    // The instance lists the NodeBalancer that reaches it through the VPC.
+    const ofInstance = await t.get(`/v4/compute/instances/${inst.id}/nodebalancers`);
+    expect(ofInstance.body.data.map((x: { id: number }) => x.id)).toEqual([id]);
     // Without subnet_id a VPC address is not a private address of an instance.
     const bare = await t.post(nodes, { address: '192.168.0.2:8081', label: 'bare' });
     expect(fieldsOf(bare)).toEqual(['address']);
