@@ -1,4 +1,4 @@
-import { type MigrationContext, notNull, withId } from './helpers.js';
+import { bigint, type MigrationContext, notNull, withId } from './helpers.js';
 
 /**
  * NodeBalancers in VPCs and NodeBalancer types. A VPC configuration gives a NodeBalancer a /30
@@ -12,8 +12,9 @@ export async function up({ db, dialect }: MigrationContext): Promise<void> {
     .addColumn('vpc_id', 'integer', notNull)
     .addColumn('subnet_id', 'integer', notNull)
     .addColumn('ipv4_range', 'text', notNull)
-    .addColumn('ipv4_start', 'integer', notNull)
-    .addColumn('ipv4_end', 'integer', notNull)
+    // IPv4 addresses as numbers pass 2^31: 64 bits on PostgreSQL.
+    .addColumn('ipv4_start', bigint(dialect), notNull)
+    .addColumn('ipv4_end', bigint(dialect), notNull)
     .addColumn('created', 'text', notNull)
     .execute();
   await db.schema
