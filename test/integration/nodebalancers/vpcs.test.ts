@@ -85,6 +85,16 @@ describe('nodebalancer vpcs', () => {
     });
     expect(inside.status).toBe(400);
     expect(fieldsOf(inside)).toEqual(['interfaces.0.ipv4.vpc']);
+    const ranged = await t.post('/v4/compute/instances', {
+      region: REGION,
+      type: 'g6-nanode-1',
+      image: 'compute/debian12',
+      root_pass: 's3cr3t-P4ssw0rd!',
+      booted: false,
+      interfaces: [{ purpose: 'vpc', subnet_id: subnet, ip_ranges: ['10.0.0.8/29'] }],
+    });
+    expect(ranged.status).toBe(400);
+    expect(fieldsOf(ranged)).toEqual(['interfaces.0.ip_ranges.0']);
   });
 
   it('createNodeBalancer: vpcs are checked (subnet, region, /30 inside the usable addresses, free, once) and nothing is created on refusal', async () => {
