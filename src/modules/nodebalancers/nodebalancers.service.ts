@@ -124,7 +124,10 @@ export class NodeBalancersService {
     if (computeId !== undefined) {
       // A node on one of the instance's private addresses, or on its VPC address in the subnet
       // of the node's VPC configuration (a profile's interface or the instance's own).
-      const inVpc = (eb: ExpressionBuilder<DatabaseSchema, 'nodebalancers'>, table: 'config_interfaces') =>
+      const inVpc = (
+        eb: ExpressionBuilder<DatabaseSchema, 'nodebalancers'>,
+        table: 'config_interfaces',
+      ) =>
         eb.exists(
           eb
             .selectFrom('nodebalancer_nodes as n')
