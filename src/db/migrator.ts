@@ -42,6 +42,7 @@ import * as m0050 from './migrations/0050-machines.js';
 import * as m0030 from './migrations/0030-nodebalancer-udp.js';
 import * as m0051 from './migrations/0051-disk-sources.js';
 import * as m0052 from './migrations/0052-job-workers.js';
+import * as m0053 from './migrations/0053-nodebalancer-vpcs.js';
 import * as m0045 from './migrations/0045-s3-compatibility.js';
 import * as m0054 from './migrations/0054-console-client.js';
 import * as m0046 from './migrations/0046-image-regions.js';
@@ -100,6 +101,7 @@ const MIGRATIONS: Record<string, MigrationModule> = {
   '0030-nodebalancer-udp': m0030,
   '0051-disk-sources': m0051,
   '0052-job-workers': m0052,
+  '0053-nodebalancer-vpcs': m0053,
   '0045-s3-compatibility': m0045,
   '0054-console-client': m0054,
   '0046-image-regions': m0046,

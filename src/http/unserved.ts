@@ -105,10 +105,6 @@ export const UNSERVED_AREAS: readonly UnservedArea[] = [
     ],
   },
   {
-    name: 'NodeBalancer VPC configurations',
-    paths: ['/nodebalancers/{nodeBalancerId}/vpcs', '/nodebalancers/{nodeBalancerId}/vpcs/{id}'],
-  },
-  {
     name: 'VPC IPv6 and VPC availability',
     paths: [
       '/regions/vpc-availability',

@@ -5,6 +5,7 @@ import {
   EXTRA_IPV4_PRICE,
   IMAGE_STORAGE_PRICE,
   instanceTypePrices,
+  NODEBALANCER_PRICE_OF,
   NODEBALANCER_PRICES,
   OBJECT_STORAGE_PRICES,
   type PriceRecord,
@@ -136,7 +137,7 @@ export async function billVolume(
 export async function billNodeBalancer(db: Database, nbId: number, nowIso: string) {
   const nb = await db.db
     .selectFrom('nodebalancers')
-    .select(['id', 'account_id', 'label', 'region'])
+    .select(['id', 'account_id', 'label', 'region', 'type'])
     .where('id', '=', nbId)
     .executeTakeFirst();
   const owner = { entityType: 'nodebalancer', entityId: nbId };
@@ -147,7 +148,12 @@ export async function billNodeBalancer(db: Database, nbId: number, nowIso: strin
     label: `NodeBalancer - ${nb.label} (${nb.id})`,
     region: nb.region,
     quantity: 1,
-    price: priceIn(NODEBALANCER_PRICES[0] as (typeof NODEBALANCER_PRICES)[0], nb.region),
+    // The plan's price (`common`, `premium`): src/modules/billing/prices.ts.
+    price: priceIn(
+      (NODEBALANCER_PRICES.find((r) => r.id === NODEBALANCER_PRICE_OF[nb.type]) ??
+        NODEBALANCER_PRICES[0]) as (typeof NODEBALANCER_PRICES)[0],
+      nb.region,
+    ),
   };
   await syncFacts(db, { accountId: nb.account_id, ...owner }, [line], at(nowIso));
 }

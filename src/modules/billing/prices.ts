@@ -40,10 +40,19 @@ function record(id: string, label: string, price: Price, transfer = 0): PriceRec
 export const VOLUME_PRICES = [
   record('volume', 'Storage Volume', { hourly: 0.00015, monthly: 0.1 }),
 ];
-/** `GET /nodebalancers/types`: $10 a month, $0.015 an hour. */
+/**
+ * `GET /nodebalancers/types`: a `common` NodeBalancer $10 a month ($0.015 an hour), a `premium`
+ * one $150 a month ($0.225 an hour), ids and labels as the recorded catalogue lists them.
+ */
 export const NODEBALANCER_PRICES = [
   record('nodebalancer', 'NodeBalancer', { hourly: 0.015, monthly: 10 }),
+  record('nodebalancer-pr100', 'Nodebalancer Premium', { hourly: 0.225, monthly: 150 }),
 ];
+/** The price record of a NodeBalancer `type`. */
+export const NODEBALANCER_PRICE_OF: Readonly<Record<string, string>> = {
+  common: 'nodebalancer',
+  premium: 'nodebalancer-pr100',
+};
 /** `GET /object-storage/types`: $5 a month including 250 GB of storage and 1 TB of transfer. */
 export const OBJECT_STORAGE_PRICES = [
   record('objectstorage', 'Object Storage', { hourly: 0.0075, monthly: 5 }, 1000),

@@ -117,6 +117,27 @@ export function rdnsProblem(rdns: string): string | undefined {
  */
 const ipEntity = ipRef;
 
+/**
+ * The public interface of each instance of the compute generation among `instanceIds` (it
+ * carries the instance's public IPv4 addresses: their `interface_id`), by instance id.
+ */
+async function publicInterfacesOf(
+  db: Database,
+  instanceIds: readonly number[],
+): Promise<Map<number, number>> {
+  if (instanceIds.length === 0) return new Map();
+  const rows = await db.db
+    .selectFrom('compute_interfaces')
+    .select(['id', 'instance_id'])
+    .where('instance_id', 'in', [...instanceIds])
+    .where('purpose', '=', 'public')
+    .orderBy('id')
+    .execute();
+  const out = new Map<number, number>();
+  for (const r of rows) if (!out.has(r.instance_id)) out.set(r.instance_id, r.id);
+  return out;
+}
+
 /** IP addresses of instances: the instance's view, allocation, reverse DNS, removal and the account list. */
 export class IpsService {
   constructor(private readonly d: IpsDeps) {}
@@ -170,7 +191,11 @@ export class IpsService {
     if (t.kind === 'unassigned') return this.v4(t.row, undefined, undefined);
     if (t.kind === 'ipv4') {
       const nats = await natsOf(db, t.inst, await ipv4Rows(db, t.inst.id));
-      return this.v4(t.row, nats.get(t.row.address), t.inst.label);
+      const iface =
+        t.row.kind === 'public'
+          ? ((await publicInterfacesOf(db, [t.inst.id])).get(t.inst.id) ?? null)
+          : null;
+      return { ...this.v4(t.row, nats.get(t.row.address), t.inst.label), interface_id: iface };
     }
     const rdns = t.kind === 'slaac' ? await ipv6RdnsOf(db, t.inst.id) : null;
     return this.v6(t.inst, t.kind, rdns);
@@ -238,17 +263,7 @@ export class IpsService {
     const nats = await natsOf(db, inst, rows);
     // An instance's own public interface (interface_generation compute) carries its public
     // IPv4 addresses: `interface_id` names it.
-    const publicIface =
-      inst.interface_generation === 'compute'
-        ? ((
-            await db.db
-              .selectFrom('compute_interfaces')
-              .select('id')
-              .where('instance_id', '=', inst.id)
-              .where('purpose', '=', 'public')
-              .executeTakeFirst()
-          )?.id ?? null)
-        : null;
+    const publicIface = (await publicInterfacesOf(db, [inst.id])).get(inst.id) ?? null;
     const shape = (r: IpRow) => ({
       ...this.v4(r, nats.get(r.address), inst.label),
       interface_id: r.kind === 'public' ? publicIface : null,
@@ -621,6 +636,17 @@ export class IpsService {
       ),
     ]);
     for (const r of page.data) if (r.type === 'ipv4') r.vpc_nat_1_1 = nats.get(r.address) ?? null;
+    // Public IPv4 addresses of instances of the compute generation: their public interface.
+    const ifaces = await publicInterfacesOf(db, [
+      ...new Set(
+        page.data.flatMap((r) =>
+          r.type === 'ipv4' && r.public && r.compute_id !== null ? [r.compute_id] : [],
+        ),
+      ),
+    ]);
+    for (const r of page.data)
+      if (r.type === 'ipv4' && r.public && r.compute_id !== null)
+        r.interface_id = ifaces.get(r.compute_id) ?? null;
     // Reserved addresses show their tags, as the recorded list does.
     const reserved = page.data.filter((r) => r.reserved).map((r) => r.address);
     if (reserved.length > 0) {

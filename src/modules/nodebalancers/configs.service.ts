@@ -12,6 +12,7 @@ import {
   duplicateAddresses,
   insertConfig,
   insertNode,
+  nodeColumnsOf,
   prepareConfig,
   prepareNode,
   uniqueAs,
@@ -117,7 +118,7 @@ export class NbConfigsService extends NbChildService {
       const fe = new FieldErrors();
       const cols = prepareConfig(fe, '', b, this.seal, row);
       duplicateAddresses(fe, 'nodes.', b.nodes);
-      const scope = { accountId: nb.account_id, region: nb.region };
+      const scope = { accountId: nb.account_id, region: nb.region, nbId: nb.id };
       const planned = [];
       for (const [i, n] of b.nodes.entries()) {
         const existing = n.id === undefined ? undefined : await findNode(tx, id, n.id);
@@ -144,7 +145,7 @@ export class NbConfigsService extends NbChildService {
               id: n.id,
               nodebalancer_id: nbId,
               config_id: id,
-              ...n.cols,
+              ...nodeColumnsOf(n.cols),
               created: n.created,
             })
             .execute();

@@ -13,7 +13,7 @@ import { NbNodesService } from './nodes.service.js';
 export const nodebalancersModule = defineArea({
   name: 'nodebalancers',
   needs: [catalogueModule, networkingModule],
-  tables: ['nodebalancers', 'nodebalancer_configs', 'nodebalancer_nodes'],
+  tables: ['nodebalancers', 'nodebalancer_configs', 'nodebalancer_nodes', 'nodebalancer_vpcs'],
   entities: nodebalancerEntities,
   services: (p, { catalogue: { catalogue }, networking }) => {
     const { db, clock, events, entities, sealer } = p;

@@ -92,10 +92,10 @@ export async function toApiNbs(db: Database, rows: readonly NbRow[]): Promise<Ap
     // Stratus carries no traffic: nothing is transferred.
     transfer: { total: 0, out: 0, in: 0 },
     tags: tags.get(r.id) ?? [],
-    // The real service's values for what Stratus does not serve: the standard (`common`) plan,
-    // a public front end, no LKE cluster.
-    type: 'common' as const,
+    type: r.type,
     client_udp_sess_throttle: r.client_udp_sess_throttle,
+    // The real service's values for what Stratus does not serve: a public front end (VPC
+    // front ends are not served), no LKE cluster.
     frontend_address_type: 'public' as const,
     frontend_vpc_subnet_id: null,
     lke_cluster: null,
@@ -112,7 +112,8 @@ export async function nodeStatuses(
   nb: NbRow,
   nodes: readonly NodeRow[],
 ): Promise<Map<number, 'UP' | 'DOWN'>> {
-  const ips = [...new Set(nodes.map((n) => n.ip))];
+  const plain = nodes.filter((n) => n.vpc_config_id === null);
+  const ips = [...new Set(plain.map((n) => n.ip))];
   const up = new Set<string>();
   if (ips.length > 0) {
     const rows = await db.db
@@ -127,7 +128,35 @@ export async function nodeStatuses(
       .execute();
     for (const r of rows) up.add(r.address);
   }
-  return new Map(nodes.map((n) => [n.id, up.has(n.ip) ? 'UP' : 'DOWN']));
+  // Nodes reached through a VPC: UP while an interface of a running instance in the
+  // configuration's subnet holds the address.
+  const inVpc = nodes.filter((n) => n.vpc_config_id !== null);
+  const upInVpc = new Set<string>();
+  if (inVpc.length > 0) {
+    const cfgIds = [...new Set(inVpc.map((n) => n.vpc_config_id as number))];
+    const vips = [...new Set(inVpc.map((n) => n.ip))];
+    for (const table of ['config_interfaces', 'compute_interfaces'] as const) {
+      const rows = await db.db
+        .selectFrom(`${table} as ci` as 'config_interfaces as ci')
+        .innerJoin('instances as i', 'i.id', 'ci.instance_id')
+        .innerJoin('nodebalancer_vpcs as nv', 'nv.subnet_id', 'ci.subnet_id')
+        .select(['nv.id as cfg', 'ci.ipv4_vpc as ip'])
+        .where('nv.id', 'in', cfgIds)
+        .where('ci.purpose', '=', 'vpc')
+        .where('ci.ipv4_vpc', 'in', vips)
+        .where('i.status', '=', 'running')
+        .execute();
+      for (const r of rows) upInVpc.add(`${r.cfg} ${r.ip}`);
+    }
+  }
+  return new Map(
+    nodes.map((n) => [
+      n.id,
+      (n.vpc_config_id === null ? up.has(n.ip) : upInVpc.has(`${n.vpc_config_id} ${n.ip}`))
+        ? 'UP'
+        : 'DOWN',
+    ]),
+  );
 }
 
 export async function toApiNodes(
@@ -145,8 +174,7 @@ export async function toApiNodes(
     mode: r.mode,
     config_id: r.config_id,
     nodebalancer_id: r.nodebalancer_id,
-    // Nodes reached through a VPC are not served: none has a VPC config.
-    vpc_config_id: null,
+    vpc_config_id: r.vpc_config_id,
   }));
 }
 
@@ -241,6 +269,22 @@ export async function isInstancePrivateIp(
     .where('instance_id', 'is not', null)
     .executeTakeFirst();
   return row !== undefined;
+}
+
+/** Whether `ip` is the VPC address of an interface (of a profile, or an instance's own) in the subnet. */
+export async function isVpcAddressIn(db: Database, subnetId: number, ip: string): Promise<boolean> {
+  for (const table of ['config_interfaces', 'compute_interfaces'] as const) {
+    const row = await db.db
+      .selectFrom(`${table} as ci` as 'config_interfaces as ci')
+      .select('ci.id')
+      .where('ci.purpose', '=', 'vpc')
+      .where('ci.subnet_id', '=', subnetId)
+      .where('ci.ipv4_vpc', '=', ip)
+      .limit(1)
+      .executeTakeFirst();
+    if (row) return true;
+  }
+  return false;
 }
 
 /** Id and label of every NodeBalancer of an account, by id (grants views and checks). */

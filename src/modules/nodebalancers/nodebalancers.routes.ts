@@ -8,6 +8,9 @@ import {
   ComputeNbParams,
   CreateNodeBalancerBody,
   NbParams,
+  NbVpcConfigPage,
+  NbVpcConfigSchema,
+  NbVpcParams,
   NodeBalancerPage,
   NodeBalancerSchema,
   StatsSchema,
@@ -118,6 +121,33 @@ export function nodebalancersRoutes(ctx: Ctx): FastifyPluginAsyncTypebox {
         config: { operationId: 'getNodeBalancerFirewalls', ...read, paged: true },
       },
       (req) => svc.firewalls(principal(req), req.params.nodeBalancerId, req.query),
+    );
+    app.get(
+      '/nodebalancers/:nodeBalancerId/vpcs',
+      {
+        schema: {
+          tags,
+          summary: 'NodeBalancer VPC Configurations List',
+          params: NbParams,
+          querystring: PageQuery,
+          response: { 200: NbVpcConfigPage },
+        },
+        config: { operationId: 'getNodeBalancerVpcConfigs', ...read, paged: true },
+      },
+      (req) => svc.listVpcs(principal(req), req.params.nodeBalancerId, req.query, xFilter(req)),
+    );
+    app.get(
+      '/nodebalancers/:nodeBalancerId/vpcs/:vpcConfigId',
+      {
+        schema: {
+          tags,
+          summary: 'NodeBalancer VPC Configuration View',
+          params: NbVpcParams,
+          response: { 200: NbVpcConfigSchema },
+        },
+        config: { operationId: 'getNodeBalancerVpcConfig', ...read },
+      },
+      (req) => svc.getVpc(principal(req), req.params.nodeBalancerId, req.params.vpcConfigId),
     );
     app.get(
       '/compute/instances/:computeId/nodebalancers',

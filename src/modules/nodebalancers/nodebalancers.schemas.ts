@@ -11,6 +11,8 @@ export const PROXY_PROTOCOLS = ['none', 'v1', 'v2'] as const;
 export const CIPHER_SUITES = ['recommended', 'legacy'] as const;
 export const NODE_MODES = ['accept', 'reject', 'drain', 'backup'] as const;
 export const NODE_STATUSES = ['unknown', 'UP', 'DOWN'] as const;
+/** NodeBalancer plans (src/modules/nodebalancers/nodebalancers.rules.ts prices them). */
+export const NB_TYPES = ['common', 'premium'] as const;
 
 const Enum = (values: readonly string[]) => Type.String({ enum: [...values] });
 const Tags = Type.Array(Type.String({ minLength: 3, maxLength: 50 }));
@@ -49,7 +51,7 @@ export const NodeBalancerSchema = Type.Object({
     in: Nullable(Type.Number()),
   }),
   tags: Type.Array(Type.String()),
-  type: Type.String({ enum: ['common', 'premium'] }),
+  type: Enum(NB_TYPES),
   client_udp_sess_throttle: Type.Integer(),
   frontend_address_type: Type.String({ enum: ['public', 'vpc'] }),
   frontend_vpc_subnet_id: Nullable(Type.Integer()),
@@ -96,10 +98,19 @@ export const ConfigBody = Type.Object(configFields);
 export type ConfigInput = Static<typeof ConfigBody>;
 
 export const NodeBody = Type.Object({
-  address: Type.String({ description: 'private IPv4 address and port, e.g. 192.168.210.120:80' }),
+  address: Type.String({
+    description:
+      'private IPv4 address and port (e.g. 192.168.210.120:80), or a VPC address of the subnet given as subnet_id',
+  }),
   label: NodeLabel,
   weight: Type.Optional(Type.Integer({ minimum: 1, maximum: 255 })),
   mode: Type.Optional(Enum(NODE_MODES)),
+  subnet_id: Type.Optional(
+    Type.Integer({
+      description:
+        "the subnet of one of the NodeBalancer's VPC configurations whose VPC address `address` is",
+    }),
+  ),
 });
 export type NodeInput = Static<typeof NodeBody>;
 export const UpdateNodeBody = Type.Partial(NodeBody);
@@ -111,8 +122,25 @@ export const RebuildBody = Type.Object({
 });
 export type RebuildInput = Static<typeof RebuildBody>;
 
+/** A VPC configuration at NodeBalancer create (the request shape of the provider's clients). */
+export const NbVpcBody = Type.Object({
+  subnet_id: Type.Integer(),
+  ipv4_range: Type.Optional(
+    Type.String({
+      description: 'a /30 of the subnet for the NodeBalancer; chosen when omitted',
+    }),
+  ),
+  ipv4_range_auto_assign: Type.Optional(
+    Type.Boolean({ description: 'choose the /30 (the default without ipv4_range)' }),
+  ),
+  ipv6_range: Type.Optional(Type.String({ description: 'not supported: refused when given' })),
+});
+export type NbVpcInput = Static<typeof NbVpcBody>;
+
 export const CreateNodeBalancerBody = Type.Object({
   region: Type.String(),
+  type: Type.Optional(Enum(NB_TYPES)),
+  vpcs: Type.Optional(Type.Array(NbVpcBody)),
   label: Type.Optional(NbLabel),
   client_conn_throttle: Type.Optional(Throttle),
   client_udp_sess_throttle: Type.Optional(UdpThrottle),
@@ -184,7 +212,21 @@ export const StatsSchema = Type.Object({
   title: Type.String(),
 });
 
+export const NbVpcConfigSchema = Type.Object({
+  id: Type.Integer(),
+  nodebalancer_id: Type.Integer(),
+  vpc_id: Type.Integer(),
+  subnet_id: Type.Integer(),
+  ipv4_range: Type.String(),
+});
+export type ApiNbVpcConfig = Static<typeof NbVpcConfigSchema>;
+export const NbVpcConfigPage = PageOf(NbVpcConfigSchema);
+
 export const NbParams = Type.Object({ nodeBalancerId: Type.Integer() });
+export const NbVpcParams = Type.Object({
+  nodeBalancerId: Type.Integer(),
+  vpcConfigId: Type.Integer(),
+});
 export const ConfigParams = Type.Object({
   nodeBalancerId: Type.Integer(),
   configId: Type.Integer(),

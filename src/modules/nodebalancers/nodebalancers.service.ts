@@ -1,3 +1,5 @@
+import type { ExpressionBuilder } from 'kysely';
+import type { DatabaseSchema } from '../../db/schema.js';
 import type { FirewallsService } from '../networking/firewalls.service.js';
 import { authz, type Permission } from '../../auth/authz.js';
 import type { Principal } from '../../auth/principal.js';
@@ -7,7 +9,7 @@ import type { Sealer } from '../../platform/sealer.js';
 import type { CascadeContext, EntityRegistry } from '../../entities/entities.js';
 import { errors, FieldErrors } from '../../errors/errors.js';
 import type { Clock } from '../../lib/clock.js';
-import { compileFilter } from '../../lib/filter.js';
+import { compileFilter, type FilterSpec } from '../../lib/filter.js';
 import { type Page, type PageParams, paginate } from '../../lib/pagination.js';
 import { isoSeconds } from '../../lib/time.js';
 import type { CatalogueService } from '../catalogue/catalogue.service.js';
@@ -17,6 +19,7 @@ import type { IpAllocator } from '../networking/ip-allocator.js';
 import { dropTags, setTags } from '../tags/tags.repository.js';
 import { findNb, NB_FILTERS, type NbRow, nbRef, toApiNbs } from './nodebalancers.repository.js';
 import type {
+  ApiNbVpcConfig,
   ApiNodeBalancer,
   CreateNodeBalancer,
   UpdateNodeBalancer,
@@ -25,11 +28,13 @@ import {
   duplicateAddresses,
   insertConfig,
   insertNode,
+  nodeColumnsOf,
   prepareConfig,
   prepareNode,
   uniqueAs,
 } from './nodebalancers.writer.js';
 import { refuseIfLocked } from '../locks/locks.repository.js';
+import { insertNbVpcs, type NbVpcRow, prepareNbVpcs, toApiNbVpc } from './nb-vpcs.js';
 
 type XFilter = string | string[] | undefined;
 
@@ -52,6 +57,12 @@ export interface NodeBalancerDeps {
 }
 
 const CAPABILITY = 'NodeBalancers';
+/** Filterable fields of a VPC configuration. */
+const NB_VPC_FILTERS: FilterSpec = {
+  vpc_id: { kind: 'int', column: 'vpc_id' },
+  subnet_id: { kind: 'int', column: 'subnet_id' },
+  ipv4_range: { kind: 'string', column: 'ipv4_range' },
+};
 const LABEL_TAKEN = 'Label must be unique.';
 const STATS_STEP_MS = 5 * 60_000;
 const DAY_MS = 24 * 3600_000;
@@ -111,17 +122,40 @@ export class NodeBalancersService {
       .selectFrom('nodebalancers')
       .where('nodebalancers.account_id', '=', p.accountId);
     if (computeId !== undefined) {
-      base = base.where((eb) =>
+      // A node on one of the instance's private addresses, or on its VPC address in the subnet
+      // of the node's VPC configuration (a profile's interface or the instance's own).
+      const inVpc = (
+        eb: ExpressionBuilder<DatabaseSchema, 'nodebalancers'>,
+        table: 'config_interfaces',
+      ) =>
         eb.exists(
           eb
             .selectFrom('nodebalancer_nodes as n')
-            .innerJoin('ip_addresses as ip', 'ip.address', 'n.ip')
+            .innerJoin('nodebalancer_vpcs as nv', 'nv.id', 'n.vpc_config_id')
+            .innerJoin(`${table} as ci`, (j) =>
+              j.onRef('ci.subnet_id', '=', 'nv.subnet_id').onRef('ci.ipv4_vpc', '=', 'n.ip'),
+            )
             .select('n.id')
             .whereRef('n.nodebalancer_id', '=', 'nodebalancers.id')
-            .whereRef('ip.region', '=', 'nodebalancers.region')
-            .where('ip.kind', '=', 'private')
-            .where('ip.instance_id', '=', computeId),
-        ),
+            .where('ci.purpose', '=', 'vpc')
+            .where('ci.instance_id', '=', computeId),
+        );
+      base = base.where((eb) =>
+        eb.or([
+          eb.exists(
+            eb
+              .selectFrom('nodebalancer_nodes as n')
+              .innerJoin('ip_addresses as ip', 'ip.address', 'n.ip')
+              .select('n.id')
+              .whereRef('n.nodebalancer_id', '=', 'nodebalancers.id')
+              .whereRef('ip.region', '=', 'nodebalancers.region')
+              .where('n.vpc_config_id', 'is', null)
+              .where('ip.kind', '=', 'private')
+              .where('ip.instance_id', '=', computeId),
+          ),
+          inVpc(eb, 'config_interfaces'),
+          inVpc(eb, 'compute_interfaces' as 'config_interfaces'),
+        ]),
       );
     }
     const vis = authz.visible(p, 'nodebalancer', 'nodebalancers.id');
@@ -164,7 +198,12 @@ export class NodeBalancersService {
     const work = this.d.db.transaction(async (tx) => {
       const now = this.now();
       if (b.label !== undefined) await this.assertLabelFree(tx, p.accountId, b.label);
-      const scope = { accountId: p.accountId, region: b.region };
+      const vpcs = await prepareNbVpcs(tx, fe, p.accountId, b.region, b.vpcs ?? []);
+      const scope = {
+        accountId: p.accountId,
+        region: b.region,
+        vpcSubnets: new Set(vpcs.map((v) => v.subnet.id)),
+      };
       const ports = new Set<number>();
       const configs = [];
       for (const [i, c] of (b.configs ?? []).entries()) {
@@ -199,6 +238,7 @@ export class NodeBalancersService {
           ipv6: null,
           client_conn_throttle: b.client_conn_throttle ?? 0,
           client_udp_sess_throttle: b.client_udp_sess_throttle ?? 0,
+          type: b.type ?? 'common',
           created: now,
           updated: now,
         })
@@ -213,9 +253,29 @@ export class NodeBalancersService {
         .set({ label, ipv6: this.d.ips.serviceIpv6(b.region, id) })
         .where('id', '=', id)
         .execute();
+      await insertNbVpcs(tx, id, p.accountId, vpcs, now);
+      const vpcConfigs = new Map(
+        (
+          await tx.db
+            .selectFrom('nodebalancer_vpcs')
+            .select(['id', 'subnet_id'])
+            .where('nodebalancer_id', '=', id)
+            .execute()
+        ).map((r) => [r.subnet_id, r.id]),
+      );
       for (const c of configs) {
         const configId = await insertConfig(tx, id, c.cols, now);
-        for (const n of c.nodeCols) await insertNode(tx, id, configId, n, now);
+        for (const n of c.nodeCols) {
+          const vpcConfigId =
+            n.subnetId === undefined ? n.vpc_config_id : (vpcConfigs.get(n.subnetId) ?? null);
+          await insertNode(
+            tx,
+            id,
+            configId,
+            { ...nodeColumnsOf(n), vpc_config_id: vpcConfigId },
+            now,
+          );
+        }
       }
       await authz.grantCreator(tx, p, 'nodebalancer', id);
       if (b.firewall_id !== undefined)
@@ -279,6 +339,7 @@ export class NodeBalancersService {
         await cascade(tx, { id, label: row.label }, { ...this.d.cascade, db: tx });
       await tx.db.deleteFrom('nodebalancer_nodes').where('nodebalancer_id', '=', id).execute();
       await tx.db.deleteFrom('nodebalancer_configs').where('nodebalancer_id', '=', id).execute();
+      await tx.db.deleteFrom('nodebalancer_vpcs').where('nodebalancer_id', '=', id).execute();
       await tx.db
         .deleteFrom('ip_addresses')
         .where('region', '=', row.region)
@@ -318,10 +379,39 @@ export class NodeBalancersService {
     };
   }
 
-  /**
-   * The firewalls assigned to the NodeBalancer. Firewalls are another area: none can be
-   * assigned until it lands, so the list is empty (after the access check).
-   */
+  /** `GET /nodebalancers/{id}/vpcs`: its VPC configurations, by id. */
+  async listVpcs(
+    p: Principal,
+    id: number,
+    params: PageParams,
+    xf: XFilter,
+  ): Promise<Page<ApiNbVpcConfig>> {
+    const { db } = this.d;
+    await this.load(db, p, id, 'read_only');
+    return paginate(
+      db.db.selectFrom('nodebalancer_vpcs').where('nodebalancer_id', '=', id),
+      (qb) => qb.selectAll(),
+      compileFilter(xf, NB_VPC_FILTERS, db.dialect),
+      params,
+      { idColumn: 'id' },
+      (r: NbVpcRow) => toApiNbVpc(r),
+    );
+  }
+
+  /** `GET /nodebalancers/{id}/vpcs/{vpcConfigId}`. */
+  async getVpc(p: Principal, id: number, vpcConfigId: number): Promise<ApiNbVpcConfig> {
+    const { db } = this.d;
+    await this.load(db, p, id, 'read_only');
+    const row = await db.db
+      .selectFrom('nodebalancer_vpcs')
+      .selectAll()
+      .where('nodebalancer_id', '=', id)
+      .where('id', '=', vpcConfigId)
+      .executeTakeFirst();
+    if (!row) throw errors.notFound();
+    return toApiNbVpc(row);
+  }
+
   /** `GET /nodebalancers/{id}/firewalls`: the firewalls it is a device of, that the caller sees. */
   async firewalls(p: Principal, id: number, params: PageParams) {
     await this.load(this.d.db, p, id, 'read_only');

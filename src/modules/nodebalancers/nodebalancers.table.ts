@@ -10,6 +10,8 @@ export interface NodeBalancersTable {
   ipv6: string | null;
   client_conn_throttle: number;
   client_udp_sess_throttle: number;
+  /** The plan: `common` or `premium` (0053). */
+  type: string;
   created: string;
   updated: string;
 }
@@ -54,6 +56,25 @@ export interface NodeBalancerNodesTable {
   port: number;
   weight: number;
   mode: string;
+  /** The VPC configuration through which the node is reached (its address is a VPC address). */
+  vpc_config_id: number | null;
+  created: string;
+}
+
+/**
+ * A NodeBalancer's VPC configuration: a /30 of a subnet of the account (the NodeBalancer's
+ * addresses in the VPC), through which nodes are reached by their VPC addresses.
+ */
+export interface NodeBalancerVpcsTable {
+  id: Generated<number>;
+  nodebalancer_id: number;
+  account_id: number;
+  vpc_id: number;
+  subnet_id: number;
+  ipv4_range: string;
+  /** First and last address of the range as numbers: overlap checks in SQL. */
+  ipv4_start: number;
+  ipv4_end: number;
   created: string;
 }
 
@@ -61,4 +82,5 @@ export interface NodeBalancerTables {
   nodebalancers: NodeBalancersTable;
   nodebalancer_configs: NodeBalancerConfigsTable;
   nodebalancer_nodes: NodeBalancerNodesTable;
+  nodebalancer_vpcs: NodeBalancerVpcsTable;
 }

@@ -5,6 +5,7 @@ import {
   type ConfigRow,
   configColumns,
   isInstancePrivateIp,
+  isVpcAddressIn,
   type NodeRow,
   valuesOf,
 } from './nodebalancers.repository.js';
@@ -18,6 +19,7 @@ import {
   parseNodeAddress,
 } from './nodebalancers.rules.js';
 import type { ConfigInput, UpdateNodeInput } from './nodebalancers.schemas.js';
+import { vpcConfigForNode } from './nb-vpcs.js';
 
 export type ConfigColumns = ReturnType<typeof configColumns> & {
   ssl_cert: string | null;
@@ -33,12 +35,29 @@ export interface NodeColumns {
   port: number;
   weight: number;
   mode: string;
+  /** The VPC configuration the node is reached through (null: a private address). */
+  vpc_config_id: number | null;
 }
 
-/** Where a NodeBalancer is: nodes must be private addresses of the account's instances there. */
+/** A node checked at NodeBalancer create: its VPC configuration is known once inserted. */
+export type PreparedNode = NodeColumns & { subnetId?: number };
+
+/** The stored columns of a checked node. */
+export function nodeColumnsOf(n: PreparedNode): NodeColumns {
+  const { subnetId: _, ...cols } = n;
+  return cols;
+}
+
+/**
+ * Where a NodeBalancer is: nodes must be private addresses of the account's instances there, or
+ * VPC addresses in the subnet of one of its VPC configurations (`subnet_id`). `nbId`: the
+ * NodeBalancer, once it exists; `vpcSubnets`: the subnets of the configurations of a create.
+ */
 export interface NbScope {
   accountId: number;
   region: string;
+  nbId?: number;
+  vpcSubnets?: ReadonlySet<number>;
 }
 
 /** Seals a TLS private key for storage (the shared Sealer, loaded before the transaction). */
@@ -120,20 +139,22 @@ export async function prepareNode(
   scope: NbScope,
   b: UpdateNodeInput,
   existing?: NodeRow,
-): Promise<NodeColumns> {
-  const out: NodeColumns = {
+): Promise<PreparedNode> {
+  const out: PreparedNode = {
     label: b.label ?? existing?.label ?? '',
     ip: existing?.ip ?? '',
     port: existing?.port ?? 0,
     weight: b.weight ?? existing?.weight ?? NODE_WEIGHT_DEFAULT,
     mode: b.mode ?? existing?.mode ?? NODE_MODE_DEFAULT,
+    vpc_config_id: existing?.vpc_config_id ?? null,
   };
   if (!existing && b.label === undefined) fe.add(`${at}label`, 'label is required');
-  if (b.address === undefined) {
+  if (b.address === undefined && b.subnet_id === undefined) {
     if (!existing) fe.add(`${at}address`, 'address is required');
     return out;
   }
-  const parsed = parseNodeAddress(b.address);
+  const parsed =
+    b.address === undefined ? { ip: out.ip, port: out.port } : parseNodeAddress(b.address);
   if (!parsed) {
     fe.add(
       `${at}address`,
@@ -141,13 +162,37 @@ export async function prepareNode(
     );
     return out;
   }
+  // The subnet the node is reached in: the one given, else (an update) that of its configuration.
+  let subnetId = b.subnet_id;
+  if (subnetId === undefined && existing?.vpc_config_id != null && scope.nbId !== undefined) {
+    const cfg = await db.db
+      .selectFrom('nodebalancer_vpcs')
+      .select('subnet_id')
+      .where('id', '=', existing.vpc_config_id)
+      .executeTakeFirst();
+    subnetId = cfg?.subnet_id;
+  }
+  if (subnetId !== undefined) {
+    if (scope.nbId !== undefined) {
+      const cfg = await vpcConfigForNode(db, fe, at, scope.nbId, subnetId, parsed.ip);
+      return { ...out, ...parsed, vpc_config_id: cfg };
+    }
+    if (!scope.vpcSubnets?.has(subnetId))
+      fe.add(`${at}subnet_id`, 'The NodeBalancer has no VPC configuration for this subnet');
+    else if (!(await isVpcAddressIn(db, subnetId, parsed.ip)))
+      fe.add(
+        `${at}address`,
+        'address must be the VPC address of a Compute interface in the subnet given as subnet_id',
+      );
+    return { ...out, ...parsed, vpc_config_id: null, subnetId };
+  }
   if (!(await isInstancePrivateIp(db, scope.accountId, scope.region, parsed.ip))) {
     fe.add(
       `${at}address`,
       "address must be a private IPv4 address of one of the account's Compute instances in the NodeBalancer's region",
     );
   }
-  return { ...out, ...parsed };
+  return { ...out, ...parsed, vpc_config_id: null };
 }
 
 export async function insertConfig(
@@ -173,7 +218,17 @@ export async function insertNode(
 ): Promise<number> {
   const row = await db.db
     .insertInto('nodebalancer_nodes')
-    .values({ nodebalancer_id: nbId, config_id: configId, ...n, created: nowIso })
+    .values({
+      nodebalancer_id: nbId,
+      config_id: configId,
+      label: n.label,
+      ip: n.ip,
+      port: n.port,
+      weight: n.weight,
+      mode: n.mode,
+      vpc_config_id: n.vpc_config_id,
+      created: nowIso,
+    })
     .returning('id')
     .executeTakeFirstOrThrow();
   return row.id;

@@ -6,7 +6,7 @@ import { type Page, type PageParams, paginate } from '../../lib/pagination.js';
 import { NbChildService } from './nb-child.service.js';
 import { findNode, type NbRow, type NodeRow, toApiNodes } from './nodebalancers.repository.js';
 import type { ApiNode, NodeInput, UpdateNodeInput } from './nodebalancers.schemas.js';
-import { insertNode, prepareNode, uniqueAs } from './nodebalancers.writer.js';
+import { insertNode, nodeColumnsOf, prepareNode, uniqueAs } from './nodebalancers.writer.js';
 import { refuseIfSubresourcesLocked } from '../locks/locks.repository.js';
 
 /** The nodes (backends) of a NodeBalancer config: create, list, view, update, delete. */
@@ -71,7 +71,7 @@ export class NbNodesService extends NbChildService {
       const nb = await this.nbs.load(tx, p, nbId, 'read_write', true);
       await this.config(tx, nb, configId);
       const fe = new FieldErrors();
-      const scope = { accountId: nb.account_id, region: nb.region };
+      const scope = { accountId: nb.account_id, region: nb.region, nbId: nb.id };
       const cols = await prepareNode(tx, fe, '', scope, b);
       fe.throwIfAny();
       await this.assertAddressFree(tx, configId, cols);
@@ -94,11 +94,15 @@ export class NbNodesService extends NbChildService {
       await this.config(tx, nb, configId);
       const row = await this.node(tx, configId, id);
       const fe = new FieldErrors();
-      const scope = { accountId: nb.account_id, region: nb.region };
+      const scope = { accountId: nb.account_id, region: nb.region, nbId: nb.id };
       const cols = await prepareNode(tx, fe, '', scope, b, row);
       fe.throwIfAny();
       await this.assertAddressFree(tx, configId, cols, id);
-      await tx.db.updateTable('nodebalancer_nodes').set(cols).where('id', '=', id).execute();
+      await tx.db
+        .updateTable('nodebalancer_nodes')
+        .set(nodeColumnsOf(cols))
+        .where('id', '=', id)
+        .execute();
       await this.event(tx, p, nb, 'nodebalancer_node_update');
       return this.apiNode(tx, nb, await this.node(tx, configId, id));
     });

@@ -15,7 +15,7 @@ import {
 } from './vpcs.repository.js';
 import { labelProblem } from './vpcs.rules.js';
 import type { CreateSubnet } from './vpcs.schemas.js';
-import { SUBNET_IN_USE, type VpcsService } from './vpcs.service.js';
+import { refuseIfNodeBalancerIn, SUBNET_IN_USE, type VpcsService } from './vpcs.service.js';
 
 type XFilter = string | string[] | undefined;
 
@@ -106,13 +106,14 @@ export class SubnetsService {
     });
   }
 
-  /** Delete: refused while an interface (of any profile) uses the subnet. */
+  /** Delete: refused while an interface (of any profile) or a NodeBalancer uses the subnet. */
   async delete(p: Principal, vpcId: number, id: number): Promise<void> {
     await this.db.transaction(async (tx) => {
       const vpc = await this.vpcs.load(tx, p, vpcId, 'read_write', true);
       const row = await findSubnet(tx, vpcId, id, true);
       if (!row) throw errors.notFound();
       if ((await subnetsInUse(tx, [id])).size > 0) throw errors.reason(SUBNET_IN_USE);
+      await refuseIfNodeBalancerIn(tx, [id]);
       await tx.db.deleteFrom('vpc_subnets').where('id', '=', id).execute();
       await this.touch(tx, vpcId);
       await recordVpcEvent(this.vpcs.d.events, tx, p, 'subnet_delete', vpc, row);

@@ -91,6 +91,16 @@ export async function takenIn(db: Database, subnetId: number, target: VpcTarget)
       if (range) taken.ranges.push(range);
     }
   }
+  // The /30 ranges of NodeBalancers in the subnet (src/modules/nodebalancers/nb-vpcs.ts).
+  const nbs = await db.db
+    .selectFrom('nodebalancer_vpcs')
+    .select('ipv4_range')
+    .where('subnet_id', '=', subnetId)
+    .execute();
+  for (const r of nbs) {
+    const range = parseRange(r.ipv4_range);
+    if (range) taken.ranges.push(range);
+  }
   return taken;
 }
 

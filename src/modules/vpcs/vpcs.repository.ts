@@ -169,16 +169,38 @@ export async function computesOf(
   return out;
 }
 
-export async function toApiSubnets(db: Database, rows: readonly SubnetRow[]) {
-  const computes = await computesOf(
-    db,
-    rows.map((r) => r.id),
+/** The NodeBalancers with a VPC configuration in each subnet, with their ranges, by subnet id. */
+export async function nodebalancersOf(
+  db: Database,
+  subnetIds: readonly number[],
+): Promise<Map<number, { id: number; ipv4_range: string }[]>> {
+  const out = new Map<number, { id: number; ipv4_range: string }[]>(
+    subnetIds.map((id) => [id, []]),
   );
+  if (subnetIds.length === 0) return out;
+  const rows = await db.db
+    .selectFrom('nodebalancer_vpcs')
+    .select(['subnet_id', 'nodebalancer_id', 'ipv4_range'])
+    .where('subnet_id', 'in', [...subnetIds])
+    .orderBy('nodebalancer_id')
+    .execute();
+  for (const r of rows)
+    out.get(r.subnet_id)?.push({ id: r.nodebalancer_id, ipv4_range: r.ipv4_range });
+  return out;
+}
+
+export async function toApiSubnets(db: Database, rows: readonly SubnetRow[]) {
+  const ids = rows.map((r) => r.id);
+  const [computes, nodebalancers] = await Promise.all([
+    computesOf(db, ids),
+    nodebalancersOf(db, ids),
+  ]);
   return rows.map((r) => ({
     id: r.id,
     label: r.label,
     ipv4: r.ipv4,
     computes: computes.get(r.id) ?? [],
+    nodebalancers: nodebalancers.get(r.id) ?? [],
     created: r.created,
     updated: r.updated,
   }));

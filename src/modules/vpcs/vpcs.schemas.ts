@@ -16,6 +16,8 @@ export const SubnetSchema = Type.Object({
       interfaces: Type.Array(Type.Object({ active: Type.Boolean(), id: Type.Integer() })),
     }),
   ),
+  /** NodeBalancers with a VPC configuration in the subnet, and their ranges. */
+  nodebalancers: Type.Array(Type.Object({ id: Type.Integer(), ipv4_range: Type.String() })),
   created: DateTime(),
   updated: Nullable(DateTime()),
 });

@@ -37,6 +37,20 @@ export interface VpcDeps {
 
 export const SUBNET_IN_USE =
   'The subnet is in use by a compute interface; delete the interface first (shut the instance down if it is active).';
+export const SUBNET_HAS_NODEBALANCER =
+  'The subnet is in use by a NodeBalancer; delete the NodeBalancer first.';
+
+/** Refuses a delete while a NodeBalancer has a VPC configuration in one of the subnets. */
+export async function refuseIfNodeBalancerIn(db: Database, subnetIds: readonly number[]) {
+  if (subnetIds.length === 0) return;
+  const nb = await db.db
+    .selectFrom('nodebalancer_vpcs')
+    .select('id')
+    .where('subnet_id', 'in', [...subnetIds])
+    .limit(1)
+    .executeTakeFirst();
+  if (nb) throw errors.reason(SUBNET_HAS_NODEBALANCER);
+}
 
 /** VPCs: list, create (with subnets), view, update, all-or-nothing delete, and VPC addresses. */
 export class VpcsService {
@@ -203,6 +217,10 @@ export class VpcsService {
         subnets.map((s) => s.id),
       );
       if (used.size > 0) throw errors.reason(SUBNET_IN_USE);
+      await refuseIfNodeBalancerIn(
+        tx,
+        subnets.map((s) => s.id),
+      );
       await tx.db.deleteFrom('vpc_subnets').where('vpc_id', '=', id).execute();
       await tx.db.deleteFrom('vpcs').where('id', '=', id).execute();
       await authz.dropEntity(tx, 'vpc', id);

@@ -652,6 +652,44 @@ const ALLOWED: AllowedDifference[] = [
     details: ['request NodeBalancerConfig: field udp_check_port only in Stratus'],
     reason: 'the UDP health-check port of a config (the wire and the clients)',
   },
+  // NodeBalancers in VPCs and NodeBalancer types: newer than the reference revision.
+  {
+    ops: ['createNodeBalancer'],
+    details: [
+      'request (body): field type only in Stratus',
+      'request (body): field vpcs only in Stratus',
+      'request NodeBalancerNode: field subnet_id only in Stratus',
+    ],
+    reason:
+      'NodeBalancer `type` and `vpcs` (a /30 of a subnet), and nodes by VPC address with `subnet_id` (the clients send them)',
+  },
+  {
+    ops: ['createNodeBalancerNode'],
+    details: ['request (body): field subnet_id only in Stratus'],
+    reason:
+      "a node reached by its VPC address names the subnet of the NodeBalancer's VPC configuration",
+  },
+  {
+    ops: ['updateNodeBalancerNode'],
+    details: ['request NodeBalancerNode: field subnet_id only in Stratus'],
+    reason:
+      "a node reached by its VPC address names the subnet of the NodeBalancer's VPC configuration",
+  },
+  {
+    ops: ['rebuildNodeBalancerConfig'],
+    details: ['request nodes[]: field subnet_id only in Stratus'],
+    reason: "a rebuilt config's nodes by VPC address (the clients send `subnet_id`)",
+  },
+  {
+    ops: ['getNodeBalancerVpcConfigs'],
+    details: ['GET /nodebalancers/{nodeBalancerId}/vpcs: not in reference'],
+    reason: 'the VPC configurations of a NodeBalancer (later API revisions; the recorded wire)',
+  },
+  {
+    ops: ['getNodeBalancerVpcConfig'],
+    details: ['GET /nodebalancers/{nodeBalancerId}/vpcs/{vpcConfigId}: not in reference'],
+    reason: 'the VPC configurations of a NodeBalancer (later API revisions; the recorded wire)',
+  },
   // Firewalls.
   {
     ops: ['createFirewalls'],

@@ -24,31 +24,22 @@ const DEPARTURES: Record<string, { paths: string[]; reason: string }> = {
       'data[].vpc_type',
     ],
     reason:
-      "VPCs: `ipv4` ranges, `ipv6`, `vpc_type`, subnets' `databases`, `nodebalancers`, `ipv6` and the interfaces' `config_id` not carried yet",
+      "VPCs: `ipv4` ranges, `ipv6`, `vpc_type`, subnets' `databases` and `ipv6` and the interfaces' `config_id` not carried yet",
   },
   'GET /vpcs/{vpcId}': {
     paths: ['ipv4', 'ipv4[]', 'ipv4[].range', 'ipv6', 'vpc_type'],
     reason:
-      "VPCs: `ipv4` ranges, `ipv6`, `vpc_type`, subnets' `databases`, `nodebalancers`, `ipv6` and the interfaces' `config_id` not carried yet",
+      "VPCs: `ipv4` ranges, `ipv6`, `vpc_type`, subnets' `databases` and `ipv6` and the interfaces' `config_id` not carried yet",
   },
   'GET /vpcs/{vpcId}/subnets': {
-    paths: ['data[].databases', 'data[].ipv6', 'data[].nodebalancers', 'data[].vpc_type'],
+    paths: ['data[].databases', 'data[].ipv6', 'data[].vpc_type'],
     reason:
-      "VPCs: `ipv4` ranges, `ipv6`, `vpc_type`, subnets' `databases`, `nodebalancers`, `ipv6` and the interfaces' `config_id` not carried yet",
+      "VPCs: `ipv4` ranges, `ipv6`, `vpc_type`, subnets' `databases` and `ipv6` and the interfaces' `config_id` not carried yet",
   },
   'GET /vpcs/{vpcId}/subnets/{vpcSubnetId}': {
-    paths: [
-      'computes[].interfaces[].config_id',
-      'databases',
-      'ipv6',
-      'nodebalancers',
-      'nodebalancers[]',
-      'nodebalancers[].id',
-      'nodebalancers[].ipv4_range',
-      'vpc_type',
-    ],
+    paths: ['computes[].interfaces[].config_id', 'databases', 'ipv6', 'vpc_type'],
     reason:
-      "VPCs: `ipv4` ranges, `ipv6`, `vpc_type`, subnets' `databases`, `nodebalancers`, `ipv6` and the interfaces' `config_id` not carried yet",
+      "VPCs: `ipv4` ranges, `ipv6`, `vpc_type`, subnets' `databases` and `ipv6` and the interfaces' `config_id` not carried yet",
   },
   'POST /vpcs': {
     paths: [
@@ -62,12 +53,11 @@ const DEPARTURES: Record<string, { paths: string[]; reason: string }> = {
       'subnets[].ipv6',
       'subnets[].ipv6[]',
       'subnets[].ipv6[].range',
-      'subnets[].nodebalancers',
       'subnets[].vpc_type',
       'vpc_type',
     ],
     reason:
-      "VPCs: `ipv4` ranges, `ipv6`, `vpc_type`, subnets' `databases`, `nodebalancers`, `ipv6` and the interfaces' `config_id` not carried yet",
+      "VPCs: `ipv4` ranges, `ipv6`, `vpc_type`, subnets' `databases` and `ipv6` and the interfaces' `config_id` not carried yet",
   },
   'PUT /compute/instances/{computeId}/configs/{configId}': {
     paths: [
@@ -102,12 +92,12 @@ const DEPARTURES: Record<string, { paths: string[]; reason: string }> = {
   'PUT /vpcs/{vpcId}': {
     paths: ['ipv4', 'ipv4[]', 'ipv4[].range', 'ipv6'],
     reason:
-      "VPCs: `ipv4` ranges, `ipv6`, `vpc_type`, subnets' `databases`, `nodebalancers`, `ipv6` and the interfaces' `config_id` not carried yet",
+      "VPCs: `ipv4` ranges, `ipv6`, `vpc_type`, subnets' `databases` and `ipv6` and the interfaces' `config_id` not carried yet",
   },
   'PUT /vpcs/{vpcId}/subnets/{vpcSubnetId}': {
-    paths: ['databases', 'ipv6', 'nodebalancers', 'vpc_type'],
+    paths: ['databases', 'ipv6', 'vpc_type'],
     reason:
-      "VPCs: `ipv4` ranges, `ipv6`, `vpc_type`, subnets' `databases`, `nodebalancers`, `ipv6` and the interfaces' `config_id` not carried yet",
+      "VPCs: `ipv4` ranges, `ipv6`, `vpc_type`, subnets' `databases` and `ipv6` and the interfaces' `config_id` not carried yet",
   },
 };
 

@@ -124,6 +124,10 @@ const modern = (n: number) => (k: Known) => ({
 
 /** Operations whose required fields alone are not a request the owner can make. */
 const HINTS: Record<string, Hint> = {
+  // A NodeBalancer in a VPC (moreFixtures) and its VPC configuration.
+  getNodeBalancerVpcConfig: {
+    params: (k) => ({ nodeBalancerId: k.vpcNodeBalancerId?.[0], vpcConfigId: k.vpcConfigId?.[0] }),
+  },
   putSharegroupImage: { params: (k) => ({ imageId: k.sharedImageId?.[0] }) },
   deleteSharegroupImage: { params: (k) => ({ imageId: k.sharedImageId?.[0] }) },
   postSharegroupImages: {
@@ -434,6 +438,19 @@ async function moreFixtures(app: TestApp, known: Known): Promise<void> {
   });
   await app.settle();
   const modernIfaces = await ok('GET', `/v4/compute/instances/${modern.id}/interfaces`);
+  // A NodeBalancer with a VPC configuration, in a VPC of its own (the fixture VPC stays
+  // deletable: a subnet with a NodeBalancer is not).
+  const nbVpc = await ok('POST', '/v4/vpcs', {
+    label: 'walk-nb-vpc',
+    region: 'us-iad',
+    subnets: [{ label: 'nb', ipv4: '10.9.0.0/24' }],
+  });
+  const vpcNb = await ok('POST', '/v4/nodebalancers', {
+    region: 'us-iad',
+    label: 'walk-vpc-nb',
+    vpcs: [{ subnet_id: nbVpc.subnets[0].id }],
+  });
+  const vpcConfigs = await ok('GET', `/v4/nodebalancers/${vpcNb.id}/vpcs`);
   // Share groups: one sharing the walk's image, one empty.
   const sharegroup = await ok('POST', '/v4/images/sharegroups', {
     label: 'walk-sg',
@@ -446,6 +463,8 @@ async function moreFixtures(app: TestApp, known: Known): Promise<void> {
     sharegroupId: [String(sharegroup.id), String(emptyGroup.id)],
     sharedImageId: [shares.data[0].id],
     modernComputeId: [String(modern.id)],
+    vpcNodeBalancerId: [String(vpcNb.id)],
+    vpcConfigId: [String(vpcConfigs.data[0].id)],
     modernInterfaceId: modernIfaces.interfaces.map((i: { id: number }) => String(i.id)),
     ticketId: [String(ticket.id)],
     longviewClientId: [String(longview.id)],

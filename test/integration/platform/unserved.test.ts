@@ -24,7 +24,6 @@ describe('areas of the API this server does not serve', () => {
         'Monitoring (metrics, alerts, dashboards and log streams)',
       ],
       ['POST', '/v4/iam/users/alice/role-permissions', 'Identity and access (IAM roles)'],
-      ['GET', '/v4/nodebalancers/1/vpcs', 'NodeBalancer VPC configurations'],
     ];
     for (const [method, url, name] of cases) {
       const r = await t.request(method, url, method === 'POST' ? { body: {} } : {});
@@ -48,6 +47,10 @@ describe('areas of the API this server does not serve', () => {
     }
     expect((await t.get('/v4/volumes')).status).toBe(200);
     expect((await t.get('/v4/images')).status).toBe(200);
+    // NodeBalancer VPC configurations are served: an unknown NodeBalancer is a plain 404.
+    const nbVpcs = await t.get('/v4/nodebalancers/999/vpcs');
+    expect(nbVpcs.status).toBe(404);
+    expect(nbVpcs.body).toEqual({ errors: [{ reason: 'Not found' }] });
     // A served path with another method is still a 405.
     expect((await t.request('PATCH', '/v4/volumes')).status).toBe(405);
   });
