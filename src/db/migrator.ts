@@ -31,6 +31,7 @@ import * as m0033 from './migrations/0033-maintenance-policies.js';
 import * as m0035 from './migrations/0035-domains.js';
 import * as m0037 from './migrations/0037-maintenance-flow.js';
 import * as m0047 from './migrations/0047-image-share-groups.js';
+import * as m0048 from './migrations/0048-vpc-ipv6.js';
 import * as m0038 from './migrations/0038-support.js';
 import * as m0039 from './migrations/0039-longview.js';
 import * as m0040 from './migrations/0040-managed.js';
@@ -105,6 +106,7 @@ const MIGRATIONS: Record<string, MigrationModule> = {
   '0028-compute-interfaces': m0028,
   '0029-volume-encryption': m0029,
   '0034-disk-encryption': m0034,
+  '0048-vpc-ipv6': m0048,
 };
 
 class StratusMigrationProvider implements MigrationProvider {

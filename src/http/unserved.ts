@@ -109,13 +109,8 @@ export const UNSERVED_AREAS: readonly UnservedArea[] = [
     paths: ['/nodebalancers/{nodeBalancerId}/vpcs', '/nodebalancers/{nodeBalancerId}/vpcs/{id}'],
   },
   {
-    name: 'VPC IPv6 and VPC availability',
-    paths: [
-      '/regions/vpc-availability',
-      '/regions/{regionId}/vpc-availability',
-      '/vpcs/ipv6s',
-      '/vpcs/{vpcId}/ipv6s',
-    ],
+    name: 'VPC IPv6 addresses',
+    paths: ['/vpcs/ipv6s', '/vpcs/{vpcId}/ipv6s'],
   },
 ];
 

@@ -1,6 +1,8 @@
 import { type RawBuilder, type SqlBool, sql } from 'kysely';
 import type { Database } from '../../db/database.js';
 import type { FilterSpec } from '../../lib/filter.js';
+import type { Net6 } from '../networking/ipv6-math.js';
+import { parseNet6 } from './vpc-ipv6.rules.js';
 import type { VpcSubnetsTable, VpcsTable } from './vpcs.table.js';
 
 export type VpcRow = Omit<VpcsTable, 'id'> & { id: number };
@@ -72,6 +74,52 @@ export async function subnetsOf(
   for (const r of await (lock ? db.forUpdate(q) : q).execute()) out.get(r.vpc_id)?.push(r);
   return out;
 }
+
+/**
+ * Locks a region's VPC IPv6 pool (its row of `ip_allocation_locks`, kind `vpc_ipv6`): VPC
+ * ranges of a region are taken one create at a time (PostgreSQL; SQLite has one writer).
+ */
+export async function lockVpcPool(db: Database, region: string): Promise<void> {
+  await db.db
+    .insertInto('ip_allocation_locks')
+    .values({ region, kind: 'vpc_ipv6' })
+    .onConflict((oc) => oc.columns(['region', 'kind']).doNothing())
+    .execute();
+  await db
+    .forUpdate(
+      db.db
+        .selectFrom('ip_allocation_locks')
+        .selectAll()
+        .where('region', '=', region)
+        .where('kind', '=', 'vpc_ipv6'),
+    )
+    .execute();
+}
+
+/** The IPv6 ranges of every VPC of a region (all accounts). */
+export async function vpcRangesIn(db: Database, region: string): Promise<Net6[]> {
+  const rows = await db.db
+    .selectFrom('vpcs')
+    .select('ipv6')
+    .where('region', '=', region)
+    .where('ipv6', 'is not', null)
+    .execute();
+  return rows.flatMap((r) => {
+    const n = r.ipv6 === null ? undefined : parseNet6(r.ipv6);
+    return n ? [n] : [];
+  });
+}
+
+/** The IPv6 ranges of a VPC's subnets. */
+export function subnetRanges(rows: readonly { ipv6: string | null }[]): Net6[] {
+  return rows.flatMap((r) => {
+    const n = r.ipv6 === null ? undefined : parseNet6(r.ipv6);
+    return n ? [n] : [];
+  });
+}
+
+/** `ipv6` as answered: `[{range}]`, or null for an IPv4-only VPC or subnet (the wire). */
+export const ipv6Out = (range: string | null) => (range === null ? null : [{ range }]);
 
 /** Ids of the subnets among `ids` that an interface (of any profile) uses. */
 export async function subnetsInUse(db: Database, ids: readonly number[]): Promise<Set<number>> {
@@ -178,6 +226,7 @@ export async function toApiSubnets(db: Database, rows: readonly SubnetRow[]) {
     id: r.id,
     label: r.label,
     ipv4: r.ipv4,
+    ipv6: ipv6Out(r.ipv6),
     computes: computes.get(r.id) ?? [],
     created: r.created,
     updated: r.updated,
@@ -197,6 +246,7 @@ export async function toApiVpcs(db: Database, rows: readonly VpcRow[]) {
     label: r.label,
     description: r.description,
     region: r.region,
+    ipv6: ipv6Out(r.ipv6),
     subnets: (subnets.get(r.id) ?? []).map((s) => byId.get(s.id) as ApiSubnet),
     created: r.created,
     updated: r.updated,

@@ -12,6 +12,9 @@ import {
   SubnetSchema,
   UpdateSubnetBody,
   UpdateVpcBody,
+  RegionParams,
+  VpcAvailabilityPage,
+  VpcAvailabilitySchema,
   VpcDefaultRangesSchema,
   VpcIpPage,
   VpcPage,
@@ -27,6 +30,8 @@ const tags = ['VPCs'];
 const anyToken = { auth: 'token' as const };
 const write = { scopes: ['vpc:read_write'] };
 const ips = { scopes: ['ips:read_only'] };
+const read = { scopes: ['vpc:read_only'] };
+const regionTags = ['Regions'];
 
 export function vpcsRoutes(ctx: Ctx): FastifyPluginAsyncTypebox {
   const svc = ctx.services.vpcs;
@@ -76,6 +81,33 @@ export function vpcsRoutes(ctx: Ctx): FastifyPluginAsyncTypebox {
         default_ipv4_ranges: [...DEFAULT_IPV4_RANGES],
         forbidden_ipv4_ranges: [...FORBIDDEN_IPV4_RANGES],
       }),
+    );
+    // VPC availability by region: the catalogue's capabilities and the VPCs allocated there.
+    app.get(
+      '/regions/vpc-availability',
+      {
+        schema: {
+          tags: regionTags,
+          summary: 'Regions VPC Availability List',
+          querystring: PageQuery,
+          response: { 200: VpcAvailabilityPage },
+        },
+        config: { operationId: 'getRegionsVPCAvailability', ...read, paged: true },
+      },
+      (req) => svc.availability(req.query),
+    );
+    app.get(
+      '/regions/:regionId/vpc-availability',
+      {
+        schema: {
+          tags: regionTags,
+          summary: 'Region VPC Availability View',
+          params: RegionParams,
+          response: { 200: VpcAvailabilitySchema },
+        },
+        config: { operationId: 'getRegionVPCAvailability', ...read },
+      },
+      (req) => svc.regionAvailability(req.params.regionId),
     );
     app.get(
       '/vpcs/:vpcId',

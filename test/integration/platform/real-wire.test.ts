@@ -16,31 +16,24 @@ import { realWire } from '../../helpers/real-wire.js';
  */
 const DEPARTURES: Record<string, { paths: string[]; reason: string }> = {
   'GET /vpcs': {
-    paths: [
-      'data[].ipv4',
-      'data[].ipv4[]',
-      'data[].ipv4[].range',
-      'data[].ipv6',
-      'data[].vpc_type',
-    ],
+    paths: ['data[].ipv4', 'data[].ipv4[]', 'data[].ipv4[].range', 'data[].vpc_type'],
     reason:
-      "VPCs: `ipv4` ranges, `ipv6`, `vpc_type`, subnets' `databases`, `nodebalancers`, `ipv6` and the interfaces' `config_id` not carried yet",
+      "VPCs: `ipv4` ranges, `vpc_type`, subnets' `databases`, `nodebalancers` and the interfaces' `config_id` not carried yet",
   },
   'GET /vpcs/{vpcId}': {
-    paths: ['ipv4', 'ipv4[]', 'ipv4[].range', 'ipv6', 'vpc_type'],
+    paths: ['ipv4', 'ipv4[]', 'ipv4[].range', 'vpc_type'],
     reason:
-      "VPCs: `ipv4` ranges, `ipv6`, `vpc_type`, subnets' `databases`, `nodebalancers`, `ipv6` and the interfaces' `config_id` not carried yet",
+      "VPCs: `ipv4` ranges, `vpc_type`, subnets' `databases`, `nodebalancers` and the interfaces' `config_id` not carried yet",
   },
   'GET /vpcs/{vpcId}/subnets': {
-    paths: ['data[].databases', 'data[].ipv6', 'data[].nodebalancers', 'data[].vpc_type'],
+    paths: ['data[].databases', 'data[].nodebalancers', 'data[].vpc_type'],
     reason:
-      "VPCs: `ipv4` ranges, `ipv6`, `vpc_type`, subnets' `databases`, `nodebalancers`, `ipv6` and the interfaces' `config_id` not carried yet",
+      "VPCs: `ipv4` ranges, `vpc_type`, subnets' `databases`, `nodebalancers` and the interfaces' `config_id` not carried yet",
   },
   'GET /vpcs/{vpcId}/subnets/{vpcSubnetId}': {
     paths: [
       'computes[].interfaces[].config_id',
       'databases',
-      'ipv6',
       'nodebalancers',
       'nodebalancers[]',
       'nodebalancers[].id',
@@ -48,26 +41,20 @@ const DEPARTURES: Record<string, { paths: string[]; reason: string }> = {
       'vpc_type',
     ],
     reason:
-      "VPCs: `ipv4` ranges, `ipv6`, `vpc_type`, subnets' `databases`, `nodebalancers`, `ipv6` and the interfaces' `config_id` not carried yet",
+      "VPCs: `ipv4` ranges, `vpc_type`, subnets' `databases`, `nodebalancers` and the interfaces' `config_id` not carried yet",
   },
   'POST /vpcs': {
     paths: [
       'ipv4',
       'ipv4[]',
       'ipv4[].range',
-      'ipv6',
-      'ipv6[]',
-      'ipv6[].range',
       'subnets[].databases',
-      'subnets[].ipv6',
-      'subnets[].ipv6[]',
-      'subnets[].ipv6[].range',
       'subnets[].nodebalancers',
       'subnets[].vpc_type',
       'vpc_type',
     ],
     reason:
-      "VPCs: `ipv4` ranges, `ipv6`, `vpc_type`, subnets' `databases`, `nodebalancers`, `ipv6` and the interfaces' `config_id` not carried yet",
+      "VPCs: `ipv4` ranges, `vpc_type`, subnets' `databases`, `nodebalancers` and the interfaces' `config_id` not carried yet",
   },
   'PUT /compute/instances/{computeId}/configs/{configId}': {
     paths: [
@@ -100,14 +87,14 @@ const DEPARTURES: Record<string, { paths: string[]; reason: string }> = {
       "firewalls: the wire's `outbound: null` (a firewall without outbound rules) where Stratus answers `[]`",
   },
   'PUT /vpcs/{vpcId}': {
-    paths: ['ipv4', 'ipv4[]', 'ipv4[].range', 'ipv6'],
+    paths: ['ipv4', 'ipv4[]', 'ipv4[].range'],
     reason:
-      "VPCs: `ipv4` ranges, `ipv6`, `vpc_type`, subnets' `databases`, `nodebalancers`, `ipv6` and the interfaces' `config_id` not carried yet",
+      "VPCs: `ipv4` ranges, `vpc_type`, subnets' `databases`, `nodebalancers` and the interfaces' `config_id` not carried yet",
   },
   'PUT /vpcs/{vpcId}/subnets/{vpcSubnetId}': {
-    paths: ['databases', 'ipv6', 'nodebalancers', 'vpc_type'],
+    paths: ['databases', 'nodebalancers', 'vpc_type'],
     reason:
-      "VPCs: `ipv4` ranges, `ipv6`, `vpc_type`, subnets' `databases`, `nodebalancers`, `ipv6` and the interfaces' `config_id` not carried yet",
+      "VPCs: `ipv4` ranges, `vpc_type`, subnets' `databases`, `nodebalancers` and the interfaces' `config_id` not carried yet",
   },
 };
 
