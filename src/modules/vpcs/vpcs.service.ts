@@ -133,11 +133,11 @@ export class VpcsService {
     const pool = this.ipv6Pool(b.region);
     const v6 = checkVpcIpv6(fe, b.ipv6, region, pool);
     const subnets = checkSubnets(fe, b.subnets ?? [], [], (n, f) => `subnets.${n}.${f}`);
-    // Subnet IPv6 of an IPv4-only VPC, or too many ranges: known before the VPC's range is.
-    if (!v6 && !fe.has('ipv6') && !fe.has('ipv6[0].range'))
-      (b.subnets ?? []).forEach((s, n) =>
-        checkSubnetIpv6(fe, (f) => `subnets.${n}.${f}`, s.ipv6, undefined),
-      );
+    // Subnet IPv6 in an IPv4-only VPC: refused before anything is taken.
+    if (!v6 && !fe.has('ipv6') && !fe.has('ipv6[0].range')) {
+      for (const [n, s] of (b.subnets ?? []).entries())
+        checkSubnetIpv6(fe, (f) => `subnets.${n}.${f}`, s.ipv6, undefined);
+    }
     fe.throwIfAny();
     return this.d.db.transaction(async (tx) => {
       await this.assertLabelFree(tx, p, b.label);
