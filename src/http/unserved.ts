@@ -108,10 +108,6 @@ export const UNSERVED_AREAS: readonly UnservedArea[] = [
     name: 'NodeBalancer VPC configurations',
     paths: ['/nodebalancers/{nodeBalancerId}/vpcs', '/nodebalancers/{nodeBalancerId}/vpcs/{id}'],
   },
-  {
-    name: 'VPC IPv6 addresses',
-    paths: ['/vpcs/ipv6s', '/vpcs/{vpcId}/ipv6s'],
-  },
 ];
 
 /** The answer's reason for an unserved area. */

@@ -69,7 +69,7 @@ export type RangeRequest = { bits: number; net?: undefined } | { bits: number; n
  * explicit network. Returns the reason when it is none of them.
  */
 export function readRange(text: unknown, autoBits: number): RangeRequest | string {
-  const NOT_NET = 'Must be an IPv6 network in CIDR form, a prefix length such as /52, or auto';
+  const NOT_NET = `Must be an IPv6 network in CIDR form, a prefix length such as /${autoBits}, or auto`;
   if (text === undefined || text === null || text === 'auto') return { bits: autoBits };
   if (typeof text !== 'string') return NOT_NET;
   const m = /^\/(\d{1,3})$/.exec(text);
@@ -178,4 +178,153 @@ export function checkSubnetIpv6(
     return undefined;
   }
   return r;
+}
+
+// ---- IPv6 of VPC interfaces ----
+
+/** A VPC interface's IPv6 as stored: its SLAAC /64s, its routed /64s, and whether it is public. */
+export interface InterfaceIpv6 {
+  slaac: string[];
+  ranges: string[];
+  is_public: boolean;
+}
+
+/** The `ipv6` object of an interface request (profile interfaces and `vpc.ipv6` of new ones). */
+export interface InterfaceIpv6Request {
+  slaac?: { range?: string | null | undefined }[] | null | undefined;
+  ranges?: { range?: string | null | undefined }[] | null | undefined;
+  is_public?: boolean | null | undefined;
+}
+
+/** At most this many SLAAC ranges and routed ranges per interface. */
+export const INTERFACE_SLAAC_MAX = 1;
+export const INTERFACE_RANGES_MAX = 4;
+
+export function readInterfaceIpv6(text: string | null | undefined): InterfaceIpv6 | null {
+  if (text === null || text === undefined) return null;
+  try {
+    const v = JSON.parse(text) as Partial<InterfaceIpv6>;
+    return {
+      slaac: Array.isArray(v.slaac) ? v.slaac : [],
+      ranges: Array.isArray(v.ranges) ? v.ranges : [],
+      is_public: v.is_public === true,
+    };
+  } catch {
+    return null;
+  }
+}
+
+export const storeInterfaceIpv6 = (v: InterfaceIpv6 | null | undefined): string | null =>
+  v ? JSON.stringify(v) : null;
+
+/** Every /64 an interface's IPv6 holds. */
+export function blocksOf(v: InterfaceIpv6 | null): Net6[] {
+  if (!v) return [];
+  return [...v.slaac, ...v.ranges].flatMap((r) => {
+    const n = parseNet6(r);
+    return n ? [n] : [];
+  });
+}
+
+/**
+ * The SLAAC address of an instance in a /64: the network and the interface identifier of the
+ * instance's MAC (the same EUI-64 groups as its public SLAAC address).
+ */
+export function slaacAddress(range: string, instanceId: number, eui64: readonly number[]): string {
+  const net = parseNet6(range);
+  if (!net) return range.split('/')[0] ?? range;
+  const host = eui64.reduce((acc, g) => (acc << 16n) | BigInt(g), 0n);
+  return fromBig(net.base + (host & (sizeOf(INTERFACE_PREFIX) - 1n)));
+}
+
+/**
+ * Completes a VPC interface's IPv6 on a subnet (`subnetRange` undefined: an IPv4-only subnet).
+ * `req` undefined keeps `current` (an update that does not name it) or, with nothing current,
+ * gives one SLAAC /64 (`auto`), no ranges, not public: a VPC interface on a dual-stack subnet
+ * has an IPv6 address unless its request says `slaac: []`. Each range is `auto`, `/64` (the lowest free /64 of the subnet) or
+ * a /64 of the subnet no other interface holds (`taken`). Returns the stored value.
+ */
+export function completeInterfaceIpv6(
+  fe: FieldErrors,
+  at: (field: string) => string,
+  req: InterfaceIpv6Request | null | undefined,
+  current: InterfaceIpv6 | null | undefined,
+  subnetRange: Net6 | undefined,
+  taken: Net6[],
+): InterfaceIpv6 | null {
+  if (!subnetRange) {
+    const asks =
+      req &&
+      ((req.slaac?.length ?? 0) > 0 || (req.ranges?.length ?? 0) > 0 || req.is_public === true);
+    if (asks) fe.add(at('ipv6'), 'The subnet has no IPv6 range: the interface cannot have IPv6');
+    return null;
+  }
+  if (req === undefined || req === null) {
+    if (current) {
+      taken.push(...blocksOf(current));
+      return current;
+    }
+    req = { slaac: [{ range: 'auto' }] };
+  }
+  // `slaac` omitted keeps the current ones, or gives one; `[]` asks for none.
+  const slaacList =
+    req.slaac ?? (current ? current.slaac.map((range) => ({ range })) : [{ range: 'auto' }]);
+  const rangeList = req.ranges ?? (current ? current.ranges.map((range) => ({ range })) : []);
+  if (slaacList.length > INTERFACE_SLAAC_MAX)
+    fe.add(at('ipv6.slaac'), `At most ${INTERFACE_SLAAC_MAX} SLAAC range is allowed`);
+  if (rangeList.length > INTERFACE_RANGES_MAX)
+    fe.add(at('ipv6.ranges'), `At most ${INTERFACE_RANGES_MAX} IPv6 ranges are allowed`);
+  const pick = (field: string, text: string | null | undefined): string | undefined => {
+    const r = readRange(text, INTERFACE_PREFIX);
+    if (typeof r === 'string') {
+      fe.add(field, r);
+      return undefined;
+    }
+    if (r.bits !== INTERFACE_PREFIX) {
+      fe.add(field, 'The range must be a /64');
+      return undefined;
+    }
+    if (r.net && !inside(r.net, subnetRange)) {
+      fe.add(field, `The range must be inside the subnet's range ${formatNet6(subnetRange)}`);
+      return undefined;
+    }
+    const got = allocate(subnetRange, r, taken);
+    if (got === 'taken') {
+      fe.add(field, 'The range is already in use in the subnet');
+      return undefined;
+    }
+    if (got === 'full') {
+      fe.add(field, 'The subnet has no free /64 left');
+      return undefined;
+    }
+    taken.push(got);
+    return formatNet6(got);
+  };
+  const slaac = slaacList.flatMap((s, k) => {
+    const got = pick(at(`ipv6.slaac.${k}.range`), s?.range);
+    return got ? [got] : [];
+  });
+  const ranges = rangeList.flatMap((s, k) => {
+    const got = pick(at(`ipv6.ranges.${k}.range`), s?.range);
+    return got ? [got] : [];
+  });
+  return { slaac, ranges, is_public: req.is_public ?? current?.is_public ?? false };
+}
+
+/** An interface's `ipv6` as answered (profile interfaces and `vpc.ipv6` of new ones). */
+export function apiInterfaceIpv6(
+  v: InterfaceIpv6 | null,
+  instanceId: number,
+  eui64: readonly number[],
+): {
+  slaac: { range: string; address: string }[];
+  ranges: { range: string }[];
+  is_public: boolean;
+} | null {
+  if (!v) return null;
+  return {
+    slaac: v.slaac.map((range) => ({ range, address: slaacAddress(range, instanceId, eui64) })),
+    ranges: v.ranges.map((range) => ({ range })),
+    is_public: v.is_public,
+  };
 }

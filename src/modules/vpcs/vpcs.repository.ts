@@ -346,6 +346,77 @@ export function vpcIps(
   return db.db.selectFrom(union.as('vips'));
 }
 
+/** One row of the VPC IPv6 listing: a SLAAC /64 or a routed /64 of a VPC interface. */
+export interface VpcIpv6Row {
+  interface_id: number;
+  config_id: number | null;
+  compute_id: number;
+  region: string;
+  vpc_id: number;
+  subnet_id: number;
+  ipv6_range: string;
+  /** 1: a SLAAC range (its address is the instance's); 0: a routed range. */
+  slaac: number;
+  /** The interface's stored IPv6 (JSON), for `is_public`. */
+  ipv6_json: string;
+  active: number;
+  ord: number | string;
+}
+
+/**
+ * Every IPv6 range of every VPC interface of an account (profile interfaces and an instance's
+ * own) as one relation `vips`, for paging and X-Filter: its SLAAC ranges, then its routed ones.
+ */
+export function vpcIpv6s(
+  db: Database,
+  accountId: number,
+  where: { vpcId?: number; instanceId?: number; visible?: RawBuilder<SqlBool> | undefined },
+) {
+  const cond = sql.join(
+    [
+      sql`ci.purpose = 'vpc'`,
+      sql`ci.ipv6 is not null`,
+      sql`v.account_id = ${accountId}`,
+      ...(where.vpcId !== undefined ? [sql`v.id = ${where.vpcId}`] : []),
+      ...(where.instanceId !== undefined ? [sql`ci.instance_id = ${where.instanceId}`] : []),
+      ...(where.visible ? [where.visible] : []),
+    ],
+    sql` and `,
+  );
+  const each = (key: 'slaac' | 'ranges') =>
+    db.dialect === 'postgres'
+      ? sql`cross join lateral jsonb_array_elements_text((ci.ipv6::jsonb)->${sql.lit(key)}) with ordinality as r(value, n)`
+      : sql`join json_each(json_extract(ci.ipv6, ${sql.lit(`$.${key}`)})) r`;
+  const rangeN = db.dialect === 'postgres' ? sql`r.n` : sql`(r.key + 1)`;
+  const joins = sql`join vpc_subnets s on s.id = ci.subnet_id
+    join vpcs v on v.id = s.vpc_id
+    join instances i on i.id = ci.instance_id`;
+  const cols = (config: RawBuilder<unknown>) => sql`ci.id as interface_id, ${config} as config_id,
+    ci.instance_id as compute_id, v.region as region, v.id as vpc_id, s.id as subnet_id,
+    r.value as ipv6_range, ci.ipv6 as ipv6_json`;
+  const profile = sql`ci.config_id`;
+  const own = sql`cast(null as integer)`;
+  const ownActive = sql<number>`case when i.status = 'running' then 1 else 0 end`;
+  // Order keys: by interface, SLAAC ranges before routed ones; an instance's own interfaces in
+  // the upper half of each id's block, as in vpcIps.
+  const union = sql<VpcIpv6Row>`(
+    select ${cols(profile)}, 1 as slaac, ${activeSql} as active,
+      cast(ci.id as bigint) * 1048576 + ${rangeN} as ord
+    from config_interfaces ci ${joins} ${each('slaac')} where ${cond}
+    union all
+    select ${cols(profile)}, 0, ${activeSql}, cast(ci.id as bigint) * 1048576 + 1024 + ${rangeN}
+    from config_interfaces ci ${joins} ${each('ranges')} where ${cond}
+    union all
+    select ${cols(own)}, 1, ${ownActive}, cast(ci.id as bigint) * 1048576 + 524288 + ${rangeN}
+    from compute_interfaces ci ${joins} ${each('slaac')} where ${cond}
+    union all
+    select ${cols(own)}, 0, ${ownActive},
+      cast(ci.id as bigint) * 1048576 + 524288 + 1024 + ${rangeN}
+    from compute_interfaces ci ${joins} ${each('ranges')} where ${cond}
+  )`;
+  return db.db.selectFrom(union.as('vips'));
+}
+
 /**
  * 1:1 NATs of instances' current profiles (the last booted, else the first), by public address:
  * the `vpc_nat_1_1` of account-wide address lists. `any` maps the instance's first public IPv4.

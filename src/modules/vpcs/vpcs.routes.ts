@@ -17,6 +17,7 @@ import {
   VpcAvailabilitySchema,
   VpcDefaultRangesSchema,
   VpcIpPage,
+  VpcIpv6Page,
   VpcPage,
   VpcParams,
   VpcSchema,
@@ -65,6 +66,19 @@ export function vpcsRoutes(ctx: Ctx): FastifyPluginAsyncTypebox {
         config: { operationId: 'getAllVPCIPs', ...ips, paged: true },
       },
       (req) => svc.ips(principal(req), req.query, xFilter(req)),
+    );
+    app.get(
+      '/vpcs/ipv6s',
+      {
+        schema: {
+          tags,
+          summary: 'VPCs IPv6 Addresses List',
+          querystring: PageQuery,
+          response: { 200: VpcIpv6Page },
+        },
+        config: { operationId: 'getAllVPCIPv6s', ...ips, paged: true },
+      },
+      (req) => svc.ipv6s(principal(req), req.query, xFilter(req)),
     );
     // The ranges subnets may use and those refused within them; the same for every account.
     app.get(
@@ -155,6 +169,20 @@ export function vpcsRoutes(ctx: Ctx): FastifyPluginAsyncTypebox {
         config: { operationId: 'getVPCIPs', ...ips, paged: true },
       },
       (req) => svc.ips(principal(req), req.query, xFilter(req), req.params.vpcId),
+    );
+    app.get(
+      '/vpcs/:vpcId/ipv6s',
+      {
+        schema: {
+          tags,
+          summary: 'VPC IPv6 Addresses List',
+          params: VpcParams,
+          querystring: PageQuery,
+          response: { 200: VpcIpv6Page },
+        },
+        config: { operationId: 'getVPCIPv6s', ...ips, paged: true },
+      },
+      (req) => svc.ipv6s(principal(req), req.query, xFilter(req), req.params.vpcId),
     );
     app.get(
       '/vpcs/:vpcId/subnets',

@@ -1,6 +1,6 @@
 import { type Static, Type } from '@sinclair/typebox';
 import { DateTime, Nullable, PageOf } from '../../http/schemas/common.js';
-import { VpcIpSchema } from '../compute/ips.schemas.js';
+import { VpcIpSchema, VpcIpv6Schema } from '../compute/ips.schemas.js';
 import { DESCRIPTION_MAX, LABEL_MAX } from './vpcs.rules.js';
 
 const Label = Type.String({ minLength: 1, maxLength: LABEL_MAX });
@@ -80,6 +80,9 @@ export const SubnetParams = Type.Object({ vpcId: Type.Integer(), vpcSubnetId: Ty
 export const VpcPage = PageOf(VpcSchema);
 export const SubnetPage = PageOf(SubnetSchema);
 export const VpcIpPage = PageOf(VpcIpSchema);
+
+export type ApiVpcIpv6 = Static<typeof VpcIpv6Schema>;
+export const VpcIpv6Page = PageOf(VpcIpv6Schema);
 export const VpcDefaultRangesSchema = Type.Object({
   default_ipv4_ranges: Type.Array(Type.String()),
   forbidden_ipv4_ranges: Type.Array(Type.String()),

@@ -10,6 +10,7 @@ import { isoSeconds } from '../../lib/time.js';
 import type { CatalogueService } from '../catalogue/catalogue.service.js';
 import type { EventWriter } from '../events/events.writer.js';
 import { type CheckedSubnet, checkSubnets } from './subnets.rules.js';
+import { eui64 } from '../networking/ip-allocator.js';
 import type { Net6 } from '../networking/ipv6-math.js';
 import { recordVpcEvent } from './vpcs.events.js';
 import {
@@ -23,7 +24,9 @@ import {
   VPC_IP_FILTERS,
   type VpcIpRow,
   type VpcRow,
+  type VpcIpv6Row,
   vpcIps,
+  vpcIpv6s,
   vpcRangesIn,
 } from './vpcs.repository.js';
 import {
@@ -31,12 +34,21 @@ import {
   checkSubnetIpv6,
   checkVpcIpv6,
   formatNet6,
+  INTERFACE_PREFIX,
   parseNet6,
   type RangeRequest,
+  readInterfaceIpv6,
+  slaacAddress,
   vpcPrefixesOf,
 } from './vpc-ipv6.rules.js';
 import { labelProblem, parseRange } from './vpcs.rules.js';
-import type { ApiVpcAvailability, ApiVpcIp, CreateVpc, UpdateVpc } from './vpcs.schemas.js';
+import type {
+  ApiVpcAvailability,
+  ApiVpcIp,
+  ApiVpcIpv6,
+  CreateVpc,
+  UpdateVpc,
+} from './vpcs.schemas.js';
 
 type XFilter = string | string[] | undefined;
 
@@ -324,6 +336,29 @@ export class VpcsService {
     };
   }
 
+  /** `GET /vpcs/ipv6s` and `GET /vpcs/{vpcId}/ipv6s`: every IPv6 range of VPC interfaces. */
+  async ipv6s(
+    p: Principal,
+    params: PageParams,
+    xf: XFilter,
+    vpcId?: number,
+  ): Promise<Page<ApiVpcIpv6>> {
+    const { db } = this.d;
+    if (vpcId !== undefined) await this.load(db, p, vpcId, 'read_only');
+    const base = vpcIpv6s(db, p.accountId, {
+      ...(vpcId !== undefined ? { vpcId } : {}),
+      visible: authz.visible(p, 'vpc', 'v.id'),
+    });
+    return paginate(
+      base,
+      (qb) => qb.selectAll(),
+      compileFilter(xf, VPC_IP_FILTERS, db.dialect),
+      params,
+      { idColumn: 'vips.ord' },
+      toApiVpcIpv6,
+    );
+  }
+
   /** `GET /vpcs/ips` and `GET /vpcs/{vpcId}/ips`: every address and range of vpc interfaces. */
   async ips(
     p: Principal,
@@ -346,6 +381,46 @@ export class VpcsService {
       toApiVpcIp,
     );
   }
+}
+
+/** A row of the VPC IPv6 listing in the API's shape. */
+export function toApiVpcIpv6(r: VpcIpv6Row): ApiVpcIpv6 {
+  const computeId = Number(r.compute_id);
+  const slaac = Number(r.slaac) === 1;
+  return {
+    active: Number(r.active) === 1,
+    address: null,
+    address_range: null,
+    config_id: r.config_id === null ? null : Number(r.config_id),
+    gateway: null,
+    interface_id: Number(r.interface_id),
+    compute_id: computeId,
+    nat_1_1: '',
+    prefix: Number(r.ipv6_range.split('/')[1] ?? INTERFACE_PREFIX),
+    region: r.region,
+    subnet_id: Number(r.subnet_id),
+    subnet_mask: '',
+    vpc_id: Number(r.vpc_id),
+    database_id: null,
+    nodebalancer_id: null,
+    ipv6_range: r.ipv6_range,
+    ipv6_is_public: readInterfaceIpv6(r.ipv6_json)?.is_public ?? false,
+    ipv6_addresses: slaac
+      ? [{ slaac_address: slaacAddress(r.ipv6_range, computeId, eui64(computeId)) }]
+      : [],
+  };
+}
+
+/** The VPC IPv6 ranges of one instance (`ipv6.vpc` of `GET /compute/instances/{id}/ips`). */
+export async function instanceVpcIpv6s(
+  db: Database,
+  inst: { id: number; account_id: number },
+): Promise<ApiVpcIpv6[]> {
+  const rows = await vpcIpv6s(db, inst.account_id, { instanceId: inst.id })
+    .selectAll()
+    .orderBy('vips.ord')
+    .execute();
+  return (rows as VpcIpv6Row[]).map(toApiVpcIpv6);
 }
 
 /** A row of the VPC address listing in the API's shape. */

@@ -825,6 +825,27 @@ const ALLOWED: AllowedDifference[] = [
     reason: 'dual-stack VPCs: the IPv6 range of a VPC and of its subnets (the clients send them)',
   },
   {
+    ops: ['getAllVPCIPv6s'],
+    details: ['GET /vpcs/ipv6s: not in reference'],
+    reason: 'the IPv6 ranges of VPC interfaces, by interface (later API revisions)',
+  },
+  {
+    ops: ['getVPCIPv6s'],
+    details: ['GET /vpcs/{vpcId}/ipv6s: not in reference'],
+    reason: "the IPv6 ranges of one VPC's interfaces",
+  },
+  {
+    ops: ['addComputeConfig', 'createComputeInstance', 'updateComputeConfig'],
+    details: ['request ComputeConfigInterface: field ipv6 only in Stratus'],
+    reason:
+      'the IPv6 of a VPC interface on a dual-stack subnet (slaac, ranges, is_public), as the SDKs send it',
+  },
+  {
+    ops: ['addComputeConfigInterface', 'updateComputeConfigInterface'],
+    details: ['request (body): field ipv6 only in Stratus'],
+    reason: 'the IPv6 of a VPC interface, added or changed on its own',
+  },
+  {
     ops: ['createVPCSubnet'],
     details: ['request (body): field ipv6 only in Stratus'],
     reason: "a subnet's IPv6 range, carved from its VPC's (the clients send it)",

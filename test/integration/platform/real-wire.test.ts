@@ -66,15 +66,9 @@ const DEPARTURES: Record<string, { paths: string[]; reason: string }> = {
       'devices.sdl',
       'devices.sdl.disk_id',
       'devices.sdl.volume_id',
-      'interfaces[].ipv6.is_public',
-      'interfaces[].ipv6.ranges',
-      'interfaces[].ipv6.slaac',
-      'interfaces[].ipv6.slaac[]',
-      'interfaces[].ipv6.slaac[].address',
-      'interfaces[].ipv6.slaac[].range',
     ],
     reason:
-      "configs: `devices` `sdi`..`sdl` (the wire's volumes beyond eight slots; the reference and spec have sda..sdh) and the interfaces' `ipv6` object of VPC IPv6 (a feature of the next issue) not carried",
+      "configs: `devices` `sdi`..`sdl` (the wire's volumes beyond eight slots; the reference and spec have sda..sdh) not carried",
   },
   'PUT /networking/firewalls/{firewallId}': {
     paths: ['rules.outbound'],
