@@ -176,6 +176,25 @@ describe('vpc interface ipv6', () => {
     expect((await t.get(url)).body.ipv6.is_public).toBe(true);
   });
 
+  it("cloneComputeInstance: the clone's VPC interface takes new /64s of the subnet, as many as the source holds", async () => {
+    const v = await dualStack();
+    const src = await instanceWith(t, [
+      { purpose: 'vpc', subnet_id: v.dual, ipv6: { ranges: [{ range: '/64' }], is_public: true } },
+    ]);
+    const r = await t.post(`/v4/compute/instances/${src.id}/clone`, {
+      region: REGION,
+      type: 'g6-standard-1',
+    });
+    expect(r.status, JSON.stringify(r.body)).toBe(200);
+    await t.settle();
+    const cfg = (await t.get(`/v4/compute/instances/${r.body.id}/configs`)).body.data[0];
+    expect(cfg.interfaces[0].ipv6).toEqual({
+      slaac: [{ range: '2001:db8:8500:2::/64', address: `2001:db8:8500:2:${eui(r.body.id)}` }],
+      ranges: [{ range: '2001:db8:8500:3::/64' }],
+      is_public: true,
+    });
+  });
+
   it('getAllVPCIPv6s: SLAAC and routed ranges of VPC interfaces, by VPC and instance, freed on delete', async () => {
     const v = await dualStack();
     const inst = await instanceWith(t, [
