@@ -493,7 +493,7 @@ export function toApiInterface(r: InterfaceRow, active: boolean) {
     ipv6:
       r.purpose !== 'vpc'
         ? null
-        : apiInterfaceIpv6(readInterfaceIpv6(r.ipv6), r.instance_id, eui64(r.instance_id)),
+        : apiInterfaceIpv6(readInterfaceIpv6(r.ipv6), eui64(r.instance_id)),
   };
 }
 export type ApiInterface = ReturnType<typeof toApiInterface>;

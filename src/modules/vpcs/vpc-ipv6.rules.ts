@@ -227,10 +227,10 @@ export function blocksOf(v: InterfaceIpv6 | null): Net6[] {
 }
 
 /**
- * The SLAAC address of an instance in a /64: the network and the interface identifier of the
- * instance's MAC (the same EUI-64 groups as its public SLAAC address).
+ * The SLAAC address of an instance in a /64: the network and `eui64`, the interface identifier of
+ * the instance's MAC (the same EUI-64 groups as its public SLAAC address).
  */
-export function slaacAddress(range: string, instanceId: number, eui64: readonly number[]): string {
+export function slaacAddress(range: string, eui64: readonly number[]): string {
   const net = parseNet6(range);
   if (!net) return range.split('/')[0] ?? range;
   const host = eui64.reduce((acc, g) => (acc << 16n) | BigInt(g), 0n);
@@ -314,7 +314,6 @@ export function completeInterfaceIpv6(
 /** An interface's `ipv6` as answered (profile interfaces and `vpc.ipv6` of new ones). */
 export function apiInterfaceIpv6(
   v: InterfaceIpv6 | null,
-  instanceId: number,
   eui64: readonly number[],
 ): {
   slaac: { range: string; address: string }[];
@@ -323,7 +322,7 @@ export function apiInterfaceIpv6(
 } | null {
   if (!v) return null;
   return {
-    slaac: v.slaac.map((range) => ({ range, address: slaacAddress(range, instanceId, eui64) })),
+    slaac: v.slaac.map((range) => ({ range, address: slaacAddress(range, eui64) })),
     ranges: v.ranges.map((range) => ({ range })),
     is_public: v.is_public,
   };

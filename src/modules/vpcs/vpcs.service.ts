@@ -405,9 +405,7 @@ export function toApiVpcIpv6(r: VpcIpv6Row): ApiVpcIpv6 {
     nodebalancer_id: null,
     ipv6_range: r.ipv6_range,
     ipv6_is_public: readInterfaceIpv6(r.ipv6_json)?.is_public ?? false,
-    ipv6_addresses: slaac
-      ? [{ slaac_address: slaacAddress(r.ipv6_range, computeId, eui64(computeId)) }]
-      : [],
+    ipv6_addresses: slaac ? [{ slaac_address: slaacAddress(r.ipv6_range, eui64(computeId)) }] : [],
   };
 }
 
