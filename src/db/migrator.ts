@@ -31,6 +31,8 @@ import * as m0033 from './migrations/0033-maintenance-policies.js';
 import * as m0035 from './migrations/0035-domains.js';
 import * as m0037 from './migrations/0037-maintenance-flow.js';
 import * as m0047 from './migrations/0047-image-share-groups.js';
+import * as m0048 from './migrations/0048-vpc-ipv6.js';
+import * as m0049 from './migrations/0049-vpc-interface-ipv6.js';
 import * as m0038 from './migrations/0038-support.js';
 import * as m0039 from './migrations/0039-longview.js';
 import * as m0040 from './migrations/0040-managed.js';
@@ -109,6 +111,8 @@ const MIGRATIONS: Record<string, MigrationModule> = {
   '0029-volume-encryption': m0029,
   '0034-disk-encryption': m0034,
   '0056-feed-read-jobs': m0056,
+  '0048-vpc-ipv6': m0048,
+  '0049-vpc-interface-ipv6': m0049,
 };
 
 /** The names of every migration this code has (the table `stratus_migrations` lists those applied). */

@@ -104,15 +104,6 @@ export const UNSERVED_AREAS: readonly UnservedArea[] = [
       '/iam/users/{username}/role-permissions',
     ],
   },
-  {
-    name: 'VPC IPv6 and VPC availability',
-    paths: [
-      '/regions/vpc-availability',
-      '/regions/{regionId}/vpc-availability',
-      '/vpcs/ipv6s',
-      '/vpcs/{vpcId}/ipv6s',
-    ],
-  },
 ];
 
 /** The answer's reason for an unserved area. */

@@ -9,6 +9,8 @@ export type Image = Static<typeof ImageSchema>;
 
 export interface RegionExtras {
   volume_hardware_type: 'nvme' | 'hdd';
+  /** Where the region's dual-stack VPCs take their IPv6 ranges (regions with `VPC Dual Stack`). */
+  vpc_ipv6_pool?: string;
 }
 export interface ImageExtras {
   min_disk_mb: number;

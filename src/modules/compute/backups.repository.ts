@@ -169,6 +169,7 @@ export async function writeContents(
             interfaceValues(configId, instanceId, pos, {
               ...i,
               ipv4_vpc: i.purpose === 'vpc' ? null : i.ipv4_vpc,
+              ipv6: null,
             }),
           ),
         )

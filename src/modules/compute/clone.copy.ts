@@ -142,6 +142,15 @@ export async function copySelection(
         ...i,
         ipv4_vpc: i.purpose === 'vpc' ? null : i.ipv4_vpc,
         ipv4_nat_1_1: i.ipv4_nat_1_1 ? 'any' : i.ipv4_nat_1_1,
+        // New /64s of the subnet, as many as the source holds.
+        ipv6: undefined,
+        ipv6_request: i.ipv6
+          ? {
+              slaac: i.ipv6.slaac.map(() => ({ range: 'auto' })),
+              ranges: i.ipv6.ranges.map(() => ({ range: '/64' })),
+              is_public: i.ipv6.is_public,
+            }
+          : undefined,
       };
     });
     if (list.length === 0) continue;

@@ -933,6 +933,7 @@ export class ComputeInterfacesService {
         subnet_id: s.subnet_id ?? null,
         ipv4_vpc: s.ipv4_vpc ?? null,
         ipv4_nat_1_1: s.ipv4_nat_1_1 ?? null,
+        ipv6: s.ipv6 ?? null,
         ip_ranges: s.ip_ranges ?? null,
         vlan_label: s.purpose === 'vlan' ? (s.label ?? null) : null,
         ipam_address: s.purpose === 'vlan' ? (s.ipam_address ?? null) : null,

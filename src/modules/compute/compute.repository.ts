@@ -18,6 +18,8 @@ import type { ComputeTables, InstancesTable } from './compute.table.js';
 import type { NormalizedInterface } from './interfaces.rules.js';
 import { locksOf } from '../locks/locks.repository.js';
 import { placementOfInstances } from '../placement/placement.repository.js';
+import { eui64 } from '../networking/ip-allocator.js';
+import { apiInterfaceIpv6, readInterfaceIpv6, storeInterfaceIpv6 } from '../vpcs/vpc-ipv6.rules.js';
 
 export type InstanceRow = Omit<InstancesTable, 'id'> & { id: number };
 type Row<T extends keyof ComputeTables> = Omit<ComputeTables[T], 'id'> & { id: number };
@@ -336,6 +338,7 @@ export function interfaceValues(
     ipv4_vpc: i.ipv4_vpc,
     ipv4_nat_1_1: i.ipv4_nat_1_1,
     ip_ranges: i.ip_ranges === null ? null : JSON.stringify(i.ip_ranges),
+    ipv6: storeInterfaceIpv6(i.ipv6),
   };
 }
 
@@ -487,7 +490,10 @@ export function toApiInterface(r: InterfaceRow, active: boolean) {
     ipv4: r.purpose === 'vpc' ? { vpc: r.ipv4_vpc, nat_1_1: r.ipv4_nat_1_1 } : null,
     ip_ranges:
       r.purpose !== 'vpc' ? null : r.ip_ranges === null ? [] : parseJson<string[]>(r.ip_ranges, []),
-    ipv6: null,
+    ipv6:
+      r.purpose !== 'vpc'
+        ? null
+        : apiInterfaceIpv6(readInterfaceIpv6(r.ipv6), eui64(r.instance_id)),
   };
 }
 export type ApiInterface = ReturnType<typeof toApiInterface>;
@@ -523,6 +529,7 @@ export function normalizedOf(r: InterfaceRow): NormalizedInterface {
     ipv4_vpc: r.ipv4_vpc,
     ipv4_nat_1_1: r.ipv4_nat_1_1,
     ip_ranges: r.ip_ranges === null ? null : parseJson<string[]>(r.ip_ranges, []),
+    ipv6: readInterfaceIpv6(r.ipv6),
   };
 }
 

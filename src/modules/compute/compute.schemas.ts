@@ -168,6 +168,23 @@ export const ComputeSchema = Type.Object({
 });
 
 /** An interface as sent in a request (instance create, config create/update, interface add). */
+/** A requested IPv6 range of an interface: `auto`, `/64` or a /64 of the subnet. */
+const Ipv6RangeItem = Type.Object({ range: Type.Optional(Nullable(Type.String())) });
+
+/** The `ipv6` of a VPC interface request: SLAAC ranges, routed ranges, public or not. */
+export const InterfaceIpv6Body = Type.Object({
+  slaac: Type.Optional(Nullable(Type.Array(Ipv6RangeItem))),
+  ranges: Type.Optional(Nullable(Type.Array(Ipv6RangeItem))),
+  is_public: Type.Optional(Nullable(Type.Boolean())),
+});
+
+/** A VPC interface's IPv6 as answered: each SLAAC /64 with the instance's address in it. */
+export const InterfaceIpv6Schema = Type.Object({
+  slaac: Type.Array(Type.Object({ range: Type.String(), address: Type.String() })),
+  ranges: Type.Array(Type.Object({ range: Type.String() })),
+  is_public: Type.Boolean(),
+});
+
 export const InterfaceRequestSchema = Type.Object({
   purpose: Type.String({ enum: ['public', 'vlan', 'vpc'] }),
   label: Type.Optional(Nullable(Type.String({ maxLength: 64 }))),
@@ -181,6 +198,8 @@ export const InterfaceRequestSchema = Type.Object({
     }),
   ),
   ip_ranges: Type.Optional(Nullable(Type.Array(Type.String()))),
+  /** A VPC interface's IPv6 on a dual-stack subnet (VPC IPv6); omitted: one SLAAC /64. */
+  ipv6: Type.Optional(Nullable(InterfaceIpv6Body)),
   active: Type.Optional(
     Type.Boolean({ description: 'Accepted and ignored: a boot into the config activates it.' }),
   ),
@@ -200,8 +219,8 @@ export const InterfaceSchema = Type.Object({
   ipv4: Nullable(Type.Object({ vpc: Nullable(Type.String()), nat_1_1: Nullable(Type.String()) })),
   /** A VPC interface's routed ranges (`[]` when none); null for other purposes (the wire). */
   ip_ranges: Nullable(Type.Array(Type.String())),
-  /** IPv6 of VPC interfaces is a feature Stratus does not serve yet: null, as on the wire. */
-  ipv6: Type.Null(),
+  /** A VPC interface's IPv6 on a dual-stack subnet; null otherwise (the wire). */
+  ipv6: Nullable(InterfaceIpv6Schema),
 });
 
 /** An item of an instance create's `interfaces`: either generation's fields (checked by the service). */

@@ -108,6 +108,8 @@ export interface ConfigInterfacesTable {
   ipv4_nat_1_1: string | null;
   /** JSON array of CIDR strings, or null. */
   ip_ranges: string | null;
+  /** A VPC interface's IPv6 on a dual-stack subnet (JSON, see vpc-ipv6.rules.ts), or null. */
+  ipv6: string | null;
 }
 
 /** An instance's own interfaces (`interface_generation: compute`). */
@@ -130,6 +132,8 @@ export interface ComputeInterfacesTable {
   ipv4_nat_1_1: string | null;
   /** JSON array of CIDR strings routed to the interface, or null. */
   ip_ranges: string | null;
+  /** A VPC interface's IPv6 on a dual-stack subnet (JSON, see vpc-ipv6.rules.ts), or null. */
+  ipv6: Generated<string | null>;
   vlan_label: string | null;
   ipam_address: string | null;
   created: string;

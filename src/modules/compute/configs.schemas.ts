@@ -1,7 +1,7 @@
 import { type TSchema, Type } from '@sinclair/typebox';
 import { DateTime, Nullable, PageOf } from '../../http/schemas/common.js';
 import { DEVICE_SLOTS } from './compute.repository.js';
-import { InterfaceRequestSchema, InterfaceSchema } from './compute.schemas.js';
+import { InterfaceIpv6Body, InterfaceRequestSchema, InterfaceSchema } from './compute.schemas.js';
 
 export const RUN_LEVELS = ['default', 'single', 'binbash'];
 export const VIRT_MODES = ['paravirt', 'fullvirt'];
@@ -98,6 +98,8 @@ export const UpdateInterfaceBody = Type.Object({
     }),
   ),
   ip_ranges: Type.Optional(Nullable(Type.Array(Type.String()))),
+  /** A VPC interface's IPv6 (dual-stack subnets): replaced when given, kept when omitted or null. */
+  ipv6: Type.Optional(Nullable(InterfaceIpv6Body)),
 });
 
 export const OrderInterfacesBody = Type.Object({ ids: Type.Array(Type.Integer()) });

@@ -1,6 +1,7 @@
 import type { Static } from '@sinclair/typebox';
 import type { FieldErrors } from '../../errors/errors.js';
 import { isIpv4 } from '../../lib/ip.js';
+import type { InterfaceIpv6, InterfaceIpv6Request } from '../vpcs/vpc-ipv6.rules.js';
 import type { InterfaceRequestSchema } from './compute.schemas.js';
 
 export type InterfaceInput = Static<typeof InterfaceRequestSchema>;
@@ -17,6 +18,10 @@ export interface NormalizedInterface {
   ipv4_vpc: string | null;
   ipv4_nat_1_1: string | null;
   ip_ranges: string[] | null;
+  /** A VPC interface's IPv6 (dual-stack subnets), completed by src/modules/vpcs/vpc-interfaces.ts. */
+  ipv6?: InterfaceIpv6 | null;
+  /** What the request asked for it (undefined: not named; the current one or the default). */
+  ipv6_request?: InterfaceIpv6Request | null;
 }
 
 const blank = (v: string | null | undefined) => v === undefined || v === null || v === '';
@@ -71,6 +76,8 @@ export function checkInterface(
       fe.add(at('ipv4'), 'ipv4 is only allowed for vpc interfaces');
     if (i.subnet_id !== undefined && i.subnet_id !== null)
       fe.add(at('subnet_id'), 'subnet_id is only allowed for vpc interfaces');
+    if (i.ipv6 !== undefined && i.ipv6 !== null)
+      fe.add(at('ipv6'), 'ipv6 is only allowed for vpc interfaces');
   }
   switch (i.purpose) {
     case 'public':
@@ -139,6 +146,7 @@ export function checkInterface(
         ipv4_vpc: vpcIp,
         ipv4_nat_1_1: nat,
         ip_ranges: i.ip_ranges ?? null,
+        ipv6_request: i.ipv6 ?? undefined,
       };
     }
   }

@@ -25,6 +25,7 @@ import { bodyField, vpcInterfaceChecker } from '../vpcs/vpc-interfaces.js';
 import { checkAddition, checkInterface } from './interfaces.rules.js';
 import { refuseIfSubresourcesLocked } from '../locks/locks.repository.js';
 import { COMPUTE_GENERATION_PROFILE } from './configs.service.js';
+import { storeInterfaceIpv6 } from '../vpcs/vpc-ipv6.rules.js';
 
 type AddBody = Static<typeof AddInterfaceBody>;
 type UpdateBody = Static<typeof UpdateInterfaceBody>;
@@ -212,11 +213,13 @@ export class InterfacesService {
       next.ipv4_nat_1_1 = nat;
     }
     if (b.ip_ranges !== undefined) next.ip_ranges = b.ip_ranges ?? [];
+    if (b.ipv6 !== undefined && b.ipv6 !== null) next.ipv6_request = b.ipv6;
     const vpc = await vpcInterfaceChecker(tx, inst.account_id, [next]);
     await vpc.complete(fe, bodyField, [next], vpcTarget(inst, row.config_id, row.id));
     set.ipv4_vpc = next.ipv4_vpc;
     set.ipv4_nat_1_1 = next.ipv4_nat_1_1;
     set.ip_ranges = next.ip_ranges === null ? null : JSON.stringify(next.ip_ranges);
+    set.ipv6 = storeInterfaceIpv6(next.ipv6);
     if (next.vpc_id !== undefined) set.vpc_id = next.vpc_id;
   }
 

@@ -26,6 +26,31 @@ export const VpcIpSchema = Type.Object({
   nodebalancer_id: Nullable(Type.Integer()),
 });
 
+/**
+ * A VPC interface's IPv6 range (`GET /vpcs/ipv6s`): the wire's shape, with the IPv4 fields
+ * empty (`address`, `address_range`, `gateway` null, `nat_1_1` and `subnet_mask` "").
+ */
+export const VpcIpv6Schema = Type.Object({
+  active: Type.Boolean(),
+  address: Type.Null(),
+  address_range: Type.Null(),
+  config_id: Nullable(Type.Integer()),
+  gateway: Type.Null(),
+  interface_id: Type.Integer(),
+  compute_id: Type.Integer(),
+  nat_1_1: Type.String(),
+  prefix: Type.Integer(),
+  region: Type.String(),
+  subnet_id: Type.Integer(),
+  subnet_mask: Type.String(),
+  vpc_id: Type.Integer(),
+  database_id: Nullable(Type.Integer()),
+  nodebalancer_id: Nullable(Type.Integer()),
+  ipv6_range: Type.String(),
+  ipv6_is_public: Type.Boolean(),
+  /** The instance's SLAAC address in a SLAAC range; none in a routed range. */
+  ipv6_addresses: Type.Array(Type.Object({ slaac_address: Type.String() })),
+});
 const Ipv6RangeSchema = Type.Object({
   range: Type.String(),
   prefix: Type.Integer(),
@@ -46,8 +71,8 @@ export const InstanceIpsSchema = Type.Object({
     link_local: IpAddressV6Schema,
     slaac: IpAddressV6Schema,
     global: Type.Array(Ipv6RangeSchema),
-    /** IPv6 addresses of VPC interfaces: VPCs have no IPv6 in Stratus. */
-    vpc: Type.Array(Type.Object({})),
+    /** The IPv6 ranges of the instance's VPC interfaces (as `GET /vpcs/ipv6s` lists them). */
+    vpc: Type.Array(VpcIpv6Schema),
   }),
 });
 

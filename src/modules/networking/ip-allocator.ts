@@ -279,7 +279,7 @@ export class IpAllocator {
  * xor its high 8 bits (so every id up to 2^32 gets its own address), as the EUI-64 groups
  * `f03c:HHff:feXX:XXXX`.
  */
-function eui64(id: number): number[] {
+export function eui64(id: number): number[] {
   const high = Math.floor(id / 2 ** 24) & 255;
   return [0xf03c, ((0x91 ^ high) << 8) | 0xff, 0xfe00 | ((id >>> 16) & 255), id & 0xffff];
 }

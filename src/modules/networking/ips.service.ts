@@ -16,9 +16,9 @@ import {
 } from '../compute/compute.repository.js';
 import { entityRefs } from '../events/events.types.js';
 import type { EventWriter } from '../events/events.writer.js';
-import type { ApiVpcIp } from '../vpcs/vpcs.schemas.js';
+import type { ApiVpcIp, ApiVpcIpv6 } from '../vpcs/vpcs.schemas.js';
 import { natsOfInstances } from '../vpcs/vpcs.repository.js';
-import { instanceVpcIps } from '../vpcs/vpcs.service.js';
+import { instanceVpcIps, instanceVpcIpv6s } from '../vpcs/vpcs.service.js';
 import type { ForwardDns } from './forward-dns.js';
 import type { IpAllocator } from './ip-allocator.js';
 import {
@@ -76,7 +76,7 @@ export interface InstanceIps {
     link_local: ApiIpV6;
     slaac: ApiIpV6;
     global: { range: string; prefix: number; region: string; route_target: string | null }[];
-    vpc: never[];
+    vpc: ApiVpcIpv6[];
   };
 }
 
@@ -292,7 +292,7 @@ export class IpsService {
           region: r.region,
           route_target: r.route_target,
         })),
-        vpc: [],
+        vpc: await instanceVpcIpv6s(db, inst),
       },
     };
   }

@@ -10,12 +10,20 @@ import {
   SUBNET_FILTERS,
   type SubnetRow,
   subnetsInUse,
+  subnetRanges,
   subnetsOf,
   toApiSubnets,
 } from './vpcs.repository.js';
+import { allocate, checkSubnetIpv6, formatNet6, parseNet6 } from './vpc-ipv6.rules.js';
 import { labelProblem } from './vpcs.rules.js';
 import type { CreateSubnet } from './vpcs.schemas.js';
-import { refuseIfNodeBalancerIn, SUBNET_IN_USE, type VpcsService } from './vpcs.service.js';
+import {
+  refuseIfNodeBalancerIn,
+  SUBNET_IN_USE,
+  SUBNET_V6_FULL,
+  SUBNET_V6_TAKEN,
+  type VpcsService,
+} from './vpcs.service.js';
 
 type XFilter = string | string[] | undefined;
 
@@ -66,9 +74,18 @@ export class SubnetsService {
       const existing = (await subnetsOf(tx, [vpcId])).get(vpcId) ?? [];
       const fe = new FieldErrors();
       const [checked] = checkSubnets(fe, [b], existing, (_n, f) => f);
+      const v6Range = vpc.ipv6 === null ? undefined : parseNet6(vpc.ipv6);
+      const v6 = checkSubnetIpv6(fe, (f) => f, b.ipv6, v6Range);
+      let ipv6: string | null = null;
+      if (v6 && v6Range) {
+        const got = allocate(v6Range, v6, subnetRanges(existing));
+        if (got === 'taken') fe.add('ipv6[0].range', SUBNET_V6_TAKEN);
+        else if (got === 'full') fe.add('ipv6[0].range', SUBNET_V6_FULL);
+        else ipv6 = formatNet6(got);
+      }
       fe.throwIfAny();
       if (!checked) throw errors.internal();
-      const id = await this.vpcs.insertSubnet(tx, p, vpc, checked);
+      const id = await this.vpcs.insertSubnet(tx, p, vpc, checked, ipv6);
       await this.touch(tx, vpcId);
       return this.one(vpcId, id, tx);
     });

@@ -2,6 +2,8 @@ import type { Database } from '../../db/database.js';
 import type { FieldErrors } from '../../errors/errors.js';
 import { ipv4ToNum, numToIpv4 } from '../../lib/ip.js';
 import type { NormalizedInterface } from '../compute/interfaces.rules.js';
+import type { Net6 } from '../networking/ipv6-math.js';
+import { blocksOf, completeInterfaceIpv6, parseNet6, readInterfaceIpv6 } from './vpc-ipv6.rules.js';
 import { overlaps, parseRange, type Range4, usableBounds, within } from './vpcs.rules.js';
 
 const RANGE_FORM = 'ip_ranges must be IPv4 ranges in canonical CIDR form, such as 10.0.0.64/26';
@@ -11,6 +13,8 @@ export interface SubnetInfo extends Range4 {
   id: number;
   vpc_id: number;
   region: string;
+  /** The subnet's IPv6 range (a dual-stack subnet), if any. */
+  ipv6?: Net6 | undefined;
 }
 
 /** The subnet ids named by a request's interfaces (vpc ones with an integer `subnet_id`). */
@@ -38,14 +42,15 @@ export async function loadSubnets(
   const q = db.db
     .selectFrom('vpc_subnets as s')
     .innerJoin('vpcs as v', 'v.id', 's.vpc_id')
-    .select(['s.id', 's.vpc_id', 's.ipv4', 'v.region'])
+    .select(['s.id', 's.vpc_id', 's.ipv4', 's.ipv6', 'v.region'])
     .where('s.account_id', '=', accountId)
     .where('s.id', 'in', [...ids])
     .orderBy('s.id');
   const rows = await (lock && db.dialect === 'postgres' ? q.forUpdate('s') : q).execute();
   for (const r of rows) {
     const range = parseRange(r.ipv4);
-    if (range) out.set(r.id, { ...range, id: r.id, vpc_id: r.vpc_id, region: r.region });
+    const ipv6 = r.ipv6 === null ? undefined : parseNet6(r.ipv6);
+    if (range) out.set(r.id, { ...range, id: r.id, vpc_id: r.vpc_id, region: r.region, ipv6 });
   }
   return out;
 }
@@ -54,6 +59,8 @@ export async function loadSubnets(
 export interface Taken {
   addresses: Set<number>;
   ranges: Range4[];
+  /** The IPv6 /64s (SLAAC and routed) other interfaces hold in the subnet. */
+  v6: Net6[];
 }
 
 /**
@@ -64,7 +71,7 @@ export async function takenIn(db: Database, subnetId: number, target: VpcTarget)
   const { instanceId, configId, interfaceId } = target;
   let q = db.db
     .selectFrom('config_interfaces')
-    .select(['ipv4_vpc', 'ip_ranges'])
+    .select(['ipv4_vpc', 'ip_ranges', 'ipv6'])
     .where('purpose', '=', 'vpc')
     .where('subnet_id', '=', subnetId);
   if (instanceId !== null) {
@@ -75,11 +82,11 @@ export async function takenIn(db: Database, subnetId: number, target: VpcTarget)
       ]),
     );
   }
-  const taken: Taken = { addresses: new Set(), ranges: [] };
+  const taken: Taken = { addresses: new Set(), ranges: [], v6: [] };
   // Interfaces of the compute generation (an instance's own): all but the one being changed.
   let own = db.db
     .selectFrom('compute_interfaces')
-    .select(['ipv4_vpc', 'ip_ranges'])
+    .select(['ipv4_vpc', 'ip_ranges', 'ipv6'])
     .where('purpose', '=', 'vpc')
     .where('subnet_id', '=', subnetId);
   if (target.computeInterfaceId !== undefined)
@@ -90,6 +97,7 @@ export async function takenIn(db: Database, subnetId: number, target: VpcTarget)
       const range = parseRange(cidr);
       if (range) taken.ranges.push(range);
     }
+    taken.v6.push(...blocksOf(readInterfaceIpv6(r.ipv6)));
   }
   // The /30 ranges of NodeBalancers in the subnet (src/modules/nodebalancers/nb-vpcs.ts).
   const nbs = await db.db
@@ -139,6 +147,8 @@ export async function completeVpcInterfaces(
 ): Promise<void> {
   // Addresses chosen in this request, by subnet, so two interfaces never get the same one.
   const chosen = new Map<number, Set<number>>();
+  // IPv6 /64s chosen in this request, by subnet.
+  const chosen6 = new Map<number, Net6[]>();
   for (const [n, i] of list.entries()) {
     if (i.purpose !== 'vpc' || i.subnet_id === null) continue;
     if (i.ip_ranges !== null && i.ip_ranges.length === 0) i.ip_ranges = null;
@@ -183,6 +193,11 @@ export async function completeVpcInterfaces(
     }
     await checkNat(db, fe, at(n, 'ipv4.nat_1_1'), i.ipv4_nat_1_1, target);
     checkRanges(fe, (k) => at(n, `ip_ranges.${k}`), i, subnet, taken);
+    const mine6 = chosen6.get(subnet.id) ?? [];
+    chosen6.set(subnet.id, mine6);
+    const held = [...taken.v6, ...mine6];
+    i.ipv6 = completeInterfaceIpv6(fe, (f) => at(n, f), i.ipv6_request, i.ipv6, subnet.ipv6, held);
+    mine6.push(...blocksOf(i.ipv6));
   }
 }
 

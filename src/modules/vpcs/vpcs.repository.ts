@@ -1,6 +1,8 @@
 import { type RawBuilder, type SqlBool, sql } from 'kysely';
 import type { Database } from '../../db/database.js';
 import type { FilterSpec } from '../../lib/filter.js';
+import type { Net6 } from '../networking/ipv6-math.js';
+import { parseNet6 } from './vpc-ipv6.rules.js';
 import type { VpcSubnetsTable, VpcsTable } from './vpcs.table.js';
 
 export type VpcRow = Omit<VpcsTable, 'id'> & { id: number };
@@ -72,6 +74,52 @@ export async function subnetsOf(
   for (const r of await (lock ? db.forUpdate(q) : q).execute()) out.get(r.vpc_id)?.push(r);
   return out;
 }
+
+/**
+ * Locks a region's VPC IPv6 pool (its row of `ip_allocation_locks`, kind `vpc_ipv6`): VPC
+ * ranges of a region are taken one create at a time (PostgreSQL; SQLite has one writer).
+ */
+export async function lockVpcPool(db: Database, region: string): Promise<void> {
+  await db.db
+    .insertInto('ip_allocation_locks')
+    .values({ region, kind: 'vpc_ipv6' })
+    .onConflict((oc) => oc.columns(['region', 'kind']).doNothing())
+    .execute();
+  await db
+    .forUpdate(
+      db.db
+        .selectFrom('ip_allocation_locks')
+        .selectAll()
+        .where('region', '=', region)
+        .where('kind', '=', 'vpc_ipv6'),
+    )
+    .execute();
+}
+
+/** The IPv6 ranges of every VPC of a region (all accounts). */
+export async function vpcRangesIn(db: Database, region: string): Promise<Net6[]> {
+  const rows = await db.db
+    .selectFrom('vpcs')
+    .select('ipv6')
+    .where('region', '=', region)
+    .where('ipv6', 'is not', null)
+    .execute();
+  return rows.flatMap((r) => {
+    const n = r.ipv6 === null ? undefined : parseNet6(r.ipv6);
+    return n ? [n] : [];
+  });
+}
+
+/** The IPv6 ranges of a VPC's subnets. */
+export function subnetRanges(rows: readonly { ipv6: string | null }[]): Net6[] {
+  return rows.flatMap((r) => {
+    const n = r.ipv6 === null ? undefined : parseNet6(r.ipv6);
+    return n ? [n] : [];
+  });
+}
+
+/** `ipv6` as answered: `[{range}]`, or null for an IPv4-only VPC or subnet (the wire). */
+export const ipv6Out = (range: string | null) => (range === null ? null : [{ range }]);
 
 /** Ids of the subnets among `ids` that an interface (of any profile) uses. */
 export async function subnetsInUse(db: Database, ids: readonly number[]): Promise<Set<number>> {
@@ -199,6 +247,7 @@ export async function toApiSubnets(db: Database, rows: readonly SubnetRow[]) {
     id: r.id,
     label: r.label,
     ipv4: r.ipv4,
+    ipv6: ipv6Out(r.ipv6),
     computes: computes.get(r.id) ?? [],
     nodebalancers: nodebalancers.get(r.id) ?? [],
     created: r.created,
@@ -219,6 +268,7 @@ export async function toApiVpcs(db: Database, rows: readonly VpcRow[]) {
     label: r.label,
     description: r.description,
     region: r.region,
+    ipv6: ipv6Out(r.ipv6),
     subnets: (subnets.get(r.id) ?? []).map((s) => byId.get(s.id) as ApiSubnet),
     created: r.created,
     updated: r.updated,
@@ -314,6 +364,77 @@ export function vpcIps(
     select ${ownCommon}, cast(null as text), r.value, cast(null as text), ${ownActive},
       cast(ci.id as bigint) * 1048576 + 524288 + ${rangeN}
     from ${ownFrom} ${ranges} where ${cond} and ci.ip_ranges is not null
+  )`;
+  return db.db.selectFrom(union.as('vips'));
+}
+
+/** One row of the VPC IPv6 listing: a SLAAC /64 or a routed /64 of a VPC interface. */
+export interface VpcIpv6Row {
+  interface_id: number;
+  config_id: number | null;
+  compute_id: number;
+  region: string;
+  vpc_id: number;
+  subnet_id: number;
+  ipv6_range: string;
+  /** 1: a SLAAC range (its address is the instance's); 0: a routed range. */
+  slaac: number;
+  /** The interface's stored IPv6 (JSON), for `is_public`. */
+  ipv6_json: string;
+  active: number;
+  ord: number | string;
+}
+
+/**
+ * Every IPv6 range of every VPC interface of an account (profile interfaces and an instance's
+ * own) as one relation `vips`, for paging and X-Filter: its SLAAC ranges, then its routed ones.
+ */
+export function vpcIpv6s(
+  db: Database,
+  accountId: number,
+  where: { vpcId?: number; instanceId?: number; visible?: RawBuilder<SqlBool> | undefined },
+) {
+  const cond = sql.join(
+    [
+      sql`ci.purpose = 'vpc'`,
+      sql`ci.ipv6 is not null`,
+      sql`v.account_id = ${accountId}`,
+      ...(where.vpcId !== undefined ? [sql`v.id = ${where.vpcId}`] : []),
+      ...(where.instanceId !== undefined ? [sql`ci.instance_id = ${where.instanceId}`] : []),
+      ...(where.visible ? [where.visible] : []),
+    ],
+    sql` and `,
+  );
+  const each = (key: 'slaac' | 'ranges') =>
+    db.dialect === 'postgres'
+      ? sql`cross join lateral jsonb_array_elements_text((ci.ipv6::jsonb)->${sql.lit(key)}) with ordinality as r(value, n)`
+      : sql`join json_each(json_extract(ci.ipv6, ${sql.lit(`$.${key}`)})) r`;
+  const rangeN = db.dialect === 'postgres' ? sql`r.n` : sql`(r.key + 1)`;
+  const joins = sql`join vpc_subnets s on s.id = ci.subnet_id
+    join vpcs v on v.id = s.vpc_id
+    join instances i on i.id = ci.instance_id`;
+  const cols = (config: RawBuilder<unknown>) => sql`ci.id as interface_id, ${config} as config_id,
+    ci.instance_id as compute_id, v.region as region, v.id as vpc_id, s.id as subnet_id,
+    r.value as ipv6_range, ci.ipv6 as ipv6_json`;
+  const profile = sql`ci.config_id`;
+  const own = sql`cast(null as integer)`;
+  const ownActive = sql<number>`case when i.status = 'running' then 1 else 0 end`;
+  // Order keys: by interface, SLAAC ranges before routed ones; an instance's own interfaces in
+  // the upper half of each id's block, as in vpcIps.
+  const union = sql<VpcIpv6Row>`(
+    select ${cols(profile)}, 1 as slaac, ${activeSql} as active,
+      cast(ci.id as bigint) * 1048576 + ${rangeN} as ord
+    from config_interfaces ci ${joins} ${each('slaac')} where ${cond}
+    union all
+    select ${cols(profile)}, 0, ${activeSql}, cast(ci.id as bigint) * 1048576 + 1024 + ${rangeN}
+    from config_interfaces ci ${joins} ${each('ranges')} where ${cond}
+    union all
+    select ${cols(own)}, 1, ${ownActive}, cast(ci.id as bigint) * 1048576 + 524288 + ${rangeN}
+    from compute_interfaces ci ${joins} ${each('slaac')} where ${cond}
+    union all
+    select ${cols(own)}, 0, ${ownActive},
+      cast(ci.id as bigint) * 1048576 + 524288 + 1024 + ${rangeN}
+    from compute_interfaces ci ${joins} ${each('ranges')} where ${cond}
   )`;
   return db.db.selectFrom(union.as('vips'));
 }

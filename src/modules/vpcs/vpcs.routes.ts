@@ -12,8 +12,12 @@ import {
   SubnetSchema,
   UpdateSubnetBody,
   UpdateVpcBody,
+  RegionParams,
+  VpcAvailabilityPage,
+  VpcAvailabilitySchema,
   VpcDefaultRangesSchema,
   VpcIpPage,
+  VpcIpv6Page,
   VpcPage,
   VpcParams,
   VpcSchema,
@@ -27,6 +31,8 @@ const tags = ['VPCs'];
 const anyToken = { auth: 'token' as const };
 const write = { scopes: ['vpc:read_write'] };
 const ips = { scopes: ['ips:read_only'] };
+const read = { scopes: ['vpc:read_only'] };
+const regionTags = ['Regions'];
 
 export function vpcsRoutes(ctx: Ctx): FastifyPluginAsyncTypebox {
   const svc = ctx.services.vpcs;
@@ -61,6 +67,19 @@ export function vpcsRoutes(ctx: Ctx): FastifyPluginAsyncTypebox {
       },
       (req) => svc.ips(principal(req), req.query, xFilter(req)),
     );
+    app.get(
+      '/vpcs/ipv6s',
+      {
+        schema: {
+          tags,
+          summary: 'VPCs IPv6 Addresses List',
+          querystring: PageQuery,
+          response: { 200: VpcIpv6Page },
+        },
+        config: { operationId: 'getAllVPCIPv6s', ...ips, paged: true },
+      },
+      (req) => svc.ipv6s(principal(req), req.query, xFilter(req)),
+    );
     // The ranges subnets may use and those refused within them; the same for every account.
     app.get(
       '/vpcs/default-ranges',
@@ -76,6 +95,33 @@ export function vpcsRoutes(ctx: Ctx): FastifyPluginAsyncTypebox {
         default_ipv4_ranges: [...DEFAULT_IPV4_RANGES],
         forbidden_ipv4_ranges: [...FORBIDDEN_IPV4_RANGES],
       }),
+    );
+    // VPC availability by region: the catalogue's capabilities and the VPCs allocated there.
+    app.get(
+      '/regions/vpc-availability',
+      {
+        schema: {
+          tags: regionTags,
+          summary: 'Regions VPC Availability List',
+          querystring: PageQuery,
+          response: { 200: VpcAvailabilityPage },
+        },
+        config: { operationId: 'getRegionsVPCAvailability', ...read, paged: true },
+      },
+      (req) => svc.availability(req.query),
+    );
+    app.get(
+      '/regions/:regionId/vpc-availability',
+      {
+        schema: {
+          tags: regionTags,
+          summary: 'Region VPC Availability View',
+          params: RegionParams,
+          response: { 200: VpcAvailabilitySchema },
+        },
+        config: { operationId: 'getRegionVPCAvailability', ...read },
+      },
+      (req) => svc.regionAvailability(req.params.regionId),
     );
     app.get(
       '/vpcs/:vpcId',
@@ -123,6 +169,20 @@ export function vpcsRoutes(ctx: Ctx): FastifyPluginAsyncTypebox {
         config: { operationId: 'getVPCIPs', ...ips, paged: true },
       },
       (req) => svc.ips(principal(req), req.query, xFilter(req), req.params.vpcId),
+    );
+    app.get(
+      '/vpcs/:vpcId/ipv6s',
+      {
+        schema: {
+          tags,
+          summary: 'VPC IPv6 Addresses List',
+          params: VpcParams,
+          querystring: PageQuery,
+          response: { 200: VpcIpv6Page },
+        },
+        config: { operationId: 'getVPCIPv6s', ...ips, paged: true },
+      },
+      (req) => svc.ipv6s(principal(req), req.query, xFilter(req), req.params.vpcId),
     );
     app.get(
       '/vpcs/:vpcId/subnets',

@@ -5,15 +5,18 @@ import { errors, FieldErrors } from '../../errors/errors.js';
 import type { Clock } from '../../lib/clock.js';
 import { compileFilter } from '../../lib/filter.js';
 import { maskOf, numToIpv4 } from '../../lib/ip.js';
-import { type Page, type PageParams, paginate } from '../../lib/pagination.js';
+import { type Page, type PageParams, pageOf, paginate } from '../../lib/pagination.js';
 import { isoSeconds } from '../../lib/time.js';
 import type { CatalogueService } from '../catalogue/catalogue.service.js';
 import type { EventWriter } from '../events/events.writer.js';
 import { type CheckedSubnet, checkSubnets } from './subnets.rules.js';
+import { eui64 } from '../networking/ip-allocator.js';
+import type { Net6 } from '../networking/ipv6-math.js';
 import { recordVpcEvent } from './vpcs.events.js';
 import {
   type ApiVpc,
   findVpc,
+  lockVpcPool,
   subnetsInUse,
   subnetsOf,
   toApiVpcs,
@@ -21,10 +24,31 @@ import {
   VPC_IP_FILTERS,
   type VpcIpRow,
   type VpcRow,
+  type VpcIpv6Row,
   vpcIps,
+  vpcIpv6s,
+  vpcRangesIn,
 } from './vpcs.repository.js';
+import {
+  allocate,
+  checkSubnetIpv6,
+  checkVpcIpv6,
+  formatNet6,
+  INTERFACE_PREFIX,
+  parseNet6,
+  type RangeRequest,
+  readInterfaceIpv6,
+  slaacAddress,
+  vpcPrefixesOf,
+} from './vpc-ipv6.rules.js';
 import { labelProblem, parseRange } from './vpcs.rules.js';
-import type { ApiVpcIp, CreateVpc, UpdateVpc } from './vpcs.schemas.js';
+import type {
+  ApiVpcAvailability,
+  ApiVpcIp,
+  ApiVpcIpv6,
+  CreateVpc,
+  UpdateVpc,
+} from './vpcs.schemas.js';
 
 type XFilter = string | string[] | undefined;
 
@@ -34,6 +58,9 @@ export interface VpcDeps {
   events: EventWriter;
   catalogue: CatalogueService;
 }
+
+export const SUBNET_V6_TAKEN = 'The range overlaps another subnet of the VPC';
+export const SUBNET_V6_FULL = 'No IPv6 range of this length is left in the VPC';
 
 export const SUBNET_IN_USE =
   'The subnet is in use by a compute interface; delete the interface first (shut the instance down if it is active).';
@@ -129,10 +156,35 @@ export class VpcsService {
     if (!region) fe.add('region', 'region is not valid');
     else if (!region.capabilities.includes('VPCs'))
       fe.add('region', 'VPCs are not available in this region');
+    const pool = this.ipv6Pool(b.region);
+    const v6 = checkVpcIpv6(fe, b.ipv6, region, pool);
     const subnets = checkSubnets(fe, b.subnets ?? [], [], (n, f) => `subnets.${n}.${f}`);
+    // Subnet IPv6 in an IPv4-only VPC: refused before anything is taken.
+    if (!v6 && !fe.has('ipv6') && !fe.has('ipv6[0].range')) {
+      for (const [n, s] of (b.subnets ?? []).entries())
+        checkSubnetIpv6(fe, (f) => `subnets.${n}.${f}`, s.ipv6, undefined);
+    }
     fe.throwIfAny();
     return this.d.db.transaction(async (tx) => {
       await this.assertLabelFree(tx, p, b.label);
+      const ipv6 = v6 && pool ? await this.allocateVpcRange(tx, b.region, pool, v6) : null;
+      // The subnets' IPv6 is checked against the range just taken (an error rolls it back).
+      const sfe = new FieldErrors();
+      const v6Range = ipv6 === null ? undefined : parseNet6(ipv6);
+      const taken: Net6[] = [];
+      const subnetV6 = (b.subnets ?? []).map((s, n) => {
+        const at = (f: string) => `subnets.${n}.${f}`;
+        const r = checkSubnetIpv6(sfe, at, s.ipv6, v6Range);
+        if (!r || !v6Range) return null;
+        const got = allocate(v6Range, r, taken);
+        if (typeof got === 'string') {
+          sfe.add(at('ipv6[0].range'), got === 'taken' ? SUBNET_V6_TAKEN : SUBNET_V6_FULL);
+          return null;
+        }
+        taken.push(got);
+        return formatNet6(got);
+      });
+      sfe.throwIfAny();
       const now = this.now();
       const vpc = await tx.db
         .insertInto('vpcs')
@@ -141,6 +193,7 @@ export class VpcsService {
           label: b.label,
           description: b.description ?? '',
           region: b.region,
+          ipv6,
           created: now,
           updated: now,
         })
@@ -148,9 +201,43 @@ export class VpcsService {
         .executeTakeFirstOrThrow();
       await authz.grantCreator(tx, p, 'vpc', vpc.id);
       await recordVpcEvent(this.d.events, tx, p, 'vpc_create', { id: vpc.id, label: b.label });
-      for (const s of subnets) await this.insertSubnet(tx, p, { id: vpc.id, label: b.label }, s);
+      for (const [n, s] of subnets.entries())
+        await this.insertSubnet(tx, p, { id: vpc.id, label: b.label }, s, subnetV6[n] ?? null);
       return this.one(tx, vpc.id);
     });
+  }
+
+  /** The region's VPC IPv6 pool (the catalogue's), if it has one. */
+  ipv6Pool(region: string): Net6 | undefined {
+    const text = this.d.catalogue.regionExtras(region)?.vpc_ipv6_pool;
+    return text === undefined ? undefined : parseNet6(text);
+  }
+
+  /**
+   * Takes a VPC range from the region's pool: the explicit one when no VPC of the region (of any
+   * account) overlaps it, else the lowest free block of the length asked. The pool's lock row
+   * (PostgreSQL) serialises concurrent creates in the region.
+   */
+  private async allocateVpcRange(
+    tx: Database,
+    region: string,
+    pool: Net6,
+    req: RangeRequest,
+  ): Promise<string> {
+    await lockVpcPool(tx, region);
+    const used = await vpcRangesIn(tx, region);
+    const got = allocate(pool, req, used);
+    if (got === 'taken')
+      throw errors.invalidField(
+        'ipv6[0].range',
+        'The range overlaps another VPC\u2019s range in this region',
+      );
+    if (got === 'full')
+      throw errors.invalidField(
+        'ipv6[0].range',
+        `No /${req.bits} IPv6 range is left in this region`,
+      );
+    return formatNet6(got);
   }
 
   /** Inserts a checked subnet and records `subnet_create`; returns its id. */
@@ -159,6 +246,7 @@ export class VpcsService {
     p: Principal,
     vpc: { id: number; label: string },
     s: CheckedSubnet,
+    ipv6: string | null = null,
   ): Promise<number> {
     const now = this.now();
     const { id } = await tx.db
@@ -170,6 +258,7 @@ export class VpcsService {
         ipv4: s.range.cidr,
         ipv4_start: s.range.start,
         ipv4_end: s.range.end,
+        ipv6,
         created: now,
         updated: now,
       })
@@ -229,6 +318,65 @@ export class VpcsService {
     });
   }
 
+  /**
+   * `GET /regions/vpc-availability` (every region, by id) and one region's: `available` where the
+   * region offers VPCs; `available_ipv6_prefix_lengths` the VPC prefix lengths the region offers
+   * of which a free block is left in its pool (allocated VPCs of every account count).
+   */
+  async availability(params: PageParams): Promise<Page<ApiVpcAvailability>> {
+    const { db } = this.d;
+    const base = db.db.selectFrom('regions');
+    return pageOf(
+      params,
+      async (limit, offset) => {
+        const rows = await base.select('id').orderBy('id').limit(limit).offset(offset).execute();
+        return Promise.all(rows.map((r) => this.regionAvailability(r.id)));
+      },
+      async () =>
+        Number(
+          (await base.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirst())?.n ?? 0,
+        ),
+    );
+  }
+
+  async regionAvailability(id: string): Promise<ApiVpcAvailability> {
+    const region = this.d.catalogue.region(id);
+    if (!region) throw errors.notFound();
+    const pool = this.ipv6Pool(id);
+    const offered = pool ? vpcPrefixesOf(region.capabilities) : [];
+    const used = offered.length === 0 ? [] : await vpcRangesIn(this.d.db, id);
+    return {
+      region: id,
+      available: region.capabilities.includes('VPCs'),
+      available_ipv6_prefix_lengths: offered.filter(
+        (bits) => pool !== undefined && allocate(pool, { bits }, used) !== 'full',
+      ),
+    };
+  }
+
+  /** `GET /vpcs/ipv6s` and `GET /vpcs/{vpcId}/ipv6s`: every IPv6 range of VPC interfaces. */
+  async ipv6s(
+    p: Principal,
+    params: PageParams,
+    xf: XFilter,
+    vpcId?: number,
+  ): Promise<Page<ApiVpcIpv6>> {
+    const { db } = this.d;
+    if (vpcId !== undefined) await this.load(db, p, vpcId, 'read_only');
+    const base = vpcIpv6s(db, p.accountId, {
+      ...(vpcId !== undefined ? { vpcId } : {}),
+      visible: authz.visible(p, 'vpc', 'v.id'),
+    });
+    return paginate(
+      base,
+      (qb) => qb.selectAll(),
+      compileFilter(xf, VPC_IP_FILTERS, db.dialect),
+      params,
+      { idColumn: 'vips.ord' },
+      toApiVpcIpv6,
+    );
+  }
+
   /** `GET /vpcs/ips` and `GET /vpcs/{vpcId}/ips`: every address and range of vpc interfaces. */
   async ips(
     p: Principal,
@@ -251,6 +399,44 @@ export class VpcsService {
       toApiVpcIp,
     );
   }
+}
+
+/** A row of the VPC IPv6 listing in the API's shape. */
+export function toApiVpcIpv6(r: VpcIpv6Row): ApiVpcIpv6 {
+  const computeId = Number(r.compute_id);
+  const slaac = Number(r.slaac) === 1;
+  return {
+    active: Number(r.active) === 1,
+    address: null,
+    address_range: null,
+    config_id: r.config_id === null ? null : Number(r.config_id),
+    gateway: null,
+    interface_id: Number(r.interface_id),
+    compute_id: computeId,
+    nat_1_1: '',
+    prefix: Number(r.ipv6_range.split('/')[1] ?? INTERFACE_PREFIX),
+    region: r.region,
+    subnet_id: Number(r.subnet_id),
+    subnet_mask: '',
+    vpc_id: Number(r.vpc_id),
+    database_id: null,
+    nodebalancer_id: null,
+    ipv6_range: r.ipv6_range,
+    ipv6_is_public: readInterfaceIpv6(r.ipv6_json)?.is_public ?? false,
+    ipv6_addresses: slaac ? [{ slaac_address: slaacAddress(r.ipv6_range, eui64(computeId)) }] : [],
+  };
+}
+
+/** The VPC IPv6 ranges of one instance (`ipv6.vpc` of `GET /compute/instances/{id}/ips`). */
+export async function instanceVpcIpv6s(
+  db: Database,
+  inst: { id: number; account_id: number },
+): Promise<ApiVpcIpv6[]> {
+  const rows = await vpcIpv6s(db, inst.account_id, { instanceId: inst.id })
+    .selectAll()
+    .orderBy('vips.ord')
+    .execute();
+  return (rows as VpcIpv6Row[]).map(toApiVpcIpv6);
 }
 
 /** A row of the VPC address listing in the API's shape. */

@@ -6,6 +6,8 @@ export interface VpcsTable {
   label: string;
   description: string;
   region: string;
+  /** The VPC's IPv6 range (`2001:db8:8500::/52`) from its region's pool; null: IPv4 only. */
+  ipv6: string | null;
   created: string;
   updated: string;
 }
@@ -20,6 +22,8 @@ export interface VpcSubnetsTable {
   /** First address of the range as a number, and its size: overlap checks in SQL. */
   ipv4_start: number;
   ipv4_end: number;
+  /** The subnet's IPv6 range, inside its VPC's; null: IPv4 only. */
+  ipv6: string | null;
   created: string;
   updated: string;
 }

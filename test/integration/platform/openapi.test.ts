@@ -843,6 +843,51 @@ const ALLOWED: AllowedDifference[] = [
     details: ['GET /vpcs/default-ranges: not in reference'],
     reason: 'the IPv4 ranges VPC subnets may use (later API revisions), read by any token',
   },
+  // VPC IPv6 (later API revisions; shapes from the recorded traffic and the clients).
+  {
+    ops: ['getRegionsVPCAvailability'],
+    details: ['GET /regions/vpc-availability: not in reference'],
+    reason: 'VPC availability by region, with the VPC IPv6 prefix lengths left in each pool',
+  },
+  {
+    ops: ['getRegionVPCAvailability'],
+    details: ['GET /regions/{regionId}/vpc-availability: not in reference'],
+    reason: 'VPC availability of one region',
+  },
+  {
+    ops: ['createVPC'],
+    details: [
+      'request (body): field ipv6 only in Stratus',
+      'request VPCSubnet: field ipv6 only in Stratus',
+    ],
+    reason: 'dual-stack VPCs: the IPv6 range of a VPC and of its subnets (the clients send them)',
+  },
+  {
+    ops: ['getAllVPCIPv6s'],
+    details: ['GET /vpcs/ipv6s: not in reference'],
+    reason: 'the IPv6 ranges of VPC interfaces, by interface (later API revisions)',
+  },
+  {
+    ops: ['getVPCIPv6s'],
+    details: ['GET /vpcs/{vpcId}/ipv6s: not in reference'],
+    reason: "the IPv6 ranges of one VPC's interfaces",
+  },
+  {
+    ops: ['addComputeConfig', 'createComputeInstance', 'updateComputeConfig'],
+    details: ['request ComputeConfigInterface: field ipv6 only in Stratus'],
+    reason:
+      'the IPv6 of a VPC interface on a dual-stack subnet (slaac, ranges, is_public), as the SDKs send it',
+  },
+  {
+    ops: ['addComputeConfigInterface', 'updateComputeConfigInterface'],
+    details: ['request (body): field ipv6 only in Stratus'],
+    reason: 'the IPv6 of a VPC interface, added or changed on its own',
+  },
+  {
+    ops: ['createVPCSubnet'],
+    details: ['request (body): field ipv6 only in Stratus'],
+    reason: "a subnet's IPv6 range, carved from its VPC's (the clients send it)",
+  },
   {
     ops: ['getNodeBalancerTypes'],
     details: ['GET /nodebalancers/types: not in reference'],

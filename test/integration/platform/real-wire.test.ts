@@ -16,48 +16,36 @@ import { realWire } from '../../helpers/real-wire.js';
  */
 const DEPARTURES: Record<string, { paths: string[]; reason: string }> = {
   'GET /vpcs': {
-    paths: [
-      'data[].ipv4',
-      'data[].ipv4[]',
-      'data[].ipv4[].range',
-      'data[].ipv6',
-      'data[].vpc_type',
-    ],
+    paths: ['data[].ipv4', 'data[].ipv4[]', 'data[].ipv4[].range', 'data[].vpc_type'],
     reason:
-      "VPCs: `ipv4` ranges, `ipv6`, `vpc_type`, subnets' `databases` and `ipv6` and the interfaces' `config_id` not carried yet",
+      "VPCs: `ipv4` ranges, `vpc_type`, subnets' `databases` and the interfaces' `config_id` not carried yet",
   },
   'GET /vpcs/{vpcId}': {
-    paths: ['ipv4', 'ipv4[]', 'ipv4[].range', 'ipv6', 'vpc_type'],
+    paths: ['ipv4', 'ipv4[]', 'ipv4[].range', 'vpc_type'],
     reason:
-      "VPCs: `ipv4` ranges, `ipv6`, `vpc_type`, subnets' `databases` and `ipv6` and the interfaces' `config_id` not carried yet",
+      "VPCs: `ipv4` ranges, `vpc_type`, subnets' `databases` and the interfaces' `config_id` not carried yet",
   },
   'GET /vpcs/{vpcId}/subnets': {
-    paths: ['data[].databases', 'data[].ipv6', 'data[].vpc_type'],
+    paths: ['data[].databases', 'data[].vpc_type'],
     reason:
-      "VPCs: `ipv4` ranges, `ipv6`, `vpc_type`, subnets' `databases` and `ipv6` and the interfaces' `config_id` not carried yet",
+      "VPCs: `ipv4` ranges, `vpc_type`, subnets' `databases` and the interfaces' `config_id` not carried yet",
   },
   'GET /vpcs/{vpcId}/subnets/{vpcSubnetId}': {
-    paths: ['computes[].interfaces[].config_id', 'databases', 'ipv6', 'vpc_type'],
+    paths: ['computes[].interfaces[].config_id', 'databases', 'vpc_type'],
     reason:
-      "VPCs: `ipv4` ranges, `ipv6`, `vpc_type`, subnets' `databases` and `ipv6` and the interfaces' `config_id` not carried yet",
+      "VPCs: `ipv4` ranges, `vpc_type`, subnets' `databases` and the interfaces' `config_id` not carried yet",
   },
   'POST /vpcs': {
     paths: [
       'ipv4',
       'ipv4[]',
       'ipv4[].range',
-      'ipv6',
-      'ipv6[]',
-      'ipv6[].range',
       'subnets[].databases',
-      'subnets[].ipv6',
-      'subnets[].ipv6[]',
-      'subnets[].ipv6[].range',
       'subnets[].vpc_type',
       'vpc_type',
     ],
     reason:
-      "VPCs: `ipv4` ranges, `ipv6`, `vpc_type`, subnets' `databases` and `ipv6` and the interfaces' `config_id` not carried yet",
+      "VPCs: `ipv4` ranges, `vpc_type`, subnets' `databases` and the interfaces' `config_id` not carried yet",
   },
   'PUT /compute/instances/{computeId}/configs/{configId}': {
     paths: [
@@ -69,15 +57,9 @@ const DEPARTURES: Record<string, { paths: string[]; reason: string }> = {
       'devices.sdl',
       'devices.sdl.disk_id',
       'devices.sdl.volume_id',
-      'interfaces[].ipv6.is_public',
-      'interfaces[].ipv6.ranges',
-      'interfaces[].ipv6.slaac',
-      'interfaces[].ipv6.slaac[]',
-      'interfaces[].ipv6.slaac[].address',
-      'interfaces[].ipv6.slaac[].range',
     ],
     reason:
-      "configs: `devices` `sdi`..`sdl` (the wire's volumes beyond eight slots; the reference and spec have sda..sdh) and the interfaces' `ipv6` object of VPC IPv6 (a feature of the next issue) not carried",
+      "configs: `devices` `sdi`..`sdl` (the wire's volumes beyond eight slots; the reference and spec have sda..sdh) not carried",
   },
   'PUT /networking/firewalls/{firewallId}': {
     paths: ['rules.outbound'],
@@ -90,14 +72,14 @@ const DEPARTURES: Record<string, { paths: string[]; reason: string }> = {
       "firewalls: the wire's `outbound: null` (a firewall without outbound rules) where Stratus answers `[]`",
   },
   'PUT /vpcs/{vpcId}': {
-    paths: ['ipv4', 'ipv4[]', 'ipv4[].range', 'ipv6'],
+    paths: ['ipv4', 'ipv4[]', 'ipv4[].range'],
     reason:
-      "VPCs: `ipv4` ranges, `ipv6`, `vpc_type`, subnets' `databases` and `ipv6` and the interfaces' `config_id` not carried yet",
+      "VPCs: `ipv4` ranges, `vpc_type`, subnets' `databases` and the interfaces' `config_id` not carried yet",
   },
   'PUT /vpcs/{vpcId}/subnets/{vpcSubnetId}': {
-    paths: ['databases', 'ipv6', 'vpc_type'],
+    paths: ['databases', 'vpc_type'],
     reason:
-      "VPCs: `ipv4` ranges, `ipv6`, `vpc_type`, subnets' `databases` and `ipv6` and the interfaces' `config_id` not carried yet",
+      "VPCs: `ipv4` ranges, `vpc_type`, subnets' `databases` and the interfaces' `config_id` not carried yet",
   },
 };
 
