@@ -130,7 +130,7 @@ const NO_BACKUPS = 'Backups are not available in this region';
 const NO_PRIVATE_IP = 'Private IPv4 addresses are not available at distributed sites';
 
 /** Whether a region lets its instances have a private IPv4 address (not a distributed site). */
-export function privateIpsIn(region: Region): boolean {
+function privateIpsIn(region: Region): boolean {
   return region.site_type !== 'distributed';
 }
 
@@ -153,9 +153,4 @@ export function regionRefusals(
 /** The refusal of enabling backups on an instance whose region has no `Backups`. */
 export function backupsRefusal(region: Region | undefined): string | undefined {
   return region && !region.capabilities.includes(BACKUPS) ? NO_BACKUPS : undefined;
-}
-
-/** The refusal of a private IPv4 address for an instance at a distributed site. */
-export function privateIpRefusal(region: Region | undefined): string | undefined {
-  return region && !privateIpsIn(region) ? NO_PRIVATE_IP : undefined;
 }
