@@ -45,6 +45,15 @@ export function catalogueData(): CatalogueData {
   return cached;
 }
 
+/**
+ * The plans sold only at distributed sites (capability `Distributed Plans`): the provider's web
+ * manager tells them by their ids (`nanode-edge-…`, `g6-dedicated-edge-…`), and a distributed
+ * site offers no other plan.
+ */
+export function isDistributedPlan(type: { id: string }): boolean {
+  return type.id.includes('nanode-edge') || type.id.includes('dedicated-edge');
+}
+
 /** Plans whose availability varies by region, and whether a region offers each (deterministic). */
 export function regionAvailability(
   data: CatalogueData,

@@ -15,7 +15,10 @@ export const RegionSchema = Type.Object({
   capabilities: Type.Array(Type.String()),
   status: Type.String({ enum: ['ok', 'outage'] }),
   resolvers: Type.Object({ ipv4: Type.String(), ipv6: Type.String() }),
-  /** `core` data centers (every region of the shipped catalogue) or `distributed` sites. */
+  /**
+   * `core` data centers or `distributed` sites (the shipped catalogue has three: instances of
+   * the distributed plans only, no Block Storage, NodeBalancers, VPCs, VLANs or backups).
+   */
   site_type: Type.String({ enum: ['core', 'distributed'] }),
   /** The services monitored there: none (Stratus serves no monitoring). */
   monitors: Type.Object({

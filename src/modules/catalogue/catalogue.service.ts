@@ -45,7 +45,18 @@ const imageOf = (row: { data: string }): Image => {
  * Regions, instance types, kernels and images. Single records of the shipped catalogue are
  * served from memory; every list is filtered and paged in SQL.
  */
+/**
+ * The private image a `shared/<n>` image id stands for, for an account (the number of its
+ * `private/<n>`), or undefined: told by the image sharing area, which the catalogue cannot need.
+ */
+export type SharedImageResolver = (
+  db: Database,
+  accountId: number,
+  sharedId: string,
+) => Promise<number | undefined>;
+
 export class CatalogueService {
+  private sharedImages: SharedImageResolver | undefined;
   private readonly regionsById: Map<string, Region>;
   private readonly typesById: Map<string, InstanceType>;
   private readonly kernelsById: Map<string, Kernel>;
@@ -97,9 +108,16 @@ export class CatalogueService {
       .executeTakeFirst();
   }
 
+  /** The image sharing area resolves `shared/<n>` ids (see `deployableImage`). */
+  resolveSharedImagesWith(resolver: SharedImageResolver): void {
+    this.sharedImages = resolver;
+  }
+
   /**
    * The image a deployment by `p` may use: public, or a private image of its account that is
-   * `available` and that a restricted user holds a grant on. Otherwise a field error on `field`.
+   * `available` and that a restricted user holds a grant on, or a `shared/<n>` image of a share
+   * group the account is an active member of (the producer's image, `available`; its bytes are
+   * deployed, the instance keeps the `shared/<n>` id). Otherwise a field error on `field`.
    */
   async deployableImage(
     p: Principal,
@@ -107,12 +125,39 @@ export class CatalogueService {
     fe: FieldErrors,
     field = 'image',
   ): Promise<Image | undefined> {
+    if (id.startsWith('shared/')) return this.deployableShared(p, id, fe, field);
     const row = await this.imageRow(id, p.accountId);
     const hidden =
       row?.private_id !== null &&
       row?.private_id !== undefined &&
       (await authz.permissionOn(this.db, p, 'image', row.private_id)) === null;
     if (!row || hidden) {
+      fe.add(field, 'image is not valid');
+      return undefined;
+    }
+    if (row.status !== 'available') {
+      fe.add(field, `Image ${id} is not available for deployment (status ${row.status})`);
+      return undefined;
+    }
+    return imageOf(row);
+  }
+
+  private async deployableShared(
+    p: Principal,
+    id: string,
+    fe: FieldErrors,
+    field: string,
+  ): Promise<Image | undefined> {
+    const privateId = await this.sharedImages?.(this.db, p.accountId, id);
+    const row =
+      privateId === undefined
+        ? undefined
+        : await this.db.db
+            .selectFrom('images')
+            .select(['data', 'private_id', 'status'])
+            .where('private_id', '=', privateId)
+            .executeTakeFirst();
+    if (!row) {
       fe.add(field, 'image is not valid');
       return undefined;
     }

@@ -22,7 +22,7 @@ import {
 import { allocatedDiskMb, findInstance, type InstanceRow } from './compute.repository.js';
 import type { BackupStatus } from './compute.table.js';
 import type { InstancesService } from './instances.service.js';
-import { type OpDeps, startOp } from './ops.start.js';
+import { backupsRefusal, type OpDeps, startOp } from './ops.start.js';
 import { setBackupsAddon } from './plan-changes.js';
 import { recordDiskSource } from './machines.seam.js';
 
@@ -79,6 +79,8 @@ export class BackupsService {
       const inst = await this.instances.load(tx, p, id, 'read_write', true);
       if (inst.status === 'deleting') throw errors.busy('Compute');
       if (toBool(inst.backups_enabled)) return;
+      const refused = backupsRefusal(this.d.catalogue.region(inst.region));
+      if (refused) throw errors.reason(refused);
       await setBackupsAddon(tx, inst.id, true, this.now());
       await scheduleAutomaticBackups(tx, this.d.queue, inst.id, p.accountId);
       await this.event(tx, p, inst, 'backups_enable');

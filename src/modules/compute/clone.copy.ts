@@ -68,12 +68,13 @@ export async function selectionMb(db: Database, diskIds: number[]): Promise<numb
  * Copies the selection onto the target (disks `not ready` until the clone finishes). Device
  * slots keep the copied disks; volumes stay with the source. A 1:1 NAT on an interface becomes
  * `any`, and a vpc interface gets a new address of its subnet, chosen as at instance create
- * (a subnet of another region than the target's is a 400 naming the interface).
+ * (a subnet of another region than the target's is a 400 naming the interface). A target of
+ * the new interface generation gets the configs without their profile interfaces.
  */
 export async function copySelection(
   db: Database,
   sel: CloneSelection,
-  target: { id: number; region: string },
+  target: { id: number; region: string; interface_generation?: string },
   accountId: number,
   nowIso: string,
   /** Told each new disk and the disk it copies (the compute driver's bytes). */
@@ -136,7 +137,9 @@ export async function copySelection(
       },
       nowIso,
     );
-    const list = (ifaces.get(c.id) ?? []).map((row) => {
+    // A target of the new generation has its own interfaces: its configs carry none.
+    const copied = target.interface_generation === 'compute' ? [] : (ifaces.get(c.id) ?? []);
+    const list = copied.map((row) => {
       const i = normalizedOf(row);
       return {
         ...i,

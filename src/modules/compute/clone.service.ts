@@ -26,11 +26,19 @@ import { IDLE_STATUSES } from './instances.service.js';
 import type { CloneBody } from './ops.schemas.js';
 import { setBackupsAddon } from './plan-changes.js';
 import { scheduleAutomaticBackups } from './backups.jobs.js';
-import { type OpDeps, startOp, typeAvailableIn } from './ops.start.js';
+import { BACKUPS, type OpDeps, regionRefusals, startOp, typeAvailableIn } from './ops.start.js';
 import type { PlacementService } from '../placement/placement.service.js';
 import { recordDiskSource } from './machines.seam.js';
+import {
+  type ComputeInterfacesService,
+  type CreateInput,
+  interfacesOfInstance,
+} from './compute-interfaces.service.js';
 
 type Body = Static<typeof CloneBody>;
+
+const CLONE_VPC_REGION =
+  'A compute instance with a VPC interface can only be cloned within the region of its VPC';
 
 export const TOO_MANY_CLONES = `At most ${MAX_CONCURRENT_CLONES} clones of one compute instance can run at once.`;
 
@@ -44,6 +52,8 @@ export class CloneService {
       catalogue: CatalogueService;
       ips: IpAllocator;
       placement?: PlacementService;
+      /** The new generation's interfaces, which a clone of such an instance gets its own of. */
+      computeInterfaces?: ComputeInterfacesService;
     },
     private readonly instances: InstancesService,
   ) {}
@@ -63,6 +73,7 @@ export class CloneService {
           fe.add('placement_group', 'placement_group is only for a new instance');
       } else {
         this.checkNew(fe, src, b);
+        await this.checkOwnInterfaces(tx, fe, src, b);
         if (b.placement_group != null && !this.d.placement)
           fe.add('placement_group.id', 'Placement group not found.');
         await this.d.placement?.check(tx, p, fe, b.placement_group ?? undefined, b.region);
@@ -89,6 +100,8 @@ export class CloneService {
       } else {
         target = await this.newTarget(tx, p, src, b, needMb, now);
       }
+      if (b.compute_id === undefined && src.interface_generation === 'compute')
+        await this.copyOwnInterfaces(tx, src, target);
       await copySelection(tx, sel, target, p.accountId, now, (diskId, fromDiskId) =>
         recordDiskSource(
           tx,
@@ -127,6 +140,75 @@ export class CloneService {
     });
   }
 
+  /**
+   * A source of the new interface generation: its VPC interfaces stay in their subnets, so the
+   * clone stays in the source's region when it has one.
+   */
+  private async checkOwnInterfaces(
+    tx: Database,
+    fe: FieldErrors,
+    src: InstanceRow,
+    b: Body,
+  ): Promise<void> {
+    if (src.interface_generation !== 'compute' || b.region === undefined) return;
+    if (b.region === src.region) return;
+    const rows = await interfacesOfInstance(tx, src.id);
+    if (rows.some((r) => r.purpose === 'vpc')) fe.add('region', CLONE_VPC_REGION);
+  }
+
+  /**
+   * The new instance of a clone of a new-generation source gets interfaces of its own, of the
+   * same kinds in the same order: public (with the clone's own new addresses), VPC in the same
+   * subnet (a new address of it; a 1:1 NAT again mapped to the clone's public address), VLAN
+   * with the same label (no IPAM address: the source's is taken on that VLAN). Each keeps its
+   * source's default routes and firewall; IPv4 ranges routed to the source stay the source's.
+   */
+  private async copyOwnInterfaces(
+    tx: Database,
+    src: InstanceRow,
+    target: InstanceRow,
+  ): Promise<void> {
+    const svc = this.d.computeInterfaces;
+    if (!svc) throw errors.internal();
+    const rows = await interfacesOfInstance(tx, src.id);
+    if (rows.length === 0) return;
+    const fws = await tx.db
+      .selectFrom('firewall_devices')
+      .select(['firewall_id', 'entity_id'])
+      .where('entity_type', '=', 'compute_interface')
+      .where(
+        'entity_id',
+        'in',
+        rows.map((r) => r.id),
+      )
+      .execute();
+    const firewallOf = new Map(fws.map((f) => [f.entity_id, f.firewall_id]));
+    const list: CreateInput[] = rows.map((r) => {
+      if (r.purpose === 'vlan')
+        return { vlan: { vlan_label: r.vlan_label as string, ipam_address: null } };
+      const firewall_id = firewallOf.get(r.id) ?? null;
+      if (r.purpose === 'public')
+        return {
+          firewall_id,
+          default_route: { ipv4: toBool(r.default_ipv4), ipv6: toBool(r.default_ipv6) },
+          public: {},
+        };
+      return {
+        firewall_id,
+        default_route: { ipv4: toBool(r.default_ipv4) },
+        vpc: {
+          subnet_id: r.subnet_id as number,
+          ipv4: {
+            addresses: [
+              { address: 'auto', primary: true, nat_1_1_address: r.ipv4_nat_1_1 ? 'auto' : null },
+            ],
+          },
+        },
+      };
+    });
+    await svc.insertAll(tx, target, list, (f, n) => `interfaces.${n}.${f}`);
+  }
+
   private checkNew(fe: FieldErrors, src: InstanceRow, b: Body): void {
     const { catalogue } = this.d;
     if (b.region === undefined) fe.add('region', 'region is required for a new instance');
@@ -138,6 +220,8 @@ export class CloneService {
     if (b.type !== undefined && !type) fe.add('type', 'A valid plan type by that ID was not found');
     if (region && type && !typeAvailableIn(region, type))
       fe.add('type', 'This type is not available in this region');
+    if (region?.capabilities.includes('Computes'))
+      for (const [field, reason] of regionRefusals(region, b)) fe.add(field, reason);
     if (b.label !== undefined) {
       const lp = instanceLabelProblem(b.label);
       if (lp) fe.add('label', lp);
@@ -208,7 +292,9 @@ export class CloneService {
       .select('backups_enabled')
       .where('id', '=', p.accountId)
       .executeTakeFirstOrThrow();
-    const backups = toBool(account.backups_enabled) || (b.backups_enabled ?? false);
+    const backups =
+      (toBool(account.backups_enabled) && catalogue.regionHas(region, BACKUPS)) ||
+      (b.backups_enabled ?? false);
     const { id } = await tx.db
       .insertInto('instances')
       .values({
@@ -231,10 +317,18 @@ export class CloneService {
         last_booted_config_id: null,
         pending_migration: null,
         resume_status: null,
+        // The clone has its source's interface generation (the provider's web manager leaves
+        // it to the API when cloning).
+        interface_generation: src.interface_generation,
+        interfaces_network_helper: src.interfaces_network_helper ?? 0,
         // The copies keep the source's encryption where the target region offers it.
-        disk_encryption: catalogue.region(region)?.capabilities.includes(DISK_ENCRYPTION)
-          ? (src.disk_encryption ?? 'disabled')
-          : 'disabled',
+        // A distributed site encrypts every instance.
+        disk_encryption:
+          catalogue.region(region)?.site_type === 'distributed'
+            ? 'enabled'
+            : catalogue.regionHas(region, DISK_ENCRYPTION)
+              ? (src.disk_encryption ?? 'disabled')
+              : 'disabled',
         created: now,
         updated: now,
       })

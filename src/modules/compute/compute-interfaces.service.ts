@@ -32,7 +32,7 @@ import type {
 import { type InstanceRow, insertIp, loadInstance } from './compute.repository.js';
 import type { ComputeInterfacesTable } from './compute.table.js';
 import type { NormalizedInterface } from './interfaces.rules.js';
-import { ipamProblem, vlanLabelProblem } from './interfaces.rules.js';
+import { checkVlanRegion, ipamProblem, vlanLabelProblem } from './interfaces.rules.js';
 
 export type CreateInput = Static<typeof ComputeInterfaceCreateBody>;
 type UpdateInput = Static<typeof ComputeInterfaceUpdateBody>;
@@ -343,6 +343,7 @@ export class ComputeInterfacesService {
       }
       return given[0];
     });
+    for (const [n, x] of purposes.entries()) checkVlanRegion(fe, at('vlan', n), x, inst.region);
     const publics =
       existing.filter((r) => r.purpose === 'public').length +
       purposes.filter((x) => x === 'public').length;

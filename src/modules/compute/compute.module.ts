@@ -89,7 +89,7 @@ export const computeModule = defineArea({
       ),
       rebuild: new RebuildService({ db, clock, events, queue, catalogue, machines }, instances),
       clone: new CloneService(
-        { db, clock, events, queue, catalogue, ips, placement, machines },
+        { db, clock, events, queue, catalogue, ips, placement, machines, computeInterfaces },
         instances,
       ),
       backups: new BackupsService({ db, clock, events, queue, catalogue, machines }, instances),

@@ -441,6 +441,9 @@ export async function diskInUse(db: Database, inst: InstanceRow, diskId: number)
 export const DISK_ENCRYPTION = 'Disk Encryption';
 const DE_UNAVAILABLE = 'Disk Encryption is not available in this region';
 
+const DE_DISTRIBUTED =
+  'Compute instances at distributed sites are always encrypted; disk_encryption cannot be disabled';
+
 export function encryptionOf(v: string | null | undefined): 'enabled' | 'disabled' {
   return v === 'enabled' ? 'enabled' : 'disabled';
 }
@@ -452,9 +455,14 @@ export function encryptionOf(v: string | null | undefined): 'enabled' | 'disable
  */
 export function diskEncryptionFor(
   fe: FieldErrors,
-  region: { capabilities: string[] } | undefined,
+  region: { capabilities: string[]; site_type?: string } | undefined,
   asked: string | undefined,
 ): 'enabled' | 'disabled' {
+  // A distributed site encrypts every instance's disks, and the setting cannot be changed.
+  if (region?.site_type === 'distributed') {
+    if (asked === 'disabled') fe.add('disk_encryption', DE_DISTRIBUTED);
+    return 'enabled';
+  }
   const offered = region?.capabilities.includes(DISK_ENCRYPTION) ?? false;
   if (asked === 'enabled' && region && !offered) fe.add('disk_encryption', DE_UNAVAILABLE);
   if (asked === 'enabled' || asked === 'disabled') return asked;

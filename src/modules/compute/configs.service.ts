@@ -33,6 +33,7 @@ import type { InstancesService } from './instances.service.js';
 import {
   checkInstanceIpams,
   checkInterfaces,
+  checkVlanRegion,
   type NormalizedInterface,
 } from './interfaces.rules.js';
 import { refuseIfSubresourcesLocked } from '../locks/locks.repository.js';
@@ -204,6 +205,8 @@ export class ConfigsService {
       creating: false,
       subnetExists: vpc.subnetExists,
     });
+    for (const [n, i] of out.entries())
+      checkVlanRegion(fe, `interfaces.${n}.purpose`, i.purpose, inst.region);
     checkInstanceIpams(fe, 'interfaces', out, await instanceIpams(db, inst.id, configId));
     await vpc.complete(fe, listField('interfaces'), out, {
       accountId: inst.account_id,

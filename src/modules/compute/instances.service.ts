@@ -51,7 +51,8 @@ import {
   maintenancePolicyError,
   type UpdateComputeBody,
 } from './compute.schemas.js';
-import { checkInterfaces, type InterfaceInput } from './interfaces.rules.js';
+import { checkInterfaces, checkVlanRegion, type InterfaceInput } from './interfaces.rules.js';
+import { BACKUPS, regionRefusals, typeAvailableIn } from './ops.start.js';
 import type { ComputeInterfacesService } from './compute-interfaces.service.js';
 import { listField, vpcInterfaceChecker } from '../vpcs/vpc-interfaces.js';
 import { checkDeployCredentials } from './ssh.js';
@@ -173,6 +174,12 @@ export class InstancesService {
     if (!region) fe.add('region', 'region is not valid');
     else if (!region.capabilities.includes('Computes'))
       fe.add('region', 'Compute instances are not available in this region');
+    if (type && region?.capabilities.includes('Computes') && !typeAvailableIn(region, type))
+      fe.add('type', 'This type is not available in this region');
+    if (region) {
+      const missing = regionRefusals(region, b);
+      for (const [field, reason] of missing) fe.add(field, reason);
+    }
     if (b.label !== undefined) {
       const lp = instanceLabelProblem(b.label);
       if (lp) fe.add('label', lp);
@@ -251,11 +258,16 @@ export class InstancesService {
               creating: true,
               subnetExists: vpc.subnetExists,
             });
+    if (region)
+      for (const [n, i] of (interfaces ?? []).entries())
+        checkVlanRegion(fe, `interfaces.${n}.purpose`, i.purpose, region.id);
     fe.throwIfAny();
     if (!region || !type) throw errors.internal();
 
-    // The account-wide setting forces backups on for new instances.
-    const backups = toBool(account.backups_enabled) || (b.backups_enabled ?? false);
+    // The account-wide setting forces backups on for new instances (where the region has them).
+    const backups =
+      (toBool(account.backups_enabled) && region.capabilities.includes(BACKUPS)) ||
+      (b.backups_enabled ?? false);
     const booted = b.booted ?? (imageId !== null || backup !== undefined);
 
     const computeIfaces = this.d.computeInterfaces;

@@ -1,6 +1,7 @@
 import type { Static } from '@sinclair/typebox';
 import type { FieldErrors } from '../../errors/errors.js';
 import { isIpv4 } from '../../lib/ip.js';
+import { catalogueData } from '../catalogue/catalogue.data.js';
 import type { InterfaceIpv6, InterfaceIpv6Request } from '../vpcs/vpc-ipv6.rules.js';
 import type { InterfaceRequestSchema } from './compute.schemas.js';
 
@@ -51,6 +52,23 @@ export function vlanLabelProblem(label: string): string | undefined {
 }
 
 /** The reason given when two vlan interfaces of an instance share an address. */
+const NO_VLANS = 'VLANs are not available in this region';
+
+/**
+ * A VLAN interface needs its instance's region to have the `Vlans` capability (a distributed
+ * site has none): refused on the field `at` otherwise.
+ */
+export function checkVlanRegion(
+  fe: FieldErrors,
+  at: string,
+  purpose: string | undefined,
+  region: string,
+): void {
+  if (purpose !== 'vlan') return;
+  const r = catalogueData().regions.find((x) => x.id === region);
+  if (r && !r.capabilities.includes('Vlans')) fe.add(at, NO_VLANS);
+}
+
 export const IPAM_NOT_UNIQUE = 'ipam_address must be unique among the instance\u2019s interfaces';
 /** The reason given when a config would join one VLAN twice. */
 export const VLAN_TWICE = 'The instance is already attached to this VLAN in this config';

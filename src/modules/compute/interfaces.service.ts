@@ -22,7 +22,7 @@ import {
 import type { AddInterfaceBody, UpdateInterfaceBody } from './configs.schemas.js';
 import type { InstancesService } from './instances.service.js';
 import { bodyField, vpcInterfaceChecker } from '../vpcs/vpc-interfaces.js';
-import { checkAddition, checkInterface } from './interfaces.rules.js';
+import { checkAddition, checkInterface, checkVlanRegion } from './interfaces.rules.js';
 import { refuseIfSubresourcesLocked } from '../locks/locks.repository.js';
 import { COMPUTE_GENERATION_PROFILE } from './configs.service.js';
 import { storeInterfaceIpv6 } from '../vpcs/vpc-ipv6.rules.js';
@@ -143,6 +143,7 @@ export class InterfacesService {
       const vpc = await vpcInterfaceChecker(tx, inst.account_id, [b]);
       const added = checkInterface(fe, '', b, { creating: false, subnetExists: vpc.subnetExists });
       checkAddition(fe, added, rows.map(normalizedOf), await instanceIpams(tx, inst.id));
+      checkVlanRegion(fe, 'purpose', added.purpose, inst.region);
       await vpc.complete(fe, bodyField, [added], vpcTarget(inst, config.id));
       fe.throwIfAny();
       if (added.primary) await this.clearPrimary(tx, config.id);

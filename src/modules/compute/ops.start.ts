@@ -4,7 +4,7 @@ import type { JobQueue } from '../../jobs/queue.js';
 import type { Clock } from '../../lib/clock.js';
 import type { ComputeDriver } from '../../machines/driver.js';
 import { isoSeconds } from '../../lib/time.js';
-import type { InstanceType, Region } from '../catalogue/catalogue.data.js';
+import { type InstanceType, isDistributedPlan, type Region } from '../catalogue/catalogue.data.js';
 import { entityRefs } from '../events/events.types.js';
 import type { EventWriter } from '../events/events.writer.js';
 import { closeRun } from './compute.jobs.js';
@@ -97,9 +97,14 @@ export async function startOp(
   });
 }
 
-/** Whether a region offers a type (premium and GPU plans need the region's capability). */
+/**
+ * Whether a region offers a type: premium and GPU plans need the region's capability; a
+ * distributed site (`Distributed Plans`) offers its own plans and only them.
+ */
 export function typeAvailableIn(region: Region, type: InstanceType): boolean {
   if (!region.capabilities.includes('Computes')) return false;
+  const distributedSite = region.capabilities.includes('Distributed Plans');
+  if (isDistributedPlan(type) !== distributedSite) return false;
   if (type.class === 'premium') return region.capabilities.includes('Premium Plans');
   if (type.class === 'gpu') return region.capabilities.includes('GPU Computes');
   return true;
@@ -113,4 +118,35 @@ export async function outstandingBalance(db: Database, accountId: number): Promi
     .where('id', '=', accountId)
     .executeTakeFirst();
   return (acc?.balance_cents ?? 0) > 0;
+}
+
+/** The region capability that lets an instance have the Backup service. */
+export const BACKUPS = 'Backups';
+const NO_BACKUPS = 'Backups are not available in this region';
+const NO_PRIVATE_IP = 'Private IPv4 addresses are not available at distributed sites';
+
+/** Whether a region lets its instances have a private IPv4 address (not a distributed site). */
+function privateIpsIn(region: Region): boolean {
+  return region.site_type !== 'distributed';
+}
+
+/**
+ * What a new instance (create, clone to a new instance) asks of its region that the region's
+ * capabilities refuse: the Backup service where the region has no `Backups`, a private IPv4
+ * address at a distributed site. Each as [field, reason].
+ */
+export function regionRefusals(
+  region: Region,
+  b: { backups_enabled?: boolean | null; private_ip?: boolean | null },
+): [string, string][] {
+  const out: [string, string][] = [];
+  if (b.backups_enabled === true && !region.capabilities.includes(BACKUPS))
+    out.push(['backups_enabled', NO_BACKUPS]);
+  if (b.private_ip === true && !privateIpsIn(region)) out.push(['private_ip', NO_PRIVATE_IP]);
+  return out;
+}
+
+/** The refusal of enabling backups on an instance whose region has no `Backups`. */
+export function backupsRefusal(region: Region | undefined): string | undefined {
+  return region && !region.capabilities.includes(BACKUPS) ? NO_BACKUPS : undefined;
 }

@@ -107,7 +107,8 @@ export class RebuildService {
       await tx.db
         .updateTable('instances')
         .set({
-          image: image.id,
+          // A shared image keeps its `shared/<n>` id (the producer's stays hidden).
+          image: b.image.startsWith('shared/') ? b.image : image.id,
           ...(userData !== null ? { has_user_data: 1 } : {}),
           ...(diskEncryption !== undefined ? { disk_encryption: diskEncryption } : {}),
           last_booted_config_id: null,

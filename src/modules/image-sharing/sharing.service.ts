@@ -55,6 +55,32 @@ export function parseSharedId(id: string): number | undefined {
   return Number.isSafeInteger(n) && n <= 2_147_483_647 ? n : undefined;
 }
 
+/**
+ * The private image (`private/<n>`'s number) a consumer account may deploy as `shared/<id>`:
+ * the entry's, when the account holds an `active` token of the entry's group (a member) and
+ * the group is not suspended. Undefined otherwise (another account's entry, a pending or
+ * revoked token, an unknown id).
+ */
+export async function sharedImageFor(
+  db: Database,
+  accountId: number,
+  sharedId: string,
+): Promise<number | undefined> {
+  const n = parseSharedId(sharedId);
+  if (n === undefined) return undefined;
+  const row = await db.db
+    .selectFrom('image_shares as s')
+    .innerJoin('image_share_groups as g', 'g.id', 's.group_id')
+    .innerJoin('image_share_tokens as t', 't.group_id', 's.group_id')
+    .select('s.image_id')
+    .where('s.id', '=', n)
+    .where('g.is_suspended', '=', 0)
+    .where('t.account_id', '=', accountId)
+    .where('t.status', '=', 'active')
+    .executeTakeFirst();
+  return row?.image_id;
+}
+
 /** Every page of these lists is small (an account's groups, tokens, a group's images). */
 function page<T>(params: PageParams, all: T[]): Promise<Page<T>> {
   return pageOf(

@@ -44,7 +44,11 @@ export async function startUpload(
 ): Promise<{ upload_to: string; image: ApiImage }> {
   authz.requireGlobal(p, 'add_images');
   const fe = new FieldErrors();
-  if (!d.catalogue.region(b.region)) fe.add('region', 'region is not valid');
+  const region = d.catalogue.region(b.region);
+  if (!region) fe.add('region', 'region is not valid');
+  // Uploads land where replicas may: a core region with Object Storage (as replication).
+  else if (region.site_type !== 'core' || !region.capabilities.includes('Object Storage'))
+    fe.add('region', `Images cannot be stored in region ${b.region}.`);
   checkTags(fe, b.tags);
   fe.throwIfAny();
   const secret = newSecret();

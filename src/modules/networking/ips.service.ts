@@ -1,5 +1,6 @@
 import { authz } from '../../auth/authz.js';
 import type { Principal } from '../../auth/principal.js';
+import type { CatalogueService } from '../catalogue/catalogue.service.js';
 import type { Database } from '../../db/database.js';
 import { billInstance } from '../billing/billables.js';
 import { errors, FieldErrors } from '../../errors/errors.js';
@@ -86,6 +87,8 @@ type Target =
   | { kind: 'slaac' | 'link_local'; inst: InstanceRow; address: string }
   | { kind: 'unassigned'; row: IpRow };
 
+const PRIVATE_AT_DISTRIBUTED_SITE = 'Private IPv4 addresses are not available at distributed sites';
+
 export interface IpsDeps {
   db: Database;
   clock: Clock;
@@ -95,6 +98,8 @@ export interface IpsDeps {
   forwardDns?: ForwardDns;
   /** Reservations made and ended through these operations (`reserved`). */
   reserved?: ReservedIpsService;
+  /** The regions: a distributed site gives its instances no private IPv4 address. */
+  catalogue?: CatalogueService;
 }
 
 /** A hostname for reverse DNS: 1..253 characters, dot-separated labels, a non-numeric TLD. */
@@ -439,6 +444,8 @@ export class IpsService {
   ): Promise<ApiIp> {
     if (!ADDRESS_CHANGE_STATUSES.has(inst.status)) throw errors.busy('Compute');
     const rows = await ipv4Rows(tx, inst.id);
+    if (!isPublic && this.d.catalogue?.region(inst.region)?.site_type === 'distributed')
+      throw errors.invalidField('public', PRIVATE_AT_DISTRIBUTED_SITE);
     if (!isPublic && rows.some((r) => r.kind === 'private')) {
       throw errors.reason('Compute already has a private IPv4 address.');
     }

@@ -63,6 +63,7 @@ export const networkingModule = defineArea({
         ips: ipAllocator,
         forwardDns: new ForwardDns(config.rdnsResolver),
         reserved,
+        catalogue,
       }),
       firewalls: new FirewallsService({ db, clock, events, entities }),
       rulesets: new FirewallRulesetsService({ db, clock }),

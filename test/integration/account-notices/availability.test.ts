@@ -68,7 +68,8 @@ describe('account availability', () => {
   it('getRegions: every region carries site_type, monitors and placement group limits', async () => {
     const r = await t.get('/v4/regions', { token: null });
     for (const region of r.body.data) {
-      expect(region.site_type).toBe('core');
+      // Distributed sites are named `-edge-` as recorded; every other region is a core one.
+      expect(region.site_type).toBe(region.id.includes('-edge-') ? 'distributed' : 'core');
       expect(region.monitors).toEqual({ alerts: [], metrics: [] });
       expect(region.placement_group_limits).toMatchObject({ maximum_computes_per_pg: 5 });
     }
