@@ -63,6 +63,25 @@ describe('interfaces of the compute generation', () => {
   const fields = (r: { body: { errors?: { field?: string }[] } }) =>
     (r.body.errors ?? []).map((e) => e.field);
 
+  it('getRegions: every core region that serves instances offers the new interfaces, as the recorded catalogue has it', async () => {
+    const regions = (await t.get('/v4/regions')).body.data as {
+      id: string;
+      site_type: string;
+      capabilities: string[];
+    }[];
+    const serving = regions.filter((r) => r.capabilities.includes('Computes'));
+    expect(serving.length).toBeGreaterThan(0);
+    for (const r of serving) {
+      expect(r.capabilities.includes('Compute Interfaces'), r.id).toBe(r.site_type === 'core');
+    }
+    // The SDKs pick a region for dual-stack VPCs with the new interfaces by these three.
+    expect(
+      serving.some((r) =>
+        ['VPCs', 'VPC IPv6 Stack', 'Compute Interfaces'].every((c) => r.capabilities.includes(c)),
+      ),
+    ).toBe(true);
+  });
+
   it('createComputeInstance: interface_generation compute with public, VPC and VLAN interfaces', async () => {
     const { vpcId, subnetId } = await vpc();
     const fw = await firewall();
