@@ -304,18 +304,26 @@ export interface VpcIpRow {
   ord: number | string;
 }
 
+/** Which VPC interfaces an account's address listing shows. */
+export interface VpcListingWhere {
+  vpcId?: number;
+  instanceId?: number;
+  visible?: RawBuilder<SqlBool> | undefined;
+}
+
 /**
- * Every address and range of every vpc interface of an account as one relation `vips`, for
- * paging and X-Filter. `ord` orders by interface, the address before its ranges.
+ * The condition on the VPC interfaces `ci` (joined to their subnet `s`, VPC `v` and instance
+ * `i`) of an account's address listings, with the listing's own conditions after the purpose.
  */
-export function vpcIps(
-  db: Database,
+function listedInterfaces(
   accountId: number,
-  where: { vpcId?: number; instanceId?: number; visible?: RawBuilder<SqlBool> | undefined },
-) {
-  const cond = sql.join(
+  where: VpcListingWhere,
+  ...own: RawBuilder<unknown>[]
+): RawBuilder<unknown> {
+  return sql.join(
     [
       sql`ci.purpose = 'vpc'`,
+      ...own,
       sql`v.account_id = ${accountId}`,
       ...(where.vpcId !== undefined ? [sql`v.id = ${where.vpcId}`] : []),
       ...(where.instanceId !== undefined ? [sql`ci.instance_id = ${where.instanceId}`] : []),
@@ -323,6 +331,20 @@ export function vpcIps(
     ],
     sql` and `,
   );
+}
+
+/** The 1-based position of an element `r` of a JSON array expanded into rows. */
+const elementNumber = (db: Database) => (db.dialect === 'postgres' ? sql`r.n` : sql`(r.key + 1)`);
+
+/** An instance's own interfaces (interface_generation compute) are active while it runs. */
+const ownActive = sql<number>`case when i.status = 'running' then 1 else 0 end`;
+
+/**
+ * Every address and range of every vpc interface of an account as one relation `vips`, for
+ * paging and X-Filter. `ord` orders by interface, the address before its ranges.
+ */
+export function vpcIps(db: Database, accountId: number, where: VpcListingWhere) {
+  const cond = listedInterfaces(accountId, where);
   const from = sql`config_interfaces ci
     join vpc_subnets s on s.id = ci.subnet_id
     join vpcs v on v.id = s.vpc_id
@@ -331,7 +353,7 @@ export function vpcIps(
     db.dialect === 'postgres'
       ? sql`cross join lateral jsonb_array_elements_text(ci.ip_ranges::jsonb) with ordinality as r(value, n)`
       : sql`join json_each(ci.ip_ranges) r`;
-  const rangeN = db.dialect === 'postgres' ? sql`r.n` : sql`(r.key + 1)`;
+  const rangeN = elementNumber(db);
   const nat = sql`case when ci.ipv4_nat_1_1 = 'any' then (
       select p.address from ip_addresses p where p.instance_id = i.id and p.kind = 'public'
       order by p.id limit 1) else ci.ipv4_nat_1_1 end`;
@@ -347,7 +369,6 @@ export function vpcIps(
   const ownCommon = sql`ci.id as interface_id, cast(null as integer) as config_id,
     ci.instance_id as compute_id, v.region as region, v.id as vpc_id, s.id as subnet_id,
     s.ipv4_start as subnet_start, s.ipv4 as subnet_cidr`;
-  const ownActive = sql<number>`case when i.status = 'running' then 1 else 0 end`;
   const union = sql<VpcIpRow>`(
     select ${common}, ci.ipv4_vpc as address, cast(null as text) as address_range,
       ${nat} as nat_1_1, ${activeSql} as active, cast(ci.id as bigint) * 1048576 as ord
@@ -389,27 +410,13 @@ export interface VpcIpv6Row {
  * Every IPv6 range of every VPC interface of an account (profile interfaces and an instance's
  * own) as one relation `vips`, for paging and X-Filter: its SLAAC ranges, then its routed ones.
  */
-export function vpcIpv6s(
-  db: Database,
-  accountId: number,
-  where: { vpcId?: number; instanceId?: number; visible?: RawBuilder<SqlBool> | undefined },
-) {
-  const cond = sql.join(
-    [
-      sql`ci.purpose = 'vpc'`,
-      sql`ci.ipv6 is not null`,
-      sql`v.account_id = ${accountId}`,
-      ...(where.vpcId !== undefined ? [sql`v.id = ${where.vpcId}`] : []),
-      ...(where.instanceId !== undefined ? [sql`ci.instance_id = ${where.instanceId}`] : []),
-      ...(where.visible ? [where.visible] : []),
-    ],
-    sql` and `,
-  );
+export function vpcIpv6s(db: Database, accountId: number, where: VpcListingWhere) {
+  const cond = listedInterfaces(accountId, where, sql`ci.ipv6 is not null`);
   const each = (key: 'slaac' | 'ranges') =>
     db.dialect === 'postgres'
       ? sql`cross join lateral jsonb_array_elements_text((ci.ipv6::jsonb)->${sql.lit(key)}) with ordinality as r(value, n)`
       : sql`join json_each(json_extract(ci.ipv6, ${sql.lit(`$.${key}`)})) r`;
-  const rangeN = db.dialect === 'postgres' ? sql`r.n` : sql`(r.key + 1)`;
+  const rangeN = elementNumber(db);
   const joins = sql`join vpc_subnets s on s.id = ci.subnet_id
     join vpcs v on v.id = s.vpc_id
     join instances i on i.id = ci.instance_id`;
@@ -418,7 +425,6 @@ export function vpcIpv6s(
     r.value as ipv6_range, ci.ipv6 as ipv6_json`;
   const profile = sql`ci.config_id`;
   const own = sql`cast(null as integer)`;
-  const ownActive = sql<number>`case when i.status = 'running' then 1 else 0 end`;
   // Order keys: by interface, SLAAC ranges before routed ones; an instance's own interfaces in
   // the upper half of each id's block, as in vpcIps.
   const union = sql<VpcIpv6Row>`(

@@ -25,6 +25,7 @@ import {
   type VpcIpRow,
   type VpcRow,
   type VpcIpv6Row,
+  type VpcListingWhere,
   vpcIps,
   vpcIpv6s,
   vpcRangesIn,
@@ -355,38 +356,27 @@ export class VpcsService {
   }
 
   /** `GET /vpcs/ipv6s` and `GET /vpcs/{vpcId}/ipv6s`: every IPv6 range of VPC interfaces. */
-  async ipv6s(
-    p: Principal,
-    params: PageParams,
-    xf: XFilter,
-    vpcId?: number,
-  ): Promise<Page<ApiVpcIpv6>> {
-    const { db } = this.d;
-    if (vpcId !== undefined) await this.load(db, p, vpcId, 'read_only');
-    const base = vpcIpv6s(db, p.accountId, {
-      ...(vpcId !== undefined ? { vpcId } : {}),
-      visible: authz.visible(p, 'vpc', 'v.id'),
-    });
-    return paginate(
-      base,
-      (qb) => qb.selectAll(),
-      compileFilter(xf, VPC_IP_FILTERS, db.dialect),
-      params,
-      { idColumn: 'vips.ord' },
-      toApiVpcIpv6,
-    );
+  ipv6s(p: Principal, params: PageParams, xf: XFilter, vpcId?: number): Promise<Page<ApiVpcIpv6>> {
+    return this.listing(p, params, xf, vpcId, vpcIpv6s, toApiVpcIpv6);
   }
 
   /** `GET /vpcs/ips` and `GET /vpcs/{vpcId}/ips`: every address and range of vpc interfaces. */
-  async ips(
+  ips(p: Principal, params: PageParams, xf: XFilter, vpcId?: number): Promise<Page<ApiVpcIp>> {
+    return this.listing(p, params, xf, vpcId, vpcIps, toApiVpcIp);
+  }
+
+  /** A page of an address listing (the relation `vips`): of one VPC, or of every VPC the caller sees. */
+  private async listing<Row, Out>(
     p: Principal,
     params: PageParams,
     xf: XFilter,
-    vpcId?: number,
-  ): Promise<Page<ApiVpcIp>> {
+    vpcId: number | undefined,
+    rows: (db: Database, accountId: number, where: VpcListingWhere) => ReturnType<typeof vpcIps>,
+    toApi: (row: Row) => Out,
+  ): Promise<Page<Out>> {
     const { db } = this.d;
     if (vpcId !== undefined) await this.load(db, p, vpcId, 'read_only');
-    const base = vpcIps(db, p.accountId, {
+    const base = rows(db, p.accountId, {
       ...(vpcId !== undefined ? { vpcId } : {}),
       visible: authz.visible(p, 'vpc', 'v.id'),
     });
@@ -396,7 +386,7 @@ export class VpcsService {
       compileFilter(xf, VPC_IP_FILTERS, db.dialect),
       params,
       { idColumn: 'vips.ord' },
-      toApiVpcIp,
+      toApi,
     );
   }
 }
