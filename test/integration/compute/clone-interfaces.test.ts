@@ -1,19 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { buildTestApp, type TestApp } from '../../helpers/build-test-app.js';
-
-const STRONG = 's3cr3t-P4ssw0rd!';
-
-type Iface = {
-  id: number;
-  public: { ipv4: { addresses: { address: string; primary: boolean }[] } } | null;
-  vpc: {
-    vpc_id: number;
-    subnet_id: number;
-    ipv4: { addresses: { address: string; nat_1_1_address: string | null }[] };
-  } | null;
-  vlan: { vlan_label: string; ipam_address: string | null } | null;
-  default_route: { ipv4?: boolean; ipv6?: boolean };
-};
+import { createInstance, type Iface } from './interfaces.fixtures.js';
 
 /** Clones of instances of the new interface generation: the copy gets interfaces of its own. */
 describe('clone of a new-generation instance', () => {
@@ -25,19 +12,7 @@ describe('clone of a new-generation instance', () => {
     await t.close();
   });
 
-  const create = async (body: Record<string, unknown>) => {
-    const r = await t.post('/v4/compute/instances', {
-      region: 'us-iad',
-      type: 'g6-nanode-1',
-      image: 'compute/debian12',
-      root_pass: STRONG,
-      booted: false,
-      ...body,
-    });
-    expect(r.status).toBe(200);
-    await t.settle();
-    return r.body as { id: number; ipv4: string[] };
-  };
+  const create = (body: Record<string, unknown>) => createInstance(t, body);
   const ifaces = async (id: number) =>
     (await t.get(`/v4/compute/instances/${id}/interfaces`)).body.interfaces as Iface[];
   const firewallsOf = async (computeId: number, ifaceId: number) =>

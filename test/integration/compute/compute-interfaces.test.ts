@@ -1,23 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createTestUser } from '../../helpers/auth.js';
 import { buildTestApp, type TestApp } from '../../helpers/build-test-app.js';
-
-const STRONG = 's3cr3t-P4ssw0rd!';
-
-type Iface = {
-  id: number;
-  public: { ipv4: { addresses: { address: string; primary: boolean }[] } } | null;
-  vpc: {
-    vpc_id: number;
-    subnet_id: number;
-    ipv4: {
-      addresses: { address: string; nat_1_1_address: string | null }[];
-      ranges: { range: string }[];
-    };
-  } | null;
-  vlan: { vlan_label: string; ipam_address: string | null } | null;
-  default_route: { ipv4?: boolean; ipv6?: boolean };
-};
+import { type Iface, STRONG } from './interfaces.fixtures.js';
 
 describe('interfaces of the compute generation', () => {
   let t: TestApp;

@@ -1,7 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { buildTestApp, type TestApp } from '../../helpers/build-test-app.js';
-
-const STRONG = 's3cr3t-P4ssw0rd!';
+import { createInstance } from '../compute/interfaces.fixtures.js';
 
 /** `interface_id` of account-wide addresses: the public interface of a compute-generation instance. */
 describe('networking ips: interface_id', () => {
@@ -13,19 +12,7 @@ describe('networking ips: interface_id', () => {
     await t.close();
   });
 
-  const create = async (body: Record<string, unknown>) => {
-    const r = await t.post('/v4/compute/instances', {
-      region: 'us-iad',
-      type: 'g6-nanode-1',
-      image: 'compute/debian12',
-      root_pass: STRONG,
-      booted: false,
-      ...body,
-    });
-    expect(r.status, r.text).toBe(200);
-    await t.settle();
-    return r.body as { id: number; ipv4: string[] };
-  };
+  const create = (body: Record<string, unknown>) => createInstance(t, body);
 
   it('getIPs, getIP: a public IPv4 of an instance of the compute generation names its public interface; others null', async () => {
     const gen = await create({ interface_generation: 'compute', interfaces: [{ public: {} }] });
