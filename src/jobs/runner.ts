@@ -310,18 +310,10 @@ export class JobRunner {
   /** Claims and runs every job due now, once. Returns how many steps ran. */
   async runDue(): Promise<number> {
     let ran = 0;
-    for (;;) {
-      if (this.stopping && this.loop) break;
-      const claimed = await this.claim();
-      if (claimed.length === 0) break;
-      for (const [i, job] of claimed.entries()) {
-        if (this.stopping && this.loop) {
-          await this.release(claimed.slice(i).map((j) => j.id));
-          return ran;
-        }
-        await this.runStep(job);
-        ran++;
-      }
+    while (!(this.stopping && this.loop)) {
+      const pass = await this.pass();
+      ran += pass.ran;
+      if (pass.ran === 0) break;
     }
     return ran;
   }
@@ -366,7 +358,8 @@ export class JobRunner {
     this.dueAgain = false;
     const claimed = await this.claim();
     for (const [i, job] of claimed.entries()) {
-      if (this.stopping) {
+      // Only the loop gives jobs back when stopped: `runDue` called by a test or the clock runs on.
+      if (this.stopping && this.loop) {
         await this.release(claimed.slice(i).map((j) => j.id));
         return { ran: i, more: false };
       }
