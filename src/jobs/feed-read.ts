@@ -2,18 +2,18 @@ import { type SqlBool, sql } from 'kysely';
 import type { Database } from '../db/database.js';
 
 /**
- * Jobs that, queued, wait for a client to read the account's event feed (or their entity) before
- * they run: the start of an instance's long operation (src/modules/compute/ops.jobs.ts). They
- * are queued with a deadline, never with a duration of work, so waking them early skips no work.
+ * The job that, queued, waits for a client to read the account's event feed (or its entity)
+ * before it runs: the start of an instance's long operation (src/modules/compute/ops.jobs.ts). It
+ * is queued with a deadline, never with a duration of work, so waking it early skips no work.
  */
-export const FEED_READ_JOBS = ['compute.op_start'] as const;
+export const FEED_READ_JOB = 'compute.op_start';
 
 /**
- * Queued jobs of FEED_READ_JOBS, written as literals with `=`: SQLite answers from the partial
- * index `jobs_feed_read_idx` (migration 0056, whose condition names the same job) only when the
- * query's text implies its condition, which `in (…)` does not.
+ * Queued jobs of FEED_READ_JOB, written as literals: SQLite answers from the partial index
+ * `jobs_feed_read_idx` (migration 0056, whose condition names the same job) only when the
+ * query's text implies its condition.
  */
-const WAITING = sql<SqlBool>`name = ${sql.lit(FEED_READ_JOBS[0] ?? '')} and status = 'queued'`;
+const WAITING = sql<SqlBool>`name = ${sql.lit(FEED_READ_JOB)} and status = 'queued'`;
 
 /**
  * A client read the account's events: its jobs waiting for that are due now. Called after the

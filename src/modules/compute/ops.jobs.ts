@@ -1,3 +1,4 @@
+import { FEED_READ_JOB } from '../../jobs/feed-read.js';
 import { Type } from '@sinclair/typebox';
 import type { JobContext } from '../../jobs/job.js';
 import { defineJob } from '../../jobs/job.js';
@@ -278,7 +279,7 @@ async function abandonOp(ctx: JobContext, p: Omit<OpPayload, 'eventId'>): Promis
  * then `finished`, never `scheduled`), and hands over to the operation's job.
  */
 export const opStartJob = defineJob<OpStartPayload>({
-  name: 'compute.op_start',
+  name: FEED_READ_JOB,
   version: 1,
   payload: Type.Object({ op: Type.String(), instanceId: Type.Integer(), action: Type.String() }),
   maxAttempts: 5,
