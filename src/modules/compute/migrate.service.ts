@@ -33,9 +33,9 @@ export class MigrateService {
   ) {}
 
   /**
-   * Migrate: without `region` a host migration; with it a data-center move (no warm, no vpc
-   * interface, no VLAN across network generations). `upgrade` needs a free upgrade the target
-   * region offers. A queued migration blocks another.
+   * Migrate: without `region` (or with the instance's own region) a host migration; with another
+   * region a data-center move (no warm, no vpc interface, no VLAN across network generations).
+   * `upgrade` needs a free upgrade the target region offers. A queued migration blocks another.
    */
   async migrate(p: Principal, id: number, b: Static<typeof MigrateBody>): Promise<void> {
     const { catalogue } = this.d;
@@ -44,11 +44,12 @@ export class MigrateService {
       if (inst.pending_migration !== null) throw errors.reason(PENDING_MIGRATION);
       const warm = (b.type ?? 'cold') === 'warm';
       const fe = new FieldErrors();
-      const target = b.region === undefined ? undefined : catalogue.region(b.region);
-      if (b.region !== undefined) {
+      // The instance's own region is a host migration (to another host there, into
+      // `placement_group` when one is given), as the real service takes it.
+      const elsewhere = b.region !== undefined && b.region !== inst.region ? b.region : undefined;
+      const target = elsewhere === undefined ? undefined : catalogue.region(elsewhere);
+      if (elsewhere !== undefined) {
         if (!target?.capabilities.includes('Computes')) fe.add('region', 'region is not valid');
-        else if (target.id === inst.region)
-          fe.add('region', 'The instance is already in this region');
         if (warm) fe.add('type', 'Warm migrations are not available for data center moves');
       }
       fe.throwIfAny();

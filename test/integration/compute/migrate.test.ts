@@ -114,9 +114,25 @@ describe('compute migrate', () => {
     expect(await statusOf(t, id)).toBe('running');
   });
 
-  it('migrateComputeInstance: refuses an unknown region and the current region', async () => {
+  it('migrateComputeInstance: the instance\'s own region is a host migration (warm allowed)', async () => {
     const id = await runningInstance(t);
-    for (const region of ['mars-1', 'us-east', 'eu-south']) {
+    const before = (await t.get(`/v4/compute/instances/${id}`)).body;
+    const r = await t.post(`/v4/compute/instances/${id}/migrate`, {
+      region: 'us-east',
+      type: 'warm',
+    });
+    expect(r.status, r.text).toBe(200);
+    expect(await stepThrough(t, id, 20_000, 30)).toEqual(['migrating', 'running']);
+    const after = (await t.get(`/v4/compute/instances/${id}`)).body;
+    expect(after.region).toBe('us-east');
+    expect(after.ipv4).toEqual(before.ipv4);
+    expect(after.host_uuid).not.toBe(before.host_uuid);
+    expect((await eventsOf(t, id)).slice(2)).toEqual([['compute_migrate', 'finished']]);
+  });
+
+  it('migrateComputeInstance: refuses an unknown region and a region without instances', async () => {
+    const id = await runningInstance(t);
+    for (const region of ['mars-1', 'eu-south']) {
       const r = await t.post(`/v4/compute/instances/${id}/migrate`, { region });
       expect(r.status, region).toBe(400);
       expect(r.body.errors[0].field).toBe('region');

@@ -309,6 +309,43 @@ describe('placement groups', () => {
     expect(wrong.status).toBe(400);
   });
 
+  it('migrateCompute: region equal to the instance\'s own and placement_group is a host migration into the group', async () => {
+    const from = await group(t);
+    const to = await group(t);
+    const m = await memberAtCreate(t, from.id);
+    const host = await hostOf(t, m.id);
+    const r = await t.post(`/v4/compute/instances/${m.id}/migrate`, {
+      region: 'us-east',
+      placement_group: { id: to.id },
+      type: 'cold',
+    });
+    expect(r.status, r.text).toBe(200);
+    expect((await t.get(`${G}/${to.id}`)).body.migrations).toEqual({
+      inbound: [{ compute_id: m.id }],
+      outbound: [],
+    });
+    expect((await t.get(`${G}/${from.id}`)).body.migrations).toEqual({
+      inbound: [],
+      outbound: [{ compute_id: m.id }],
+    });
+    await t.settle();
+    const after = (await t.get(`/v4/compute/instances/${m.id}`)).body;
+    expect(after.region).toBe('us-east');
+    expect(after.placement_group).toMatchObject({ id: to.id, migrating_to: null });
+    expect(await hostOf(t, m.id)).not.toBe(host);
+    expect((await t.get(`${G}/${to.id}`)).body).toMatchObject({
+      members: [{ compute_id: m.id, is_compliant: true }],
+      migrations: null,
+    });
+    // A group of another region is still refused.
+    const west = await group(t, { region: 'eu-central' });
+    const wrong = await t.post(`/v4/compute/instances/${m.id}/migrate`, {
+      region: 'us-east',
+      placement_group: { id: west.id },
+    });
+    expect(wrong.status).toBe(400);
+  });
+
   it('cloneCompute: a new target joins the placement_group given', async () => {
     const src = await instance(t);
     const g = await group(t);
