@@ -7,6 +7,7 @@ import { DIALECT } from '../helpers/build-test-app.js';
 import { createDatabase, dropDatabase } from '../helpers/pg-server.js';
 import { FakeClock } from '../../src/lib/clock.js';
 import { bootstrapAccount } from '../../src/modules/identity/bootstrap.js';
+import { insertPrivateImage } from '../../src/modules/images/images.repository.js';
 
 async function tableNames(db: Database): Promise<string[]> {
   const q =
@@ -107,6 +108,92 @@ describe('migrations', () => {
         { action: 'disk_create', entity_type: 'compute', secondary_entity_type: 'disk' },
         { action: 'volume_create', entity_type: 'volume', secondary_entity_type: null },
       ]);
+    } finally {
+      await db.close();
+      await drop();
+    }
+  });
+
+  it('migrate 0061: existing share group entries get the listed record a member sees', async () => {
+    let url = 'sqlite::memory:';
+    let drop = async () => {};
+    if (DIALECT === 'postgres') {
+      const admin = inject('pgAdminUrl');
+      const name = `m_${randomBytes(4).toString('hex')}`;
+      url = await createDatabase(admin, name);
+      drop = () => dropDatabase(admin, name);
+    }
+    const db = Database.connect(url, { poolSize: 1 });
+    try {
+      await migrateTo(db.db, db.dialect, '0056-feed-read-jobs');
+      const owner = await bootstrapAccount(db, new FakeClock(), {
+        email: 'p@example.com',
+        username: 'p',
+      });
+      const now = '2026-03-01T12:00:00';
+      const imageId = await insertPrivateImage(
+        db,
+        owner.accountId,
+        { label: 'golden', status: 'available', created_by: 'p', size: 2000, cloud_init: 1 },
+        now,
+      );
+      await db.db
+        .insertInto('image_regions')
+        .values({ image_id: imageId, region: 'us-east', status: 'available', created: now })
+        .execute();
+      const group = await db.db
+        .insertInto('image_share_groups')
+        .values({
+          account_id: owner.accountId,
+          uuid: '0ee8e1c1-b19b-4052-9487-e3b13faac111',
+          label: 'group',
+          description: '',
+          created: now,
+          updated: null,
+          expiry: null,
+        })
+        .returning('id')
+        .executeTakeFirstOrThrow();
+      const share = await db.db
+        .insertInto('image_shares')
+        .values({
+          group_id: group.id,
+          image_id: imageId,
+          label: 'for members',
+          description: 'd',
+          created: now,
+          updated: null,
+        })
+        .returning('id')
+        .executeTakeFirstOrThrow();
+      await migrateToLatest(db.db, db.dialect);
+      const row = await db.db
+        .selectFrom('images')
+        .selectAll()
+        .where('share_id', '=', share.id)
+        .executeTakeFirstOrThrow();
+      expect(row).toMatchObject({
+        id: `shared/${share.id}`,
+        account_id: owner.accountId,
+        private_id: null,
+        is_public: 0,
+        type: 'shared',
+        label: 'for members',
+        status: 'available',
+      });
+      expect(JSON.parse(row.data)).toMatchObject({
+        id: `shared/${share.id}`,
+        updated: now,
+        created_by: null,
+        is_shared: null,
+        total_size: 2000,
+        capabilities: ['cloud-init'],
+        regions: [{ region: 'us-east', status: 'available' }],
+        image_sharing: {
+          shared_with: null,
+          shared_by: { sharegroup_id: group.id, sharegroup_label: 'group', source_image_id: null },
+        },
+      });
     } finally {
       await db.close();
       await drop();

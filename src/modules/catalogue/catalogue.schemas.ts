@@ -73,11 +73,13 @@ export const ImageSchema = Type.Object({
   description: Nullable(Type.String()),
   created: DateTime(),
   updated: DateTime(),
-  created_by: Type.String(),
+  /** Null on a shared image (`shared/<n>`), as on the share group entries it is. */
+  created_by: Nullable(Type.String()),
   deprecated: Type.Boolean(),
   is_public: Type.Boolean(),
   size: Type.Integer(),
-  type: Type.String({ enum: ['manual', 'automatic'] }),
+  /** `shared`: an image of a share group the account is a member of (`shared/<n>`). */
+  type: Type.String({ enum: ['manual', 'automatic', 'shared'] }),
   expiry: Nullable(DateTime()),
   eol: Nullable(DateTime()),
   vendor: Nullable(Type.String()),
@@ -98,15 +100,25 @@ export const ImageSchema = Type.Object({
   ),
   /** MB stored across the available replicas (`size` × their number); private images only. */
   total_size: Type.Optional(Type.Integer()),
-  /** Whether the image has a shared copy in a share group (Stratus serves no share groups). */
-  is_shared: Type.Boolean(),
-  /** Private images: the share groups it is shared with (none); public images: null. */
+  /** Whether a private image is shared in a share group; null on a shared image. */
+  is_shared: Nullable(Type.Boolean()),
+  /**
+   * Private images: the share groups they are shared in (`shared_with`); shared images: the
+   * group that shares them (`shared_by`, the source image hidden); public images: null.
+   */
   image_sharing: Nullable(
     Type.Object({
       shared_with: Nullable(
         Type.Object({ sharegroup_count: Type.Integer(), sharegroup_list_url: Type.String() }),
       ),
-      shared_by: Type.Null(),
+      shared_by: Nullable(
+        Type.Object({
+          sharegroup_id: Type.Integer(),
+          sharegroup_uuid: Type.String(),
+          sharegroup_label: Type.String(),
+          source_image_id: Nullable(Type.String()),
+        }),
+      ),
     }),
   ),
 });

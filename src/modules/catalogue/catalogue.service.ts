@@ -1,3 +1,4 @@
+import type { Expression, RawBuilder, SqlBool } from 'kysely';
 import type { Principal } from '../../auth/principal.js';
 import { grantsScope } from '../../auth/scopes.js';
 import type { Database } from '../../db/database.js';
@@ -36,7 +37,8 @@ const imageOf = (row: { data: string }): Image => {
     ...image,
     tags: image.tags ?? [],
     regions: image.regions ?? null,
-    is_shared: image.is_shared ?? false,
+    // A shared image's is null (as the share group entries show it).
+    is_shared: image.is_shared === undefined ? false : image.is_shared,
     image_sharing: image.image_sharing ?? null,
   };
 };
@@ -55,8 +57,18 @@ export type SharedImageResolver = (
   sharedId: string,
 ) => Promise<number | undefined>;
 
+/**
+ * The condition that an `images` row's `share_id` (the column named) is an entry of a share
+ * group the account is an active member of: told by the image sharing area.
+ */
+export type SharedImageVisibility = (
+  accountId: number,
+  shareIdColumn: string,
+) => RawBuilder<SqlBool>;
+
 export class CatalogueService {
   private sharedImages: SharedImageResolver | undefined;
+  private sharedVisible: SharedImageVisibility | undefined;
   private readonly regionsById: Map<string, Region>;
   private readonly typesById: Map<string, InstanceType>;
   private readonly kernelsById: Map<string, Kernel>;
@@ -95,22 +107,43 @@ export class CatalogueService {
     return row ? imageOf(row) : undefined;
   }
 
-  private imageRow(id: string, accountId: number | undefined) {
-    return this.db.db
+  /**
+   * A public image or a private image of the account; with `shared`, also a shared image
+   * (`shared/<n>`) of a group the account is a member of.
+   */
+  private imageRow(id: string, accountId: number | undefined, shared = false, db = this.db) {
+    const visible = shared && accountId !== undefined ? this.sharedVisible : undefined;
+    return db.db
       .selectFrom('images')
-      .select(['data', 'private_id', 'status'])
+      .select(['data', 'private_id', 'share_id', 'status'])
       .where('id', '=', id)
-      .where((eb) =>
-        accountId === undefined
-          ? eb('account_id', 'is', null)
-          : eb.or([eb('account_id', 'is', null), eb('account_id', '=', accountId)]),
-      )
+      .where((eb) => {
+        if (accountId === undefined) return eb('images.account_id', 'is', null);
+        const own = eb.and([
+          eb('images.account_id', '=', accountId),
+          eb('images.share_id', 'is', null),
+        ]);
+        const ways: Expression<SqlBool>[] = [eb('images.account_id', 'is', null), own];
+        if (visible) ways.push(visible(accountId, 'images.share_id'));
+        return eb.or(ways);
+      })
       .executeTakeFirst();
   }
 
-  /** The image sharing area resolves `shared/<n>` ids (see `deployableImage`). */
-  resolveSharedImagesWith(resolver: SharedImageResolver): void {
+  /**
+   * The image sharing area resolves `shared/<n>` ids (see `deployableImage`) and tells which
+   * shared images an account sees (its groups' entries, listed in `images` with `share_id`).
+   */
+  resolveSharedImagesWith(resolver: SharedImageResolver, visible: SharedImageVisibility): void {
     this.sharedImages = resolver;
+    this.sharedVisible = visible;
+  }
+
+  /** A shared image (`shared/<n>`) of a group the account is a member of, or undefined. */
+  async sharedImage(db: Database, id: string, accountId: number): Promise<Image | undefined> {
+    if (!id.startsWith('shared/')) return undefined;
+    const row = await this.imageRow(id, accountId, true, db);
+    return row && row.share_id !== null && row.share_id !== undefined ? imageOf(row) : undefined;
   }
 
   /**
@@ -251,7 +284,11 @@ export class CatalogueService {
     return k;
   }
 
-  /** Public images, plus the caller's private images when its token may read images. */
+  /**
+   * Public images, plus the caller's private images when its token may read images (a restricted
+   * user: those it holds a grant on), plus the shared images of the share groups its account is
+   * an active member of (every user of the account: grants name only the account's own images).
+   */
   private imageAccount(p: Principal | undefined): number | undefined {
     return p && grantsScope(p.scopes, 'images:read_only') ? p.accountId : undefined;
   }
@@ -260,26 +297,37 @@ export class CatalogueService {
     const accountId = this.imageAccount(p);
     const visible =
       p && accountId !== undefined ? authz.visible(p, 'image', 'images.private_id') : undefined;
+    const sharedVisible = this.sharedVisible;
     const base = this.db.db.selectFrom('images').where((eb) => {
       if (accountId === undefined) return eb('images.account_id', 'is', null);
-      const own = eb('images.account_id', '=', accountId);
-      return eb.or([eb('images.account_id', 'is', null), visible ? eb.and([own, visible]) : own]);
+      const own = eb.and([
+        eb('images.account_id', '=', accountId),
+        eb('images.share_id', 'is', null),
+        ...(visible ? [visible] : []),
+      ]);
+      const ways: Expression<SqlBool>[] = [eb('images.account_id', 'is', null), own];
+      if (sharedVisible) ways.push(sharedVisible(accountId, 'images.share_id'));
+      return eb.or(ways);
     });
     return paginate(
       base,
       (qb) => qb.select('images.data'),
       compileFilter(xf, IMAGE_FILTERS, this.db.dialect),
       params,
-      // As the real service lists them: the account's private images first, then public ones.
+      // As the real service lists them: the account's own images first, then public ones; by id
+      // within each (`private/…` before `shared/…`).
       { idColumn: 'images.id', leading: ['images.is_public'] },
       imageOf,
     );
   }
 
-  /** A public image, or a private image of the caller's account it holds a grant on. */
+  /**
+   * A public image, a private image of the caller's account it holds a grant on, or a shared
+   * image of a group its account is a member of.
+   */
   async getImage(p: Principal | undefined, id: string): Promise<Image> {
     refuseUnserved(`/v4/images/${id}`);
-    const row = await this.imageRow(id, this.imageAccount(p));
+    const row = await this.imageRow(id, this.imageAccount(p), true);
     if (!row) throw errors.notFound();
     if (p && row.private_id !== null && row.private_id !== undefined)
       await authz.requireEntity(this.db, p, 'image', row.private_id, 'read_only');

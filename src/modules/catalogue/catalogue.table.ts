@@ -44,6 +44,8 @@ export interface ImagesTable {
   data: string;
   /** The private image's id (`private/<id>`), for grants; null for public images. */
   private_id?: number | null;
+  /** A share group entry's number (`shared/<n>`), listed to the group's members; else null. */
+  share_id?: number | null;
 }
 
 export interface RegionAvailabilityTable {

@@ -1,5 +1,5 @@
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
-import type { Selectable } from 'kysely';
+import { type RawBuilder, type Selectable, type SqlBool, sql } from 'kysely';
 import { authz } from '../../auth/authz.js';
 import type { Principal } from '../../auth/principal.js';
 import type { Database } from '../../db/database.js';
@@ -8,10 +8,12 @@ import type { Clock } from '../../lib/clock.js';
 import { type Page, type PageParams, pageOf } from '../../lib/pagination.js';
 import { isoSeconds } from '../../lib/time.js';
 import {
+  dropSharedListings,
   parsePrivateImageId,
-  privateImageId,
   replicasOf,
   syncListing,
+  syncSharedListings,
+  toSharedImage,
 } from '../images/images.repository.js';
 import type {
   AddImages,
@@ -79,6 +81,22 @@ export async function sharedImageFor(
     .where('t.status', '=', 'active')
     .executeTakeFirst();
   return row?.image_id;
+}
+
+/**
+ * The condition that `shareIdColumn` (an `images` row's `share_id`) is an entry of a group the
+ * account is an active member of (the same rule as `sharedImageFor`): such rows are the shared
+ * images the account lists and views.
+ */
+export function sharedImagesVisibleTo(
+  accountId: number,
+  shareIdColumn: string,
+): RawBuilder<SqlBool> {
+  return sql<SqlBool>`${sql.ref(shareIdColumn)} in (
+    select s.id from image_shares s
+    join image_share_groups g on g.id = s.group_id
+    join image_share_tokens t on t.group_id = s.group_id
+    where t.account_id = ${accountId} and t.status = 'active' and g.is_suspended = 0)`;
 }
 
 /** Every page of these lists is small (an account's groups, tokens, a group's images). */
@@ -203,6 +221,8 @@ export class SharingService {
         updated: this.now(),
       };
       await tx.db.updateTable('image_share_groups').set(set).where('id', '=', id).execute();
+      // Its entries, as members list them, carry the group's label.
+      await syncSharedListings(tx, { groupId: id });
       return this.groupView(tx, { ...group, ...set });
     });
   }
@@ -214,9 +234,13 @@ export class SharingService {
       await this.group(tx, p, id, true);
       const images = await tx.db
         .selectFrom('image_shares')
-        .select('image_id')
+        .select(['id', 'image_id'])
         .where('group_id', '=', id)
         .execute();
+      await dropSharedListings(
+        tx,
+        images.map((s) => s.id),
+      );
       await tx.db.deleteFrom('image_share_members').where('group_id', '=', id).execute();
       await tx.db.deleteFrom('image_share_tokens').where('group_id', '=', id).execute();
       await tx.db.deleteFrom('image_shares').where('group_id', '=', id).execute();
@@ -241,37 +265,8 @@ export class SharingService {
         .where('id', '=', s.image_id)
         .executeTakeFirst();
       if (!img) continue;
-      const replicas = await replicasOf(db, img.id);
-      out.push({
-        id: `shared/${s.id}`,
-        label: s.label,
-        description: s.description,
-        created: s.created,
-        updated: s.updated,
-        created_by: null,
-        deprecated: false,
-        is_public: false,
-        size: img.size,
-        total_size: img.size * replicas.filter((r) => r.status === 'available').length,
-        type: 'shared',
-        expiry: null,
-        eol: null,
-        vendor: null,
-        status: img.status,
-        capabilities: img.cloud_init ? ['cloud-init'] : [],
-        tags: [],
-        regions: replicas.map((r) => ({ region: r.region, status: r.status })),
-        is_shared: null,
-        image_sharing: {
-          shared_with: null,
-          shared_by: {
-            sharegroup_id: group.id,
-            sharegroup_uuid: group.uuid,
-            sharegroup_label: group.label,
-            source_image_id: producer ? privateImageId(img.id) : null,
-          },
-        },
-      });
+      const share = { ...s, group: { id: group.id, uuid: group.uuid, label: group.label } };
+      out.push(toSharedImage(img, await replicasOf(db, img.id), share, producer));
     }
     return out;
   }
@@ -412,6 +407,7 @@ export class SharingService {
         updated: this.now(),
       };
       await tx.db.updateTable('image_shares').set(set).where('id', '=', share.id).execute();
+      await syncSharedListings(tx, { shareId: share.id });
       const [view] = await this.sharedViews(tx, group, [{ ...share, ...set }], true);
       if (!view) throw errors.notFound();
       return view;
@@ -423,6 +419,7 @@ export class SharingService {
     await this.d.db.transaction(async (tx) => {
       const group = await this.group(tx, p, groupId, true);
       const share = await this.shareOf(tx, group, shareId);
+      await dropSharedListings(tx, [share.id]);
       await tx.db.deleteFrom('image_shares').where('id', '=', share.id).execute();
       await syncListing(tx, share.image_id);
     });

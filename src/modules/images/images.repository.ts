@@ -75,6 +75,152 @@ export function toApiImage(
   };
 }
 
+/** A share group entry (`image_shares`) with its group, as a shared image's record needs it. */
+export interface ShareOfImage {
+  id: number;
+  label: string;
+  description: string;
+  created: string;
+  updated: string | null;
+  group: { id: number; uuid: string; label: string };
+}
+
+/**
+ * A shared image `shared/<n>`: the image's record with the entry's own label and description,
+ * `type: shared`, no tags, `is_shared: null` and `image_sharing.shared_by` naming the group. The
+ * source image (`private/<n>`) is shown to its producer only (`null` in a member's view).
+ */
+export function toSharedImage(
+  img: PrivateImageRow,
+  replicas: ImageReplica[],
+  share: ShareOfImage,
+  producer: boolean,
+) {
+  return {
+    id: `shared/${share.id}`,
+    label: share.label,
+    description: share.description,
+    created: share.created,
+    updated: share.updated,
+    created_by: null,
+    deprecated: false,
+    is_public: false,
+    size: img.size,
+    total_size: img.size * replicas.filter((r) => r.status === 'available').length,
+    type: 'shared',
+    expiry: null,
+    eol: null,
+    vendor: null,
+    status: img.status,
+    capabilities: img.cloud_init ? ['cloud-init'] : [],
+    tags: [] as string[],
+    regions: replicas.map((r) => ({ region: r.region, status: r.status })),
+    is_shared: null,
+    image_sharing: {
+      shared_with: null,
+      shared_by: {
+        sharegroup_id: share.group.id,
+        sharegroup_uuid: share.group.uuid,
+        sharegroup_label: share.group.label,
+        source_image_id: producer ? privateImageId(img.id) : null,
+      },
+    },
+  };
+}
+
+/** The share group entries of an image, a group or one entry, with their groups. */
+export async function sharesWith(
+  db: Database,
+  by: { imageId: number } | { groupId: number } | { shareId: number },
+): Promise<(ShareOfImage & { imageId: number; accountId: number })[]> {
+  let q = db.db
+    .selectFrom('image_shares as s')
+    .innerJoin('image_share_groups as g', 'g.id', 's.group_id')
+    .select([
+      's.id',
+      's.label',
+      's.description',
+      's.created',
+      's.updated',
+      's.image_id',
+      'g.id as group_id',
+      'g.uuid',
+      'g.label as group_label',
+      'g.account_id',
+    ]);
+  if ('imageId' in by) q = q.where('s.image_id', '=', by.imageId);
+  else if ('groupId' in by) q = q.where('s.group_id', '=', by.groupId);
+  else q = q.where('s.id', '=', by.shareId);
+  const rows = await q.orderBy('s.id').execute();
+  return rows.map((r) => ({
+    id: r.id,
+    label: r.label,
+    description: r.description,
+    created: r.created,
+    updated: r.updated,
+    imageId: r.image_id,
+    accountId: r.account_id,
+    group: { id: r.group_id, uuid: r.uuid, label: r.group_label },
+  }));
+}
+
+/**
+ * Rewrites the listed records (`images` rows `shared/<n>`, `share_id` = n) of share group
+ * entries, as the group's members see them in `GET /images`: from the entry, its group and the
+ * source image. Entries whose source image is gone lose their record.
+ */
+export async function syncSharedListings(
+  db: Database,
+  by: { imageId: number } | { groupId: number } | { shareId: number },
+): Promise<void> {
+  const shares = await sharesWith(db, by);
+  const images = new Map<number, { row: PrivateImageRow; replicas: ImageReplica[] } | null>();
+  for (const share of shares) {
+    let source = images.get(share.imageId);
+    if (source === undefined) {
+      const row = await db.db
+        .selectFrom('private_images')
+        .selectAll()
+        .where('id', '=', share.imageId)
+        .executeTakeFirst();
+      source = row ? { row, replicas: await replicasOf(db, row.id) } : null;
+      images.set(share.imageId, source);
+    }
+    const id = `shared/${share.id}`;
+    await db.db.deleteFrom('images').where('id', '=', id).execute();
+    if (!source) continue;
+    // The image lists' `updated` is never null: an entry not changed since shared shows `created`.
+    const api = {
+      ...toSharedImage(source.row, source.replicas, share, false),
+      updated: share.updated ?? share.created,
+    };
+    await db.db
+      .insertInto('images')
+      .values({
+        id,
+        account_id: share.accountId,
+        private_id: null,
+        share_id: share.id,
+        label: api.label,
+        deprecated: 0,
+        is_public: 0,
+        size: api.size,
+        type: api.type,
+        vendor: null,
+        status: api.status,
+        created: api.created,
+        data: JSON.stringify(api),
+      })
+      .execute();
+  }
+}
+
+/** Removes the listed records of share group entries (the entries are being removed). */
+export async function dropSharedListings(db: Database, shareIds: number[]): Promise<void> {
+  if (shareIds.length === 0) return;
+  await db.db.deleteFrom('images').where('share_id', 'in', shareIds).execute();
+}
+
 /** The replicas of a private image, in the order they were added. */
 export async function replicasOf(db: Database, imageId: number): Promise<ImageReplica[]> {
   return db.db
@@ -170,10 +316,17 @@ export async function syncListing(db: Database, id: number): Promise<Image & { t
       data: JSON.stringify(api),
     })
     .execute();
+  // The image's share group entries, as members list them, follow it.
+  await syncSharedListings(db, { imageId: id });
   return api;
 }
 
 export async function deletePrivateImage(db: Database, id: number): Promise<void> {
+  // Its share group entries go with it (their rows cascade), and so do their listed records.
+  await dropSharedListings(
+    db,
+    (await sharesWith(db, { imageId: id })).map((s) => s.id),
+  );
   await db.db.deleteFrom('images').where('id', '=', privateImageId(id)).execute();
   await db.db.deleteFrom('image_regions').where('image_id', '=', id).execute();
   await db.db.deleteFrom('private_images').where('id', '=', id).execute();

@@ -61,6 +61,9 @@ export class ImagesService {
         .where('account_id', 'is', null)
         .executeTakeFirst();
       if (pub) throw errors.unauthorized();
+      // A shared image a member sees is the producer's: members cannot change, replicate or
+      // delete it (the API changes only private images).
+      if (await this.d.catalogue.sharedImage(db, imageId, p.accountId)) throw errors.unauthorized();
       throw errors.notFound();
     }
     const row = await findPrivateImage(db, p.accountId, id, true);

@@ -114,7 +114,7 @@ describe('compute migrate', () => {
     expect(await statusOf(t, id)).toBe('running');
   });
 
-  it('migrateComputeInstance: the instance\'s own region is a host migration (warm allowed)', async () => {
+  it("migrateComputeInstance: the instance's own region is a host migration (warm allowed)", async () => {
     const id = await runningInstance(t);
     const before = (await t.get(`/v4/compute/instances/${id}`)).body;
     const r = await t.post(`/v4/compute/instances/${id}/migrate`, {

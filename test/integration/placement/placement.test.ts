@@ -309,7 +309,7 @@ describe('placement groups', () => {
     expect(wrong.status).toBe(400);
   });
 
-  it('migrateCompute: region equal to the instance\'s own and placement_group is a host migration into the group', async () => {
+  it("migrateCompute: region equal to the instance's own and placement_group is a host migration into the group", async () => {
     const from = await group(t);
     const to = await group(t);
     const m = await memberAtCreate(t, from.id);
