@@ -30,7 +30,7 @@ export const useTypes = () =>
   }));
 
 export const useImages = () =>
-  useOptions<{ id: string; label: string; is_public: boolean }>('/images', (i) => ({
+  useOptions<{ id: string; label: string; is_public: boolean; type: string }>('/images', (i) => ({
     value: i.id,
-    label: `${i.label}${i.is_public ? '' : ' (private)'}`,
+    label: `${i.label}${i.is_public ? '' : i.type === 'shared' ? ' (shared)' : ' (private)'}`,
   }));

@@ -232,6 +232,7 @@ export function Images() {
         filters={[
           { key: 'label', label: 'Label' },
           { key: 'is_public', label: 'Public', type: 'boolean' },
+          { key: 'type', label: 'Type (manual, automatic, shared)' },
           { key: 'vendor', label: 'Vendor' },
         ]}
         orderBy={['label', 'created', 'size']}
@@ -251,8 +252,9 @@ export function Images() {
           {
             key: 'x',
             label: 'Actions',
+            // Public images and the shared images of a share group are not the account's.
             render: (r) =>
-              r.is_public ? null : (
+              r.is_public || r.type === 'shared' ? null : (
                 <ActionButton
                   label="Delete"
                   secondary
