@@ -129,7 +129,7 @@ describe('image share groups, consumer side', () => {
     expect((await t.get('/v4/images/shared/99999', as)).status).toBe(404);
   });
 
-  it('getImages: a pending token sees no shared image; removing the member, the entry, the image or the group takes it away', async () => {
+  it('getImages: a pending token sees no shared image; removing the member, the token, the entry, the image or the group takes it away', async () => {
     const pending = await shared(false);
     expect(await listed(pending.as)).not.toContain(pending.entry.id);
     expect((await t.get(`/v4/images/${pending.entry.id}`, pending.as)).status).toBe(404);
@@ -138,6 +138,11 @@ describe('image share groups, consumer side', () => {
     const members = (await t.get(`/v4/images/sharegroups/${a.group.id}/members`)).body.data;
     await t.del(`/v4/images/sharegroups/${a.group.id}/members/${members[0].token_uuid}`);
     expect(await listed(a.as)).not.toContain(a.entry.id);
+
+    const e = await shared();
+    expect(await listed(e.as)).toContain(e.entry.id);
+    expect((await t.del(`/v4/images/sharegroups/tokens/${e.tokenUuid}`, e.as)).status).toBe(200);
+    expect(await listed(e.as)).not.toContain(e.entry.id);
 
     const b = await shared();
     expect(await listed(b.as)).toContain(b.entry.id);
