@@ -34,6 +34,7 @@ export const networkingModule = defineArea({
     'firewall_rule_versions',
     'firewall_settings',
     'firewall_rulesets',
+    'vlans',
   ],
   entities: networkingEntities,
   services: ({ config, db, clock, events, entities }, { catalogue: catalogueArea }) => {
