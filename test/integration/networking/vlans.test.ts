@@ -62,7 +62,11 @@ describe('VLANs: life cycle and delete', () => {
     const a = await instance(t);
     const cfg = await configOf(a.id);
     const url = `/v4/compute/instances/${a.id}/configs/${cfg.id}/interfaces`;
-    const added = await t.post(url, { purpose: 'vlan', label: 'late', ipam_address: '10.1.0.1/24' });
+    const added = await t.post(url, {
+      purpose: 'vlan',
+      label: 'late',
+      ipam_address: '10.1.0.1/24',
+    });
     expect(added.status, JSON.stringify(added.body)).toBe(200);
     await t.del(`${url}/${added.body.id}`);
     const list = await t.get('/v4/networking/vlans');
