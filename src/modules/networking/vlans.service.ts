@@ -138,22 +138,9 @@ export class VlansService {
       .where('s.region', 'in', this.inRegions())
       .where((eb) => eb.or([eb.not(this.attached(p.accountId)), this.attached(p.accountId, p)]))
       .select(['s.label', 's.region', 's.created']);
-    const visible = this.profileMembers(p.accountId, p)
-      .clearSelect()
-      .select((eb) => [
-        eb.ref('ci.label').$castTo<string>().as('label'),
-        eb.ref('i.region').as('region'),
-        eb.ref('c.created').as('created'),
-      ])
-      .unionAll(
-        this.ownMembers(p.accountId, p)
-          .clearSelect()
-          .select((eb) => [
-            eb.ref('ci.vlan_label').$castTo<string>().as('label'),
-            eb.ref('i.region').as('region'),
-            eb.ref('ci.created').as('created'),
-          ]),
-      )
+    const visible = this.db.db
+      .selectFrom(this.members(p.accountId, p).as('m'))
+      .select(['m.label', 'm.region', 'm.created'])
       .unionAll(recorded);
     const grouped = this.db.db
       .selectFrom(visible.as('u'))
