@@ -1,4 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { bootstrapAccount } from '../../../src/modules/identity/bootstrap.js';
 import { createTestUser } from '../../helpers/auth.js';
 import { buildTestApp, type TestApp } from '../../helpers/build-test-app.js';
 import { instance } from './fixtures.js';
@@ -104,5 +105,20 @@ describe('VLANs: life cycle and delete', () => {
     );
     expect((await t.del('/v4/networking/vlans/us-east/gone', { token: u.token })).status).toBe(200);
     expect(a.id).toBeGreaterThan(0);
+  });
+
+  it('deleteVLAN: another account neither sees nor deletes the VLAN; its own of the same label is its own', async () => {
+    const a = await instance(t, { extra: { interfaces: vlanIfaces('shared') } });
+    await t.put(`/v4/compute/instances/${a.id}/configs/${(await configOf(a.id)).id}`, {
+      interfaces: [],
+    });
+    const other = await t.ctx.db.transaction((tx) =>
+      bootstrapAccount(tx, t.clock, { email: 'b@example.com', username: 'other-owner' }),
+    );
+    expect((await t.get('/v4/networking/vlans', { token: other.token })).body.results).toBe(0);
+    expect(
+      (await t.del('/v4/networking/vlans/us-east/shared', { token: other.token })).status,
+    ).toBe(404);
+    expect((await t.get('/v4/networking/vlans')).body.results).toBe(1);
   });
 });
