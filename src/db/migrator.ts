@@ -53,6 +53,8 @@ import * as m0029 from './migrations/0029-volume-encryption.js';
 import * as m0034 from './migrations/0034-disk-encryption.js';
 import * as m0056 from './migrations/0056-feed-read-jobs.js';
 import * as m0061 from './migrations/0061-shared-image-listings.js';
+import * as m0058 from './migrations/0058-vpc-ranges-and-vlans.js';
+import * as m0059 from './migrations/0059-nodebalancer-vpc-ipv6.js';
 import type { MigrationContext } from './migrations/helpers.js';
 
 interface MigrationModule {
@@ -115,6 +117,8 @@ const MIGRATIONS: Record<string, MigrationModule> = {
   '0048-vpc-ipv6': m0048,
   '0049-vpc-interface-ipv6': m0049,
   '0061-shared-image-listings': m0061,
+  '0058-vpc-ranges-and-vlans': m0058,
+  '0059-nodebalancer-vpc-ipv6': m0059,
 };
 
 /** The names of every migration this code has (the table `stratus_migrations` lists those applied). */

@@ -15,6 +15,7 @@ import {
   RangeParams,
   ShareBody,
   VlanPage,
+  VlanParams,
 } from './ips.schemas.js';
 
 type Ctx = RouteContext<{ assign: AssignService; ipv6: Ipv6Service; vlans: VlansService }>;
@@ -138,6 +139,24 @@ export function addressesRoutes(ctx: Ctx): FastifyPluginAsyncTypebox {
         config: { operationId: 'getVLANs', scopes: ['computes:read_only'], paged: true },
       },
       (req) => vlans.list(principal(req), req.query, xFilter(req)),
+    );
+    app.delete(
+      '/networking/vlans/:regionId/:label',
+      {
+        schema: {
+          tags,
+          summary: 'VLAN Delete',
+          description:
+            'Deletes a VLAN that no interface names any more (a VLAN outlives its last interface until deleted). 400 while an interface of a configuration profile or an instance names it.',
+          params: VlanParams,
+          response: { 200: Empty },
+        },
+        config: { operationId: 'deleteVLAN', scopes: ['computes:read_write'] },
+      },
+      async (req) => {
+        await vlans.delete(principal(req), req.params.regionId, req.params.label);
+        return {};
+      },
     );
   };
 }

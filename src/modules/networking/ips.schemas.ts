@@ -195,3 +195,9 @@ export const VlanSchema = Type.Object({
   created: Type.String(),
 });
 export const VlanPage = PageOf(VlanSchema);
+
+/** A VLAN by region and label (`DELETE /networking/vlans/{regionId}/{label}`). */
+export const VlanParams = Type.Object({
+  regionId: Type.String({ minLength: 1, maxLength: 64 }),
+  label: Type.String({ minLength: 1, maxLength: 64 }),
+});

@@ -13,7 +13,7 @@ import { networkingEntities } from './networking.entities.js';
 import { networkingRoutes } from './networking.routes.js';
 import { reservedRoutes } from './reserved.routes.js';
 import { ReservedIpsService } from './reserved.service.js';
-import { VlansService } from './vlans.service.js';
+import { setVlanClock, VlansService } from './vlans.service.js';
 
 /**
  * IP addresses (the per-region pools they are drawn from, assign and share, reserved addresses,
@@ -34,10 +34,12 @@ export const networkingModule = defineArea({
     'firewall_rule_versions',
     'firewall_settings',
     'firewall_rulesets',
+    'vlans',
   ],
   entities: networkingEntities,
   services: ({ config, db, clock, events, entities }, { catalogue: catalogueArea }) => {
     const { catalogue } = catalogueArea;
+    setVlanClock(db, clock);
     const regions = catalogueArea.data.regions;
     const ipAllocator = new IpAllocator(
       loadPools(

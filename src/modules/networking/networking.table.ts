@@ -47,6 +47,19 @@ export interface NetworkingTables {
   firewall_rulesets: FirewallRulesetsTable;
   ipv6_ranges: Ipv6RangesTable;
   ip_shares: IpSharesTable;
+  vlans: VlansTable;
+}
+
+/**
+ * A VLAN of an account in a region: recorded when an interface first names it, kept after its
+ * last interface is gone until it is deleted (`DELETE /networking/vlans/{region}/{label}`).
+ */
+export interface VlansTable {
+  id: Generated<number>;
+  account_id: number;
+  region: string;
+  label: string;
+  created: string;
 }
 
 /** Firewalls; `rules` is JSON {inbound, outbound} of normalised rules. */

@@ -1,7 +1,9 @@
 import type { Database } from '../../db/database.js';
 import type { FieldErrors } from '../../errors/errors.js';
 import { numToIpv4 } from '../../lib/ip.js';
+import { firstFree, type Net6, overlaps as overlaps6 } from '../networking/ipv6-math.js';
 import { isTaken, loadSubnets, type SubnetInfo, takenIn } from '../vpcs/vpc-interfaces.js';
+import { formatNet6, INTERFACE_PREFIX, inside, parseNet6 } from '../vpcs/vpc-ipv6.rules.js';
 import { overlaps, parseRange, type Range4, usableBounds, within } from '../vpcs/vpcs.rules.js';
 import { isVpcAddressIn } from './nodebalancers.repository.js';
 import type { ApiNbVpcConfig, NbVpcInput } from './nodebalancers.schemas.js';
@@ -19,6 +21,7 @@ export interface NbVpcRow {
   ipv4_range: string;
   ipv4_start: number;
   ipv4_end: number;
+  ipv6_range: string | null;
   created: string;
 }
 
@@ -26,6 +29,49 @@ export interface NbVpcRow {
 export interface PreparedNbVpc {
   subnet: SubnetInfo;
   range: Range4;
+  /** Its /64 of the subnet's IPv6 range (a dual-stack subnet), else null. */
+  ipv6: Net6 | null;
+}
+
+export const NO_FREE_RANGE6 = 'The subnet has no free /64 range for the NodeBalancer';
+
+/**
+ * The IPv6 range of a configuration in a dual-stack subnet: `ipv6_range` a /64 inside the
+ * subnet's range that no interface and no other NodeBalancer holds, or, omitted (null, `""`), the
+ * lowest free /64. In an IPv4-only subnet a given `ipv6_range` is refused. Problems go into `fe`.
+ */
+function chooseIpv6(
+  fe: FieldErrors,
+  field: string,
+  subnet: SubnetInfo,
+  text: string | null | undefined,
+  used: readonly Net6[],
+): Net6 | null | undefined {
+  const asked = text === undefined || text === null || text === '' ? undefined : text;
+  if (!subnet.ipv6) {
+    if (asked === undefined) return null;
+    fe.add(field, 'The subnet has no IPv6 range: ipv6_range needs a dual-stack subnet');
+    return undefined;
+  }
+  if (asked === undefined) {
+    const got = firstFree(subnet.ipv6, INTERFACE_PREFIX, used);
+    if (!got) fe.add(field, NO_FREE_RANGE6);
+    return got;
+  }
+  const net = parseNet6(asked);
+  if (!net || net.bits !== INTERFACE_PREFIX) {
+    fe.add(field, 'ipv6_range must be a /64 IPv6 network, such as 2001:db8:8500:1::/64');
+    return undefined;
+  }
+  if (!inside(net, subnet.ipv6)) {
+    fe.add(field, `ipv6_range must be inside the subnet's range ${formatNet6(subnet.ipv6)}`);
+    return undefined;
+  }
+  if (used.some((u) => overlaps6(u, net))) {
+    fe.add(field, 'ipv6_range overlaps a range already in use in the subnet');
+    return undefined;
+  }
+  return net;
 }
 
 export const NO_FREE_RANGE = 'The subnet has no free /30 range for the NodeBalancer';
@@ -40,10 +86,12 @@ function isFree(taken: Awaited<ReturnType<typeof takenIn>>, r: Range4): boolean 
 /**
  * The `vpcs` of a NodeBalancer create: each names a subnet of the account in the NodeBalancer's
  * region (once), and its `ipv4_range` is a canonical /30 inside the subnet's usable addresses
- * that no interface address or range and no other NodeBalancer holds; without it (or with
- * `ipv4_range_auto_assign`) the lowest free aligned /30 is chosen. `ipv6_range` is refused:
- * VPC IPv6 ranges for NodeBalancers are not served. Subnets are locked (PostgreSQL), so two
- * concurrent choices in one subnet are made one after the other.
+ * that no interface address or range and no other NodeBalancer holds; without it the lowest free
+ * aligned /30 is chosen. With `ipv4_range_auto_assign`, `ipv4_range` (if given) may be a larger
+ * range of the subnet, from which the lowest free /30 is chosen (the clients: "allocating smaller
+ * /30 subnets for each NodeBalancer's backends"). In a dual-stack subnet the configuration also
+ * gets a /64 (see chooseIpv6). Subnets are locked (PostgreSQL), so two concurrent choices in one
+ * subnet are made one after the other.
  */
 export async function prepareNbVpcs(
   db: Database,
@@ -72,21 +120,35 @@ export async function prepareNbVpcs(
       fe.add(`${at}subnet_id`, 'The subnet must be in the same region as the NodeBalancer');
       continue;
     }
-    if (v.ipv6_range !== undefined)
-      fe.add(`${at}ipv6_range`, 'IPv6 ranges for NodeBalancers in VPCs are not supported');
-    if (v.ipv4_range !== undefined && v.ipv4_range_auto_assign === true) {
-      fe.add(`${at}ipv4_range`, 'ipv4_range cannot be given with ipv4_range_auto_assign');
-      continue;
-    }
     const taken = await takenIn(db, subnet.id, {
       accountId,
       instanceId: null,
       region,
       creating: true,
     });
-    const { first, last } = usableBounds(subnet);
-    if (v.ipv4_range !== undefined) {
-      const r = parseRange(v.ipv4_range);
+    const ipv6 = chooseIpv6(fe, `${at}ipv6_range`, subnet, v.ipv6_range, taken.v6);
+    if (ipv6 === undefined) continue;
+    const usable = usableBounds(subnet);
+    let { first, last } = usable;
+    const given = v.ipv4_range ?? undefined;
+    if (given !== undefined && v.ipv4_range_auto_assign === true) {
+      // A range of the subnet to choose the /30 from.
+      const space = parseRange(given);
+      if (!space || space.prefix > NB_RANGE_PREFIX) {
+        fe.add(
+          `${at}ipv4_range`,
+          'ipv4_range must be an IPv4 range of at most /30 in canonical CIDR form, such as 10.0.0.0/28',
+        );
+        continue;
+      }
+      if (!within(space, subnet)) {
+        fe.add(`${at}ipv4_range`, `ipv4_range must be inside the subnet ${subnet.cidr}`);
+        continue;
+      }
+      first = Math.max(first, space.start);
+      last = Math.min(last, space.end);
+    } else if (given !== undefined) {
+      const r = parseRange(given);
       if (!r || r.prefix !== NB_RANGE_PREFIX) {
         fe.add(
           `${at}ipv4_range`,
@@ -101,7 +163,7 @@ export async function prepareNbVpcs(
         );
       } else if (!isFree(taken, r)) {
         fe.add(`${at}ipv4_range`, 'ipv4_range overlaps addresses already in use');
-      } else out.push({ subnet, range: r });
+      } else out.push({ subnet, range: r, ipv6 });
       continue;
     }
     let start = Math.ceil(first / RANGE_SIZE) * RANGE_SIZE;
@@ -113,8 +175,8 @@ export async function prepareNbVpcs(
         break;
       }
     }
-    if (picked) out.push({ subnet, range: picked });
-    else fe.add(`${at}subnet_id`, NO_FREE_RANGE);
+    if (picked) out.push({ subnet, range: picked, ipv6 });
+    else fe.add(given !== undefined ? `${at}ipv4_range` : `${at}subnet_id`, NO_FREE_RANGE);
   }
   return out;
 }
@@ -137,6 +199,7 @@ export async function insertNbVpcs(
         ipv4_range: v.range.cidr,
         ipv4_start: v.range.start,
         ipv4_end: v.range.end,
+        ipv6_range: v.ipv6 ? formatNet6(v.ipv6) : null,
         created: nowIso,
       })
       .execute();
@@ -150,6 +213,7 @@ export function toApiNbVpc(r: NbVpcRow): ApiNbVpcConfig {
     vpc_id: r.vpc_id,
     subnet_id: r.subnet_id,
     ipv4_range: r.ipv4_range,
+    ipv6_range: r.ipv6_range,
   };
 }
 

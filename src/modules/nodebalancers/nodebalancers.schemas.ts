@@ -126,14 +126,28 @@ export type RebuildInput = Static<typeof RebuildBody>;
 export const NbVpcBody = Type.Object({
   subnet_id: Type.Integer(),
   ipv4_range: Type.Optional(
-    Type.String({
-      description: 'a /30 of the subnet for the NodeBalancer; chosen when omitted',
-    }),
+    Nullable(
+      Type.String({
+        description:
+          'a /30 of the subnet for the NodeBalancer (chosen when omitted); with ipv4_range_auto_assign, a larger range of the subnet to choose the /30 from',
+      }),
+    ),
   ),
   ipv4_range_auto_assign: Type.Optional(
-    Type.Boolean({ description: 'choose the /30 (the default without ipv4_range)' }),
+    Nullable(
+      Type.Boolean({
+        description: 'choose the /30 (inside ipv4_range when given; the default without it)',
+      }),
+    ),
   ),
-  ipv6_range: Type.Optional(Type.String({ description: 'not supported: refused when given' })),
+  ipv6_range: Type.Optional(
+    Nullable(
+      Type.String({
+        description:
+          'a /64 of a dual-stack subnet for the NodeBalancer; chosen when omitted there (an IPv4-only subnet refuses it)',
+      }),
+    ),
+  ),
 });
 export type NbVpcInput = Static<typeof NbVpcBody>;
 
@@ -218,6 +232,8 @@ export const NbVpcConfigSchema = Type.Object({
   vpc_id: Type.Integer(),
   subnet_id: Type.Integer(),
   ipv4_range: Type.String(),
+  /** The configuration's /64 in a dual-stack subnet; null in an IPv4-only one. */
+  ipv6_range: Nullable(Type.String()),
 });
 export type ApiNbVpcConfig = Static<typeof NbVpcConfigSchema>;
 export const NbVpcConfigPage = PageOf(NbVpcConfigSchema);

@@ -75,6 +75,8 @@ export interface NodeBalancerVpcsTable {
   /** First and last address of the range as numbers: overlap checks in SQL. */
   ipv4_start: number;
   ipv4_end: number;
+  /** The range in the subnet's IPv6 range (a dual-stack subnet); null otherwise. */
+  ipv6_range: string | null;
   created: string;
 }
 

@@ -17,6 +17,8 @@ export function checkSubnets(
   list: readonly { label: string; ipv4: string }[],
   existing: readonly { label: string; ipv4_start: number | string; ipv4_end: number | string }[],
   at: (n: number, field: string) => string,
+  /** The VPC's own IPv4 ranges, when it has some: each subnet must lie inside one. */
+  vpcRanges?: readonly Range4[],
 ): CheckedSubnet[] {
   const out: CheckedSubnet[] = [];
   const taken = existing.map((s) => ({
@@ -32,7 +34,7 @@ export function checkSubnets(
     else if (labels.has(s.label))
       fe.add(at(n, 'label'), 'Label must be unique among the VPC\u2019s subnets');
     labels.add(s.label);
-    const r = subnetRange(s.ipv4);
+    const r = subnetRange(s.ipv4, vpcRanges);
     if (typeof r === 'string') {
       fe.add(at(n, 'ipv4'), r);
       continue;

@@ -6,6 +6,7 @@ import { checkSubnets } from './subnets.rules.js';
 import { recordVpcEvent } from './vpcs.events.js';
 import {
   type ApiSubnet,
+  customRanges,
   findSubnet,
   SUBNET_FILTERS,
   type SubnetRow,
@@ -73,7 +74,7 @@ export class SubnetsService {
       const vpc = await this.vpcs.load(tx, p, vpcId, 'read_write', true);
       const existing = (await subnetsOf(tx, [vpcId])).get(vpcId) ?? [];
       const fe = new FieldErrors();
-      const [checked] = checkSubnets(fe, [b], existing, (_n, f) => f);
+      const [checked] = checkSubnets(fe, [b], existing, (_n, f) => f, customRanges(vpc));
       const v6Range = vpc.ipv6 === null ? undefined : parseNet6(vpc.ipv6);
       const v6 = checkSubnetIpv6(fe, (f) => f, b.ipv6, v6Range);
       let ipv6: string | null = null;

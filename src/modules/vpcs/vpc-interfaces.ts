@@ -1,3 +1,4 @@
+import { rememberVlans } from '../networking/vlans.service.js';
 import type { Database } from '../../db/database.js';
 import type { FieldErrors } from '../../errors/errors.js';
 import { ipv4ToNum, numToIpv4 } from '../../lib/ip.js';
@@ -99,15 +100,17 @@ export async function takenIn(db: Database, subnetId: number, target: VpcTarget)
     }
     taken.v6.push(...blocksOf(readInterfaceIpv6(r.ipv6)));
   }
-  // The /30 ranges of NodeBalancers in the subnet (src/modules/nodebalancers/nb-vpcs.ts).
+  // The /30 ranges (and /64s) of NodeBalancers in the subnet (src/modules/nodebalancers/nb-vpcs.ts).
   const nbs = await db.db
     .selectFrom('nodebalancer_vpcs')
-    .select('ipv4_range')
+    .select(['ipv4_range', 'ipv6_range'])
     .where('subnet_id', '=', subnetId)
     .execute();
   for (const r of nbs) {
     const range = parseRange(r.ipv4_range);
     if (range) taken.ranges.push(range);
+    const v6 = r.ipv6_range === null ? undefined : parseNet6(r.ipv6_range);
+    if (v6) taken.v6.push(v6);
   }
   return taken;
 }
@@ -135,7 +138,9 @@ export interface VpcTarget {
  * first two or last two addresses and not held by another instance (chosen when omitted);
  * `ipv4.nat_1_1` a public IPv4 of the instance (or `any`); `ip_ranges` canonical ranges inside
  * the subnet that no other instance holds. `at(n)` names the interface's field path.
- * The subnets were checked to exist by the caller's `subnetExists`.
+ * The subnets were checked to exist by the caller's `subnetExists`. Every profile-interface write
+ * passes here in its transaction, so the VLANs the list names are recorded here too (they
+ * outlive their interfaces: see src/modules/networking/vlans.service.ts).
  */
 export async function completeVpcInterfaces(
   db: Database,
@@ -145,6 +150,12 @@ export async function completeVpcInterfaces(
   subnets: ReadonlyMap<number, SubnetInfo>,
   target: VpcTarget,
 ): Promise<void> {
+  await rememberVlans(
+    db,
+    target.accountId,
+    target.region,
+    list.flatMap((i) => (i.purpose === 'vlan' && i.label ? [i.label] : [])),
+  );
   // Addresses chosen in this request, by subnet, so two interfaces never get the same one.
   const chosen = new Map<number, Set<number>>();
   // IPv6 /64s chosen in this request, by subnet.

@@ -1,11 +1,25 @@
-import { type RawBuilder, type SqlBool, sql } from 'kysely';
+import { type RawBuilder, type Selectable, type SqlBool, sql } from 'kysely';
 import type { Database } from '../../db/database.js';
 import type { FilterSpec } from '../../lib/filter.js';
 import type { Net6 } from '../networking/ipv6-math.js';
 import { parseNet6 } from './vpc-ipv6.rules.js';
+import { DEFAULT_IPV4_RANGES, parseRange, type Range4 } from './vpcs.rules.js';
 import type { VpcSubnetsTable, VpcsTable } from './vpcs.table.js';
 
-export type VpcRow = Omit<VpcsTable, 'id'> & { id: number };
+export type VpcRow = Selectable<VpcsTable>;
+
+/** A VPC's own IPv4 ranges as stored (a JSON array of CIDRs), or undefined: the defaults. */
+export function customRanges(row: Pick<VpcRow, 'ipv4_ranges'>): Range4[] | undefined {
+  if (row.ipv4_ranges === null) return undefined;
+  return (JSON.parse(row.ipv4_ranges) as string[]).map((t) => parseRange(t) as Range4);
+}
+
+/** The VPC's IPv4 ranges as answered: its own, else the default ranges. */
+export const ipv4Out = (row: Pick<VpcRow, 'ipv4_ranges'>) =>
+  (row.ipv4_ranges === null
+    ? [...DEFAULT_IPV4_RANGES]
+    : (JSON.parse(row.ipv4_ranges) as string[])
+  ).map((range) => ({ range }));
 export type SubnetRow = Omit<VpcSubnetsTable, 'id'> & { id: number };
 
 /** Filterable fields (reference `x-compute-filterable`). */
@@ -170,7 +184,7 @@ const activeSql = sql<number>`case when i.status = 'running' and i.last_booted_c
 
 interface ComputeOnSubnet {
   id: number;
-  interfaces: { id: number; active: boolean }[];
+  interfaces: { id: number; active: boolean; config_id: number | null }[];
 }
 
 /** Instances with a vpc interface on each subnet (active profile or not), by instance id. */
@@ -183,7 +197,7 @@ export async function computesOf(
   const rows = await db.db
     .selectFrom('config_interfaces as ci')
     .innerJoin('instances as i', 'i.id', 'ci.instance_id')
-    .select(['ci.id', 'ci.subnet_id', 'ci.instance_id', activeSql.as('active')])
+    .select(['ci.id', 'ci.subnet_id', 'ci.instance_id', 'ci.config_id', activeSql.as('active')])
     .where('ci.purpose', '=', 'vpc')
     .where('ci.subnet_id', 'in', [...subnetIds])
     .orderBy('ci.instance_id')
@@ -202,9 +216,9 @@ export async function computesOf(
     .where('ci.purpose', '=', 'vpc')
     .where('ci.subnet_id', 'in', [...subnetIds])
     .execute();
-  rows.push(...own);
-  rows.sort((a, b) => a.instance_id - b.instance_id || a.id - b.id);
-  for (const r of rows) {
+  const all = [...rows, ...own.map((r) => ({ ...r, config_id: null as number | null }))];
+  all.sort((a, b) => a.instance_id - b.instance_id || a.id - b.id);
+  for (const r of all) {
     const list = out.get(r.subnet_id as number);
     if (!list) continue;
     let c = list.find((x) => x.id === r.instance_id);
@@ -212,7 +226,11 @@ export async function computesOf(
       c = { id: r.instance_id, interfaces: [] };
       list.push(c);
     }
-    c.interfaces.push({ id: r.id, active: Number(r.active) === 1 });
+    c.interfaces.push({
+      id: r.id,
+      active: Number(r.active) === 1,
+      config_id: r.config_id === null ? null : Number(r.config_id),
+    });
   }
   return out;
 }
@@ -221,34 +239,61 @@ export async function computesOf(
 export async function nodebalancersOf(
   db: Database,
   subnetIds: readonly number[],
-): Promise<Map<number, { id: number; ipv4_range: string }[]>> {
-  const out = new Map<number, { id: number; ipv4_range: string }[]>(
-    subnetIds.map((id) => [id, []]),
-  );
+): Promise<Map<number, SubnetNodeBalancer[]>> {
+  const out = new Map<number, SubnetNodeBalancer[]>(subnetIds.map((id) => [id, []]));
   if (subnetIds.length === 0) return out;
   const rows = await db.db
     .selectFrom('nodebalancer_vpcs')
-    .select(['subnet_id', 'nodebalancer_id', 'ipv4_range'])
+    .select(['subnet_id', 'nodebalancer_id', 'ipv4_range', 'ipv6_range'])
     .where('subnet_id', 'in', [...subnetIds])
     .orderBy('nodebalancer_id')
     .execute();
   for (const r of rows)
-    out.get(r.subnet_id)?.push({ id: r.nodebalancer_id, ipv4_range: r.ipv4_range });
+    out.get(r.subnet_id)?.push({
+      id: r.nodebalancer_id,
+      ipv4_range: r.ipv4_range,
+      ipv6_ranges: r.ipv6_range === null ? [] : [{ range: r.ipv6_range }],
+    });
+  return out;
+}
+
+interface SubnetNodeBalancer {
+  id: number;
+  ipv4_range: string;
+  ipv6_ranges: { range: string }[];
+}
+
+/** The type of each VPC among `ids` (a subnet shows its VPC's). */
+async function vpcTypesOf(db: Database, ids: readonly number[]) {
+  const out = new Map<number, 'regular' | 'rdma'>();
+  if (ids.length === 0) return out;
+  const rows = await db.db
+    .selectFrom('vpcs')
+    .select(['id', 'vpc_type'])
+    .where('id', 'in', [...new Set(ids)])
+    .execute();
+  for (const r of rows) out.set(r.id, r.vpc_type);
   return out;
 }
 
 export async function toApiSubnets(db: Database, rows: readonly SubnetRow[]) {
   const ids = rows.map((r) => r.id);
-  const [computes, nodebalancers] = await Promise.all([
+  const [computes, nodebalancers, types] = await Promise.all([
     computesOf(db, ids),
     nodebalancersOf(db, ids),
+    vpcTypesOf(
+      db,
+      rows.map((r) => r.vpc_id),
+    ),
   ]);
   return rows.map((r) => ({
     id: r.id,
     label: r.label,
     ipv4: r.ipv4,
     ipv6: ipv6Out(r.ipv6),
+    vpc_type: types.get(r.vpc_id) ?? 'regular',
     computes: computes.get(r.id) ?? [],
+    databases: [] as { id: number }[],
     nodebalancers: nodebalancers.get(r.id) ?? [],
     created: r.created,
     updated: r.updated,
@@ -268,7 +313,9 @@ export async function toApiVpcs(db: Database, rows: readonly VpcRow[]) {
     label: r.label,
     description: r.description,
     region: r.region,
+    ipv4: ipv4Out(r),
     ipv6: ipv6Out(r.ipv6),
+    vpc_type: r.vpc_type,
     subnets: (subnets.get(r.id) ?? []).map((s) => byId.get(s.id) as ApiSubnet),
     created: r.created,
     updated: r.updated,

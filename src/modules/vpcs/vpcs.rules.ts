@@ -1,14 +1,19 @@
 import ipaddr from 'ipaddr.js';
 import { ipv4ToNum, maskOf, numToIpv4 } from '../../lib/ip.js';
 
-/** VPC and subnet labels: ASCII letters, digits and hyphens, no `--`, 1..64 characters. */
+/**
+ * VPC and subnet labels: ASCII letters, digits and hyphens, no `--`, 1..64 characters (the
+ * spec's rule). A label with other characters gets the real service's words (recorded on VPC and
+ * subnet creates and updates, and matched by the clients' suites), which name underscores though
+ * the rule takes hyphens.
+ */
+export const LABEL_CHARS = 'Must only use ASCII letters, numbers, and underscores';
 export const LABEL_MAX = 64;
 export const DESCRIPTION_MAX = 255;
 
 export function labelProblem(label: string): string | undefined {
   if (label.length < 1 || label.length > LABEL_MAX) return 'Length must be 1-64 characters';
-  if (!/^[a-zA-Z0-9-]+$/.test(label))
-    return 'Label must include only ASCII letters, numbers, and dashes';
+  if (!/^[a-zA-Z0-9-]+$/.test(label)) return LABEL_CHARS;
   if (label.includes('--')) return 'Label must not include two dashes in a row';
   return undefined;
 }
@@ -64,13 +69,36 @@ export const within = (
   outer: Pick<Range4, 'start' | 'end'>,
 ) => inner.start >= outer.start && inner.end <= outer.end;
 
+/** A malformed IPv4 range (the real service's words, as the clients' suites match them). */
+export const NOT_A_NETWORK = 'Must be an IPv4 network in canonical CIDR form, such as 10.0.1.0/24';
+
+/** The default ranges as parsed ranges: a VPC without IPv4 ranges of its own has these. */
+export const DEFAULT_RANGES: readonly Range4[] = DEFAULT_IPV4_RANGES.map(
+  (t) => parseRange(t) as Range4,
+);
+
+/**
+ * A VPC's own IPv4 range (regions with `Custom VPC IPv4 Ranges`): a canonical CIDR with a prefix
+ * of at most 29 (room for a subnet) inside one of the default ranges. Returns the range, or the
+ * reason it is refused.
+ */
+export function vpcRange(text: unknown): Range4 | string {
+  const r = typeof text === 'string' ? parseRange(text) : undefined;
+  if (!r) return NOT_A_NETWORK;
+  if (r.prefix > 29) return 'The prefix length must be at most 29';
+  if (!DEFAULT_RANGES.some((d) => within(r, d)))
+    return `The range must lie inside one of the default ranges (${DEFAULT_IPV4_RANGES.join(', ')})`;
+  return r;
+}
+
 /**
  * The subnet `ipv4` rules: a canonical CIDR inside RFC 1918, prefix 1..29, not overlapping
- * 192.168.128.0/17. Returns the range, or the reason it is refused.
+ * 192.168.128.0/17, and inside one of the VPC's own IPv4 ranges when it has some. Returns the
+ * range, or the reason it is refused.
  */
-export function subnetRange(text: string): Range4 | string {
+export function subnetRange(text: string, vpcRanges?: readonly Range4[]): Range4 | string {
   const r = parseRange(text);
-  if (!r) return 'ipv4 must be an IPv4 range in canonical CIDR form, such as 10.0.1.0/24';
+  if (!r) return NOT_A_NETWORK;
   if (r.prefix < 1 || r.prefix > 29) return 'The prefix length must be between 1 and 29';
   const ip = ipaddr.IPv4.parse(numToIpv4(r.start));
   const inPrivate = RFC1918.some(
@@ -79,6 +107,8 @@ export function subnetRange(text: string): Range4 | string {
   if (!inPrivate) return 'ipv4 must be inside an RFC 1918 private range';
   if (overlaps(r, parseRange(PRIVATE_POOL) as Range4))
     return `ipv4 must not overlap ${PRIVATE_POOL}`;
+  if (vpcRanges && !vpcRanges.some((v) => within(r, v)))
+    return `ipv4 must lie inside one of the VPC\u2019s IPv4 ranges (${vpcRanges.map((v) => v.cidr).join(', ')})`;
   return r;
 }
 

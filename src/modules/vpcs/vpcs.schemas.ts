@@ -13,19 +13,40 @@ const Ipv6Range = Type.Optional(
   Nullable(Type.String({ description: '`auto`, a prefix length such as `/52`, or a network' })),
 );
 
+/** `regular`, or `rdma` (GPUDirect RDMA): set at create, shown on the VPC and its subnets. */
+const VpcType = Type.Union([Type.Literal('regular'), Type.Literal('rdma')]);
+
 export const SubnetSchema = Type.Object({
   id: Type.Integer(),
   label: Type.String(),
   ipv4: Type.String(),
   ipv6: Ipv6Ranges,
+  /** The VPC's type. */
+  vpc_type: VpcType,
   computes: Type.Array(
     Type.Object({
       id: Type.Integer(),
-      interfaces: Type.Array(Type.Object({ active: Type.Boolean(), id: Type.Integer() })),
+      interfaces: Type.Array(
+        Type.Object({
+          active: Type.Boolean(),
+          id: Type.Integer(),
+          /** The profile of a profile interface; null for an instance's own interface. */
+          config_id: Nullable(Type.Integer()),
+        }),
+      ),
     }),
   ),
+  /** Managed databases in the subnet: Stratus serves none, so always empty. */
+  databases: Type.Array(Type.Object({ id: Type.Integer() })),
   /** NodeBalancers with a VPC configuration in the subnet, and their ranges. */
-  nodebalancers: Type.Array(Type.Object({ id: Type.Integer(), ipv4_range: Type.String() })),
+  nodebalancers: Type.Array(
+    Type.Object({
+      id: Type.Integer(),
+      ipv4_range: Type.String(),
+      /** The configuration's IPv6 range in a dual-stack subnet (none otherwise). */
+      ipv6_ranges: Type.Array(Type.Object({ range: Type.String() })),
+    }),
+  ),
   created: DateTime(),
   updated: Nullable(DateTime()),
 });
@@ -35,7 +56,10 @@ export const VpcSchema = Type.Object({
   label: Type.String(),
   description: Type.String(),
   region: Type.String(),
+  /** The VPC's own IPv4 ranges, which its subnets lie in (the default ranges unless set). */
+  ipv4: Type.Array(Type.Object({ range: Type.String() })),
   ipv6: Ipv6Ranges,
+  vpc_type: VpcType,
   subnets: Type.Array(SubnetSchema),
   created: DateTime(),
   updated: Nullable(DateTime()),
@@ -49,10 +73,28 @@ export const CreateSubnetBody = Type.Object({
 });
 export type CreateSubnet = Static<typeof CreateSubnetBody>;
 
+/**
+ * A VPC's own IPv4 ranges (regions with `Custom VPC IPv4 Ranges`), as the Go SDK sends them.
+ * At most 16 (Stratus's bound: no client or recording shows one).
+ */
+const Ipv4Ranges = Type.Optional(
+  Nullable(
+    Type.Array(
+      Type.Object({
+        range: Type.Optional(Nullable(Type.String({ description: 'A CIDR, such as 10.0.0.0/16' }))),
+      }),
+      { maxItems: 16 },
+    ),
+  ),
+);
+
 export const CreateVpcBody = Type.Object({
   label: Label,
   region: Type.String(),
   description: Type.Optional(Description),
+  /** `regular` (the default) or `rdma`; an RDMA VPC has no IPv6. */
+  vpc_type: Type.Optional(Nullable(VpcType)),
+  ipv4: Ipv4Ranges,
   /** At most one range, from the region's VPC IPv6 pool (regions with `VPC Dual Stack`). */
   ipv6: Type.Optional(
     Nullable(
@@ -72,6 +114,8 @@ export type CreateVpc = Static<typeof CreateVpcBody>;
 export const UpdateVpcBody = Type.Object({
   label: Type.Optional(Label),
   description: Type.Optional(Description),
+  /** Replaces the VPC's own IPv4 ranges; every subnet must still lie inside one. */
+  ipv4: Ipv4Ranges,
 });
 export type UpdateVpc = Static<typeof UpdateVpcBody>;
 

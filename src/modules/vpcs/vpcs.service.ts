@@ -42,7 +42,7 @@ import {
   slaacAddress,
   vpcPrefixesOf,
 } from './vpc-ipv6.rules.js';
-import { labelProblem, parseRange } from './vpcs.rules.js';
+import { labelProblem, overlaps, parseRange, type Range4, vpcRange } from './vpcs.rules.js';
 import type {
   ApiVpcAvailability,
   ApiVpcIp,
@@ -62,6 +62,46 @@ export interface VpcDeps {
 
 export const SUBNET_V6_TAKEN = 'The range overlaps another subnet of the VPC';
 export const SUBNET_V6_FULL = 'No IPv6 range of this length is left in the VPC';
+
+/** The capability of regions where a VPC may have IPv4 ranges of its own (the Go SDK's name). */
+export const CUSTOM_RANGES = 'Custom VPC IPv4 Ranges';
+/** The real service's refusals of `ipv4` where the region does not take it (recorded). */
+export const NO_CUSTOM_RANGES = 'Customer defined IPv4 ranges are not supported in this region';
+export const NO_CUSTOM_RANGE = 'You must not use any custom IPv4 range for VPCs.';
+/** The real service's refusal of an RDMA VPC with IPv6 (recorded). */
+export const RDMA_NO_IPV6 = 'RDMA VPCs cannot have IPv6 ranges';
+
+/**
+ * Checks a VPC's own IPv4 ranges (`ipv4` of a create or update) into `fe`: refused where the
+ * region lacks `Custom VPC IPv4 Ranges` (the recorded errors: one on `ipv4`, one per range);
+ * else each a range of the default ranges (see vpcRange), none overlapping another. Returns the
+ * ranges, or undefined when none are asked (null, omitted or `[]`) or some are refused.
+ */
+export function checkVpcIpv4(
+  fe: FieldErrors,
+  list: readonly { range?: string | null | undefined }[] | null | undefined,
+  capabilities: readonly string[] | undefined,
+): Range4[] | undefined {
+  if (!list || list.length === 0) return undefined;
+  if (capabilities && !capabilities.includes(CUSTOM_RANGES)) {
+    fe.add('ipv4', NO_CUSTOM_RANGES);
+    for (const k of list.keys()) fe.add(`ipv4[${k}].range`, NO_CUSTOM_RANGE);
+    return undefined;
+  }
+  const out: Range4[] = [];
+  let bad = false;
+  for (const [k, item] of list.entries()) {
+    const r = vpcRange(item.range);
+    if (typeof r === 'string') {
+      fe.add(`ipv4[${k}].range`, r);
+      bad = true;
+    } else if (out.some((o) => overlaps(o, r))) {
+      fe.add(`ipv4[${k}].range`, 'The range overlaps another IPv4 range of the VPC');
+      bad = true;
+    } else out.push(r);
+  }
+  return bad ? undefined : out;
+}
 
 export const SUBNET_IN_USE =
   'The subnet is in use by a compute interface; delete the interface first (shut the instance down if it is active).';
@@ -157,9 +197,14 @@ export class VpcsService {
     if (!region) fe.add('region', 'region is not valid');
     else if (!region.capabilities.includes('VPCs'))
       fe.add('region', 'VPCs are not available in this region');
+    const vpcType = b.vpc_type ?? 'regular';
+    const ranges = checkVpcIpv4(fe, b.ipv4, region?.capabilities);
     const pool = this.ipv6Pool(b.region);
-    const v6 = checkVpcIpv6(fe, b.ipv6, region, pool);
-    const subnets = checkSubnets(fe, b.subnets ?? [], [], (n, f) => `subnets.${n}.${f}`);
+    // An RDMA VPC has no IPv6 (the recorded refusal); its subnets are then refused IPv6 below.
+    const rdmaV6 = vpcType === 'rdma' && (b.ipv6 ?? []).length > 0;
+    if (rdmaV6) fe.add('ipv6', RDMA_NO_IPV6);
+    const v6 = rdmaV6 ? undefined : checkVpcIpv6(fe, b.ipv6, region, pool);
+    const subnets = checkSubnets(fe, b.subnets ?? [], [], (n, f) => `subnets.${n}.${f}`, ranges);
     // Subnet IPv6 in an IPv4-only VPC: refused before anything is taken.
     if (!v6 && !fe.has('ipv6') && !fe.has('ipv6[0].range')) {
       for (const [n, s] of (b.subnets ?? []).entries())
@@ -195,6 +240,8 @@ export class VpcsService {
           description: b.description ?? '',
           region: b.region,
           ipv6,
+          ipv4_ranges: ranges ? JSON.stringify(ranges.map((r) => r.cidr)) : null,
+          vpc_type: vpcType,
           created: now,
           updated: now,
         })
@@ -269,19 +316,40 @@ export class VpcsService {
     return id;
   }
 
+  /**
+   * Update: `label`, `description`, and `ipv4` (the VPC's own ranges, where the region takes
+   * them: every subnet must still lie inside one). Every refusal of the body is answered at once
+   * (the recorded refusal lists `ipv4`, its ranges and `label` together).
+   */
   async update(p: Principal, id: number, b: UpdateVpc): Promise<ApiVpc> {
     return this.d.db.transaction(async (tx) => {
       const row = await this.load(tx, p, id, 'read_write', true);
+      const fe = new FieldErrors();
+      const ranges = checkVpcIpv4(fe, b.ipv4, this.d.catalogue.region(row.region)?.capabilities);
+      if (ranges) {
+        const subnets = (await subnetsOf(tx, [id])).get(id) ?? [];
+        const outside = subnets.filter(
+          (s) =>
+            !ranges.some((r) => Number(s.ipv4_start) >= r.start && Number(s.ipv4_end) <= r.end),
+        );
+        if (outside.length > 0)
+          fe.add(
+            'ipv4',
+            `Every subnet must lie inside one of the VPC\u2019s IPv4 ranges (outside: ${outside.map((s) => s.ipv4).join(', ')})`,
+          );
+      }
       if (b.label !== undefined) {
         const lp = labelProblem(b.label);
-        if (lp) throw errors.invalidField('label', lp);
-        await this.assertLabelFree(tx, p, b.label, id);
+        if (lp) fe.add('label', lp);
       }
+      fe.throwIfAny();
+      if (b.label !== undefined) await this.assertLabelFree(tx, p, b.label, id);
       await tx.db
         .updateTable('vpcs')
         .set({
           label: b.label ?? row.label,
           description: b.description ?? row.description,
+          ...(ranges ? { ipv4_ranges: JSON.stringify(ranges.map((r) => r.cidr)) } : {}),
           updated: this.now(),
         })
         .where('id', '=', id)

@@ -8,6 +8,10 @@ export interface VpcsTable {
   region: string;
   /** The VPC's IPv6 range (`2001:db8:8500::/52`) from its region's pool; null: IPv4 only. */
   ipv6: string | null;
+  /** The VPC's own IPv4 ranges (a JSON array of CIDRs) its subnets lie in; null: the defaults. */
+  ipv4_ranges: string | null;
+  /** `regular` or `rdma` (GPUDirect RDMA); its subnets show the same. */
+  vpc_type: Generated<'regular' | 'rdma'>;
   created: string;
   updated: string;
 }

@@ -430,7 +430,7 @@ describe('interfaces of the compute generation', () => {
     ]);
     const sub = await t.get(`/v4/vpcs/${vpcId}/subnets/${subnetId}`);
     expect(sub.body.computes).toEqual([
-      { id: inst.id, interfaces: [{ id: v.body.id, active: false }] },
+      { id: inst.id, interfaces: [{ id: v.body.id, active: false, config_id: null }] },
     ]);
     // In use: the subnet cannot be deleted.
     expect((await t.del(`/v4/vpcs/${vpcId}/subnets/${subnetId}`)).status).toBe(400);

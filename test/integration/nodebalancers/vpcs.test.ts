@@ -42,11 +42,14 @@ describe('nodebalancer vpcs', () => {
       vpc_id: v.id,
       subnet_id: subnet,
       ipv4_range: '192.168.0.64/30',
+      ipv6_range: null,
     });
     expect((await t.get(`/v4/nodebalancers/${r.body.id}/vpcs/${cfg.id}`)).body).toEqual(cfg);
     expect((await t.get(`/v4/nodebalancers/${r.body.id}/vpcs/${cfg.id + 1}`)).status).toBe(404);
     const sub = await t.get(`/v4/vpcs/${v.id}/subnets/${subnet}`);
-    expect(sub.body.nodebalancers).toEqual([{ id: r.body.id, ipv4_range: '192.168.0.64/30' }]);
+    expect(sub.body.nodebalancers).toEqual([
+      { id: r.body.id, ipv4_range: '192.168.0.64/30', ipv6_ranges: [] },
+    ]);
     const whole = await t.get(`/v4/vpcs/${v.id}`);
     expect(whole.body.subnets[0].nodebalancers).toEqual(sub.body.nodebalancers);
     // A NodeBalancer without VPC: an empty list; the area no longer answers 501.
@@ -116,10 +119,6 @@ describe('nodebalancer vpcs', () => {
     await refused([{ subnet_id: subnet, ipv4_range: '10.0.0.0/30' }], 'vpcs.0.ipv4_range');
     await refused([{ subnet_id: subnet, ipv4_range: '10.0.0.252/30' }], 'vpcs.0.ipv4_range');
     await refused([{ subnet_id: subnet, ipv4_range: 'nonsense' }], 'vpcs.0.ipv4_range');
-    await refused(
-      [{ subnet_id: subnet, ipv4_range: '10.0.0.4/30', ipv4_range_auto_assign: true }],
-      'vpcs.0.ipv4_range',
-    );
     await refused([{ subnet_id: subnet, ipv6_range: 'fd00::/64' }], 'vpcs.0.ipv6_range');
     await refused(
       [

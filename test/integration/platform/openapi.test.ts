@@ -869,6 +869,26 @@ const ALLOWED: AllowedDifference[] = [
     reason: 'dual-stack VPCs: the IPv6 range of a VPC and of its subnets (the clients send them)',
   },
   {
+    ops: ['createVPC'],
+    details: [
+      'request (body): field ipv4 only in Stratus',
+      'request (body): field vpc_type only in Stratus',
+    ],
+    reason:
+      "a VPC's own IPv4 ranges (regions with Custom VPC IPv4 Ranges) and its type (regular, rdma): later revisions, the Go SDK sends them and the wire shows them",
+  },
+  {
+    ops: ['updateVPC'],
+    details: ['request (body): field ipv4 only in Stratus'],
+    reason: "a VPC's own IPv4 ranges are replaced by an update (the Go SDK sends them)",
+  },
+  {
+    ops: ['deleteVLAN'],
+    details: ['DELETE /networking/vlans/{regionId}/{label}: not in reference'],
+    reason:
+      'deleting a VLAN that outlives its interfaces (later revisions; the Python SDK calls it)',
+  },
+  {
     ops: ['getAllVPCIPv6s'],
     details: ['GET /vpcs/ipv6s: not in reference'],
     reason: 'the IPv6 ranges of VPC interfaces, by interface (later API revisions)',

@@ -52,15 +52,12 @@ not('names instances, addresses, NodeBalancers, VPCs or locks of the recorded ac
 ]);
 not('names regions of the real catalogue that Stratus does not have', [
   'TestInstance_TestExpectedErrorIfFieldsAuthorizedUsersAuthorizedKeysRootPassAreNotSet',
+  'TestVPC_Create_Invalid',
   'TestVPC_WithRDMATypeAndIPv6_Fail',
 ]);
 not('needs the recorded account to be at its reserved-address limit and rate-limited', [
   'TestReservedIPAddresses_ExceedLimit',
 ]);
-not(
-  'the spec wins: VPC labels take ASCII letters, digits and hyphens (the wire says underscores)',
-  ['TestVPC_Create_Invalid'],
-);
 not('an area Stratus does not serve (Kubernetes, monitoring)', [
   'TestLKECluster_APIEndpoints_List',
   'TestLKECluster_GetMissing',

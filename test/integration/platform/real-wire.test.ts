@@ -15,38 +15,6 @@ import { realWire } from '../../helpers/real-wire.js';
  * ("Departures from the wire"); an entry that no longer departs fails the last test.
  */
 const DEPARTURES: Record<string, { paths: string[]; reason: string }> = {
-  'GET /vpcs': {
-    paths: ['data[].ipv4', 'data[].ipv4[]', 'data[].ipv4[].range', 'data[].vpc_type'],
-    reason:
-      "VPCs: `ipv4` ranges, `vpc_type`, subnets' `databases` and the interfaces' `config_id` not carried yet",
-  },
-  'GET /vpcs/{vpcId}': {
-    paths: ['ipv4', 'ipv4[]', 'ipv4[].range', 'vpc_type'],
-    reason:
-      "VPCs: `ipv4` ranges, `vpc_type`, subnets' `databases` and the interfaces' `config_id` not carried yet",
-  },
-  'GET /vpcs/{vpcId}/subnets': {
-    paths: ['data[].databases', 'data[].vpc_type'],
-    reason:
-      "VPCs: `ipv4` ranges, `vpc_type`, subnets' `databases` and the interfaces' `config_id` not carried yet",
-  },
-  'GET /vpcs/{vpcId}/subnets/{vpcSubnetId}': {
-    paths: ['computes[].interfaces[].config_id', 'databases', 'vpc_type'],
-    reason:
-      "VPCs: `ipv4` ranges, `vpc_type`, subnets' `databases` and the interfaces' `config_id` not carried yet",
-  },
-  'POST /vpcs': {
-    paths: [
-      'ipv4',
-      'ipv4[]',
-      'ipv4[].range',
-      'subnets[].databases',
-      'subnets[].vpc_type',
-      'vpc_type',
-    ],
-    reason:
-      "VPCs: `ipv4` ranges, `vpc_type`, subnets' `databases` and the interfaces' `config_id` not carried yet",
-  },
   'PUT /compute/instances/{computeId}/configs/{configId}': {
     paths: [
       'devices.sdi',
@@ -70,16 +38,6 @@ const DEPARTURES: Record<string, { paths: string[]; reason: string }> = {
     paths: ['outbound'],
     reason:
       "firewalls: the wire's `outbound: null` (a firewall without outbound rules) where Stratus answers `[]`",
-  },
-  'PUT /vpcs/{vpcId}': {
-    paths: ['ipv4', 'ipv4[]', 'ipv4[].range'],
-    reason:
-      "VPCs: `ipv4` ranges, `vpc_type`, subnets' `databases` and the interfaces' `config_id` not carried yet",
-  },
-  'PUT /vpcs/{vpcId}/subnets/{vpcSubnetId}': {
-    paths: ['databases', 'vpc_type'],
-    reason:
-      "VPCs: `ipv4` ranges, `vpc_type`, subnets' `databases` and the interfaces' `config_id` not carried yet",
   },
 };
 

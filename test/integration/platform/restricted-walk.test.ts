@@ -33,6 +33,8 @@ const ALLOWED_WRITES: Record<string, string> = {
 
 /** Refusals (404 or 400) that no request of the owner can show to come from the grants. */
 const UNPROVEN: Record<string, string> = {
+  deleteVLAN:
+    'needs a VLAN no interface names any more; the refusals of a VLAN delete do not depend on grants',
   acceptServiceTransfer: 'needs a pending transfer offered by another account',
   acceptEntityTransfer: 'needs a pending transfer offered by another account',
   mutateComputeInstance: "the catalogue has no upgrade for the fixture instance's type",

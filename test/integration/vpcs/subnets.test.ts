@@ -24,7 +24,7 @@ describe('vpc subnets', () => {
     const form = [
       {
         field: 'ipv4',
-        reason: 'ipv4 must be an IPv4 range in canonical CIDR form, such as 10.0.1.0/24',
+        reason: 'Must be an IPv4 network in canonical CIDR form, such as 10.0.1.0/24',
       },
     ];
     expect(await reason(v.id, '10.0.0.1/24')).toEqual(form);
@@ -168,17 +168,25 @@ describe('vpc subnets', () => {
     expect((await t.del(`/v4/vpcs/${v.id}/subnets/${a.id}`)).status).toBe(200);
   });
 
-  it('getVPCSubnet: computes lists instances with a vpc interface on it, active or not', async () => {
+  it('getVPCSubnet: computes lists instances with a vpc interface on it, active or not, with its profile', async () => {
     const v = await vpc(t);
     const subnetId = v.subnets[0]?.id as number;
     const off = await instanceWith(t, [{ purpose: 'vpc', subnet_id: subnetId }]);
     const on = await instanceWith(t, [{ purpose: 'vpc', subnet_id: subnetId }], { booted: true });
     const ifaceOf = async (url: string) => ((await t.get(url)).body as { id: number }[])[0]?.id;
+    const configOf = (url: string) => Number(/\/configs\/(\d+)/.exec(url)?.[1]);
     const s = (await t.get(`/v4/vpcs/${v.id}/subnets/${subnetId}`)).body;
     expect(s.computes).toEqual([
-      { id: off.id, interfaces: [{ id: await ifaceOf(off.url), active: false }] },
-      { id: on.id, interfaces: [{ id: await ifaceOf(on.url), active: true }] },
+      {
+        id: off.id,
+        interfaces: [{ id: await ifaceOf(off.url), active: false, config_id: configOf(off.url) }],
+      },
+      {
+        id: on.id,
+        interfaces: [{ id: await ifaceOf(on.url), active: true, config_id: configOf(on.url) }],
+      },
     ]);
+    expect(configOf(on.url)).toBeGreaterThan(0);
     expect((await t.get(`/v4/vpcs/${v.id}`)).body.subnets[0].computes).toEqual(s.computes);
   });
 
