@@ -22,8 +22,24 @@ const root = path.join(path.dirname(fileURLToPath(import.meta.url)), '..');
 const dist = path.join(root, 'dist');
 const outdir = path.join(dist, 'bundle');
 
-/** Pure ES module packages bundled in (hundreds of files each); every other one is external. */
-const INLINE = new Set(['kysely', '@sinclair/typebox', 'libphonenumber-js']);
+/**
+ * Packages kept in node_modules, loaded by their own resolution at run time: native addons
+ * (better-sqlite3), packages that find files beside their code (pino's transports and their worker
+ * threads, the API reference's assets), and ones only loaded on demand by a dynamic import (the
+ * PostgreSQL driver, the AWS SDK, the password dictionary, tsx). Every other package is bundled
+ * in, CommonJS ones included: a start then resolves, reads and wraps none of their files.
+ */
+const EXTERNAL = new Set([
+  'better-sqlite3',
+  'pino',
+  'pino-pretty',
+  'thread-stream',
+  '@fastify/swagger-ui',
+  'pg',
+  'zxcvbn',
+  'tsx',
+]);
+const isExternal = (pkg) => EXTERNAL.has(pkg) || pkg.startsWith('@aws-sdk/');
 
 const packageOf = (spec) =>
   spec.startsWith('@') ? spec.split('/').slice(0, 2).join('/') : spec.split('/')[0];
@@ -52,7 +68,7 @@ const externals = {
   name: 'externals',
   setup(b) {
     b.onResolve({ filter: /^[^./]/ }, (args) => {
-      if (args.path.startsWith('node:') || !INLINE.has(packageOf(args.path))) {
+      if (args.path.startsWith('node:') || isExternal(packageOf(args.path))) {
         return { path: args.path, external: true };
       }
       return undefined;
@@ -72,6 +88,10 @@ await build({
   chunkNames: 'chunk-[hash]',
   logLevel: 'warning',
   plugins: [ownUrls, externals],
+  // The CommonJS packages bundled in call `require` for Node's own modules.
+  banner: {
+    js: "import { createRequire as __stratusRequire } from 'node:module'; const require = __stratusRequire(import.meta.url);",
+  },
 });
 const files = fs.readdirSync(outdir);
 process.stdout.write(`dist/bundle/: the server in ${files.length} files\n`);
