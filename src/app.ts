@@ -16,6 +16,7 @@ import { errorHandler } from './http/error-handler.js';
 import { intRangeHook } from './http/int-range.js';
 import { nulBytesHook } from './http/nul-bytes.js';
 import { nullOptionalsHook } from './http/null-optional.js';
+import { HeadRoutes } from './http/head-routes.js';
 import { canonicalIdsHook, integerParams } from './http/path-ids.js';
 import { notProvidedReason, UnservedRouter } from './http/unserved.js';
 import { lazySerializerFactory, lazyValidator } from './http/lazy-compilers.js';
@@ -92,6 +93,9 @@ export async function buildApp(ctx: AppContext): Promise<StratusApp> {
   const httpLog = subsystem(ctx.log, 'http');
   // STRATUS_PRODUCT_WORD: translated at the edge; nothing of it is installed when unset.
   const word = ctx.config.productWord ? new ProductWord(ctx.config.productWord) : undefined;
+  const routerOptions = { ignoreTrailingSlash: true, ignoreDuplicateSlashes: true };
+  // HEAD of every GET without a HEAD route per GET (src/http/head-routes.ts).
+  const heads = new HeadRoutes(routerOptions);
   const app = Fastify({
     loggerInstance: httpLog as FastifyBaseLogger,
     // One log line per request is written in onResponse, with the operationId.
@@ -100,8 +104,13 @@ export async function buildApp(ctx: AppContext): Promise<StratusApp> {
     requestIdHeader: 'x-request-id',
     // Undecodable URLs and over-long path parameters: the error envelope, not Fastify's body.
     frameworkErrors: errorHandler,
-    rewriteUrl: word ? (req) => betaToV4(word.inUrl(req.url ?? '/')) : (req) => betaToV4(req.url),
-    routerOptions: { ignoreTrailingSlash: true, ignoreDuplicateSlashes: true },
+    rewriteUrl: (req) => {
+      const url = word ? betaToV4(word.inUrl(req.url ?? '/')) : betaToV4(req.url);
+      heads.route(req, url);
+      return url;
+    },
+    routerOptions,
+    exposeHeadRoutes: false,
     ajv: { customOptions: {} },
     schemaController: { compilersFactory: { buildSerializer: lazySerializerFactory() } },
   }).withTypeProvider<TypeBoxTypeProvider>();
@@ -144,7 +153,9 @@ export async function buildApp(ctx: AppContext): Promise<StratusApp> {
     return knownRouter;
   };
   const seen = new Set<string>();
+  app.addHook('onRequest', heads.restore);
   app.addHook('onRoute', (route: RouteOptions) => {
+    heads.noteRoute(route);
     const cfg = route.config ?? {};
     if (cfg.operationId) {
       route.schema ??= {};
