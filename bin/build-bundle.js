@@ -24,8 +24,8 @@ const outdir = path.join(dist, 'bundle');
 
 /**
  * Packages kept in node_modules, loaded by their own resolution at run time: native addons
- * (better-sqlite3), packages that find files beside their code (pino's transports and their worker
- * threads, the API reference's assets), and ones only loaded on demand by a dynamic import (the
+ * (better-sqlite3), packages that start files beside their code (pino's transports and their
+ * worker threads), and ones only loaded on demand by a dynamic import (the
  * PostgreSQL driver, the AWS SDK, the password dictionary, tsx). Every other package is bundled
  * in, CommonJS ones included: a start then resolves, reads and wraps none of their files.
  */
@@ -34,7 +34,6 @@ const EXTERNAL = new Set([
   'pino',
   'pino-pretty',
   'thread-stream',
-  '@fastify/swagger-ui',
   'pg',
   'zxcvbn',
   'tsx',
@@ -43,6 +42,38 @@ const isExternal = (pkg) => EXTERNAL.has(pkg) || pkg.startsWith('@aws-sdk/');
 
 const packageOf = (spec) =>
   spec.startsWith('@') ? spec.split('/').slice(0, 2).join('/') : spec.split('/')[0];
+
+/**
+ * A bundled CommonJS package file that finds files beside itself (`__dirname`: the API
+ * reference's page and assets) gets its own folder back, found at run time where Node finds the
+ * package (`require.resolve` of its package.json: the repository's node_modules, or the one an
+ * installed Stratus shares with its neighbours).
+ */
+const packageDirs = {
+  name: 'package-dirname',
+  setup(b) {
+    b.onLoad({ filter: /node_modules.*\.js$/ }, async (args) => {
+      const text = await fs.promises.readFile(args.path, 'utf8');
+      if (!/\b__(dirname|filename)\b/.test(text)) return undefined;
+      const at = args.path.lastIndexOf(`${path.sep}node_modules${path.sep}`);
+      const inPkg = args.path.slice(at + '/node_modules/'.length).split(path.sep);
+      const pkg = inPkg[0].startsWith('@') ? inPkg.slice(0, 2) : inPkg.slice(0, 1);
+      const rel = inPkg.slice(pkg.length);
+      const base = `require('node:path').join(require('node:path').dirname(require.resolve(${JSON.stringify(`${pkg.join('/')}/package.json`)}))`;
+      const dir = `${base}, ${
+        rel
+          .slice(0, -1)
+          .map((x) => JSON.stringify(x))
+          .join(', ') || "'.'"
+      })`;
+      const file = `${base}, ${rel.map((x) => JSON.stringify(x)).join(', ')})`;
+      return {
+        contents: text.replace(/\b__dirname\b/g, dir).replace(/\b__filename\b/g, file),
+        loader: 'js',
+      };
+    });
+  },
+};
 
 /** Each compiled file's `import.meta.url`, rewritten relative to the chunk that will hold it. */
 const ownUrls = {
@@ -87,7 +118,7 @@ await build({
   outdir,
   chunkNames: 'chunk-[hash]',
   logLevel: 'warning',
-  plugins: [ownUrls, externals],
+  plugins: [ownUrls, packageDirs, externals],
   // The CommonJS packages bundled in call `require` for Node's own modules.
   banner: {
     js: "import { createRequire as __stratusRequire } from 'node:module'; const require = __stratusRequire(import.meta.url);",
