@@ -9,7 +9,8 @@ type Marked = IncomingMessage & { [AS_GET]?: true };
 /**
  * `HEAD` is answered for every `GET` (docs/fidelity.md) without a second route per GET. Fastify's
  * own way (`exposeHeadRoutes`) registers a HEAD copy of each GET route, which was about a fifth of
- * the server's start (the router's nodes and each route's set-up, twice over; docs/performance.md).
+ * the server's start (the router's nodes and each route's set-up, twice over;
+ * bench/where-time-goes.md).
  * Instead, a HEAD request that no route of its own answers is routed as the GET of its path
  * (`route`, called where the URL is rewritten, before routing), is a HEAD again from its first
  * hook on (`restore`: the handler, the hooks, the logs and Node's HTTP server see HEAD), and its
