@@ -22,11 +22,58 @@ const root = path.join(path.dirname(fileURLToPath(import.meta.url)), '..');
 const dist = path.join(root, 'dist');
 const outdir = path.join(dist, 'bundle');
 
-/** Pure ES module packages bundled in (hundreds of files each); every other one is external. */
-const INLINE = new Set(['kysely', '@sinclair/typebox', 'libphonenumber-js']);
+/**
+ * Packages kept in node_modules, loaded by their own resolution at run time: native addons
+ * (better-sqlite3), packages that start files beside their code (pino's transports and their
+ * worker threads), and ones only loaded on demand by a dynamic import (the
+ * PostgreSQL driver, the AWS SDK, the password dictionary, tsx). Every other package is bundled
+ * in, CommonJS ones included: a start then resolves, reads and wraps none of their files.
+ */
+const EXTERNAL = new Set([
+  'better-sqlite3',
+  'pino',
+  'pino-pretty',
+  'thread-stream',
+  'pg',
+  'zxcvbn',
+  'tsx',
+]);
+const isExternal = (pkg) => EXTERNAL.has(pkg) || pkg.startsWith('@aws-sdk/');
 
 const packageOf = (spec) =>
   spec.startsWith('@') ? spec.split('/').slice(0, 2).join('/') : spec.split('/')[0];
+
+/**
+ * A bundled CommonJS package file that finds files beside itself (`__dirname`: the API
+ * reference's page and assets) gets its own folder back, found at run time where Node finds the
+ * package (`require.resolve` of its package.json: the repository's node_modules, or the one an
+ * installed Stratus shares with its neighbours).
+ */
+const packageDirs = {
+  name: 'package-dirname',
+  setup(b) {
+    b.onLoad({ filter: /node_modules.*\.js$/ }, async (args) => {
+      const text = await fs.promises.readFile(args.path, 'utf8');
+      if (!/\b__(dirname|filename)\b/.test(text)) return undefined;
+      const at = args.path.lastIndexOf(`${path.sep}node_modules${path.sep}`);
+      const inPkg = args.path.slice(at + '/node_modules/'.length).split(path.sep);
+      const pkg = inPkg[0].startsWith('@') ? inPkg.slice(0, 2) : inPkg.slice(0, 1);
+      const rel = inPkg.slice(pkg.length);
+      const base = `require('node:path').join(require('node:path').dirname(require.resolve(${JSON.stringify(`${pkg.join('/')}/package.json`)}))`;
+      const dir = `${base}, ${
+        rel
+          .slice(0, -1)
+          .map((x) => JSON.stringify(x))
+          .join(', ') || "'.'"
+      })`;
+      const file = `${base}, ${rel.map((x) => JSON.stringify(x)).join(', ')})`;
+      return {
+        contents: text.replace(/\b__dirname\b/g, dir).replace(/\b__filename\b/g, file),
+        loader: 'js',
+      };
+    });
+  },
+};
 
 /** Each compiled file's `import.meta.url`, rewritten relative to the chunk that will hold it. */
 const ownUrls = {
@@ -52,7 +99,7 @@ const externals = {
   name: 'externals',
   setup(b) {
     b.onResolve({ filter: /^[^./]/ }, (args) => {
-      if (args.path.startsWith('node:') || !INLINE.has(packageOf(args.path))) {
+      if (args.path.startsWith('node:') || isExternal(packageOf(args.path))) {
         return { path: args.path, external: true };
       }
       return undefined;
@@ -71,7 +118,11 @@ await build({
   outdir,
   chunkNames: 'chunk-[hash]',
   logLevel: 'warning',
-  plugins: [ownUrls, externals],
+  plugins: [ownUrls, packageDirs, externals],
+  // The CommonJS packages bundled in call `require` for Node's own modules.
+  banner: {
+    js: "import { createRequire as __stratusRequire } from 'node:module'; const require = __stratusRequire(import.meta.url);",
+  },
 });
 const files = fs.readdirSync(outdir);
 process.stdout.write(`dist/bundle/: the server in ${files.length} files\n`);

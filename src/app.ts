@@ -16,8 +16,9 @@ import { errorHandler } from './http/error-handler.js';
 import { intRangeHook } from './http/int-range.js';
 import { nulBytesHook } from './http/nul-bytes.js';
 import { nullOptionalsHook } from './http/null-optional.js';
+import { HeadRoutes } from './http/head-routes.js';
 import { canonicalIdsHook, integerParams } from './http/path-ids.js';
-import { notProvidedReason, UnservedRouter } from './http/unserved.js';
+import { notProvidedReason, unservedRouter } from './http/unserved.js';
 import { lazySerializerFactory, lazyValidator } from './http/lazy-compilers.js';
 import { ProductWord, wordFilterHook, wordInHook, wordOutHook } from './http/product-word.js';
 import './http/route-config.js';
@@ -28,6 +29,7 @@ import { registerOpenApi, SPEC_VERSION } from './http/openapi.js';
 import { registerProbes } from './platform/probes.js';
 import { registerAreas } from './platform/register-areas.js';
 import { ErrorEnvelope } from './http/schemas/common.js';
+import type { Logger } from 'pino';
 import { subsystem } from './logger.js';
 
 export type { StratusApp };
@@ -92,6 +94,9 @@ export async function buildApp(ctx: AppContext): Promise<StratusApp> {
   const httpLog = subsystem(ctx.log, 'http');
   // STRATUS_PRODUCT_WORD: translated at the edge; nothing of it is installed when unset.
   const word = ctx.config.productWord ? new ProductWord(ctx.config.productWord) : undefined;
+  const routerOptions = { ignoreTrailingSlash: true, ignoreDuplicateSlashes: true };
+  // HEAD of every GET without a HEAD route per GET (src/http/head-routes.ts).
+  const heads = new HeadRoutes(routerOptions);
   const app = Fastify({
     loggerInstance: httpLog as FastifyBaseLogger,
     // One log line per request is written in onResponse, with the operationId.
@@ -100,17 +105,31 @@ export async function buildApp(ctx: AppContext): Promise<StratusApp> {
     requestIdHeader: 'x-request-id',
     // Undecodable URLs and over-long path parameters: the error envelope, not Fastify's body.
     frameworkErrors: errorHandler,
-    rewriteUrl: word ? (req) => betaToV4(word.inUrl(req.url ?? '/')) : (req) => betaToV4(req.url),
-    routerOptions: { ignoreTrailingSlash: true, ignoreDuplicateSlashes: true },
+    rewriteUrl: (req) => {
+      const url = word ? betaToV4(word.inUrl(req.url ?? '/')) : betaToV4(req.url);
+      heads.route(req, url);
+      return url;
+    },
+    routerOptions,
+    exposeHeadRoutes: false,
     ajv: { customOptions: {} },
     schemaController: { compilersFactory: { buildSerializer: lazySerializerFactory() } },
   }).withTypeProvider<TypeBoxTypeProvider>();
 
-  // Bodies are validated strictly; query strings and params are coerced from text.
-  const bodyAjv = makeAjv(false);
-  const queryAjv = makeAjv('array');
+  // Bodies are validated strictly; query strings and params are coerced from text. Each AJV
+  // instance is made when a route first validates with it, not at start-up.
+  let bodyAjv: Ajv | undefined;
+  let queryAjv: Ajv | undefined;
+  const bodyAjvOf = () => {
+    bodyAjv ??= makeAjv(false);
+    return bodyAjv;
+  };
+  const queryAjvOf = () => {
+    queryAjv ??= makeAjv('array');
+    return queryAjv;
+  };
   app.setValidatorCompiler(({ schema, httpPart }) =>
-    lazyValidator(httpPart === 'body' ? bodyAjv : queryAjv, schema),
+    lazyValidator(httpPart === 'body' ? bodyAjvOf : queryAjvOf, schema),
   );
 
   // JSON bodies. An empty body counts as no body whatever its Content-Type: SDKs send actions
@@ -144,7 +163,9 @@ export async function buildApp(ctx: AppContext): Promise<StratusApp> {
     return knownRouter;
   };
   const seen = new Set<string>();
+  app.addHook('onRequest', heads.restore);
   app.addHook('onRoute', (route: RouteOptions) => {
+    heads.noteRoute(route);
     const cfg = route.config ?? {};
     if (cfg.operationId) {
       route.schema ??= {};
@@ -187,7 +208,6 @@ export async function buildApp(ctx: AppContext): Promise<StratusApp> {
 
   app.setErrorHandler(errorHandler);
   // Paths of the areas of the API this server does not serve: 501 naming the area.
-  const unserved = new UnservedRouter();
   app.setNotFoundHandler((req, reply) => {
     const path = req.url.split('?')[0] ?? '/';
     const router = known();
@@ -195,7 +215,7 @@ export async function buildApp(ctx: AppContext): Promise<StratusApp> {
     if (req.method === 'OPTIONS' && allowed.length > 0) return reply.status(204).send();
     // An unserved area's path wins over a served route that merely matches its shape
     // (`POST /images/sharegroups` is not a method missing from `/images/{imageId}`).
-    const area = unserved.find(path);
+    const area = unservedRouter().find(path);
     // A route of this method that found nothing to serve (a missing static file) is a 404.
     const err = area
       ? errors.notProvided(notProvidedReason(area))
@@ -236,8 +256,10 @@ export async function buildApp(ctx: AppContext): Promise<StratusApp> {
           : 'internal');
     const seconds = reply.elapsedTime / 1000;
     ctx.metrics.observe(op, req.method, reply.statusCode, seconds);
-    // One line per request. The request id is the child logger's `reqId` already; a route whose
-    // path carries a credential (an upload URL's secret) is logged by its pattern.
+    // One line per request (at `info`: the line is not even made below that level). The request
+    // id is the child logger's `reqId` already; a route whose path carries a credential (an
+    // upload URL's secret) is logged by its pattern.
+    if ((req.log as Partial<Logger>).isLevelEnabled?.('info') === false) return done();
     const pattern = req.routeOptions.url;
     const path =
       pattern && SECRET_PARAM.test(pattern) ? pattern : (req.url.split('?')[0] ?? req.url);

@@ -8,11 +8,14 @@ import type { Ajv, ValidateFunction } from 'ajv';
  * is pays a few milliseconds once.
  */
 
-/** An AJV validator compiled on its first call; Fastify reads `errors` after each call. */
-export function lazyValidator(ajv: Ajv, schema: object) {
+/**
+ * An AJV validator compiled on its first call; Fastify reads `errors` after each call. `ajv` may
+ * be a function giving the instance, so that the instance itself is made at the first validation.
+ */
+export function lazyValidator(ajv: Ajv | (() => Ajv), schema: object) {
   let compiled: ValidateFunction | undefined;
   const validate = (data: unknown): boolean => {
-    compiled ??= ajv.compile(schema);
+    compiled ??= (typeof ajv === 'function' ? ajv() : ajv).compile(schema);
     const ok = compiled(data);
     validate.errors = compiled.errors;
     return ok;

@@ -153,12 +153,20 @@ export class UnservedRouter {
 let shared: UnservedRouter | undefined;
 
 /**
+ * The router of the shipped unserved areas, made at its first use (a request no route answers,
+ * or a served route checking its parameter), not at start-up.
+ */
+export function unservedRouter(): UnservedRouter {
+  shared ??= new UnservedRouter();
+  return shared;
+}
+
+/**
  * Throws the 501 of an unserved area when `path` (under `/v4`) is one of its paths. For served
  * routes whose parameters also take an unserved path (`GET /images/{imageId}` takes
  * `/images/sharegroups`): they call it before looking the parameter up.
  */
 export function refuseUnserved(path: string): void {
-  shared ??= new UnservedRouter();
-  const area = shared.find(path);
+  const area = unservedRouter().find(path);
   if (area) throw errors.notProvided(notProvidedReason(area));
 }
