@@ -1,4 +1,4 @@
-import { type Kysely, type Migration, type MigrationProvider, Migrator } from 'kysely';
+import { type Kysely, type Migration, type MigrationProvider, Migrator, sql } from 'kysely';
 import type { Dialect } from '../config/config.js';
 import * as m0001 from './migrations/0001-platform.js';
 import * as m0002 from './migrations/0002-identity.js';
@@ -152,12 +152,34 @@ function migratorFor(db: Kysely<unknown>, dialect: Dialect): Migrator {
   });
 }
 
+type Count = { n: number };
+
+/**
+ * Whether the database has applied exactly the code's migrations, read in one or two queries.
+ * Kysely's migrator, even with nothing to do, first introspects every column of every table twice
+ * (on PostgreSQL a catalogue join over the 150-odd tables' columns, per column a serial-sequence
+ * look-up): about half of what connecting to a migrated database costs its server, paid at every
+ * start and by every test's app. Anything else (a new database, a pending migration, one this
+ * code lacks) goes to the migrator, which applies or refuses it as before.
+ */
+async function allApplied(db: Kysely<unknown>, dialect: Dialect): Promise<boolean> {
+  const exists =
+    dialect === 'postgres'
+      ? sql<Count>`select count(to_regclass('stratus_migrations'))::int as n`
+      : sql<Count>`select count(*) as n from sqlite_master where name = 'stratus_migrations'`;
+  if (Number((await exists.execute(db)).rows[0]?.n) !== 1) return false;
+  const { rows } = await sql<{ name: string }>`select name from stratus_migrations`.execute(db);
+  const names = new Set(migrationNames());
+  return rows.length === names.size && rows.every((r) => names.has(r.name));
+}
+
 /**
  * Applies every pending migration; returns the names applied. Processes starting together on one
  * SQLite file race (Kysely's migration lock is a no-op there): the loser's migration fails on a
  * table the winner created, and a second pass finds everything applied.
  */
 export async function migrateToLatest<T>(db: Kysely<T>, dialect: Dialect): Promise<string[]> {
+  if (await allApplied(db as unknown as Kysely<unknown>, dialect)) return [];
   for (let attempt = 1; ; attempt++) {
     const { error, results } = await migratorFor(
       db as unknown as Kysely<unknown>,

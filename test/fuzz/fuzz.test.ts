@@ -28,7 +28,7 @@ describe(`fuzz (seed ${SEED}, ${RUNS} runs per operation)`, () => {
           `${JSON.stringify(h.tally.byStatus)}, ${h.tally.rebuilds} fresh apps`,
       );
     }
-    await h.t.close();
+    await h.close();
   });
 
   for (const [i, op] of ops.entries()) {

@@ -9,7 +9,7 @@ describe('fuzz harness', () => {
     await h.fresh();
   });
   afterAll(async () => {
-    await h.t.close();
+    await h.close();
   });
 
   it('isApiError: accepts {errors:[{reason, field?}]} and nothing else', () => {

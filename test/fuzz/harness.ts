@@ -26,7 +26,7 @@ export class Harness {
 
   async fresh(): Promise<void> {
     if (this.t) {
-      await this.t.close();
+      await this.close();
       this.tally.rebuilds++;
     }
     this.t = await buildTestApp();
@@ -36,6 +36,12 @@ export class Harness {
     this.digest = new StateDigest(this.t);
     await this.digest.init();
     this.base = await this.digest.take();
+  }
+
+  /** Closes the app and the digest's connection. */
+  async close(): Promise<void> {
+    await this.digest.close();
+    await this.t.close();
   }
 
   async operations(): Promise<Operation[]> {

@@ -78,14 +78,21 @@ function quoteIdent(name: string): string {
   return `"${name.replace(/"/g, '""')}"`;
 }
 
-async function withClient<T>(url: string, fn: (client: pg.Client) => Promise<T>): Promise<T> {
-  const client = new pg.Client({ connectionString: url });
-  await client.connect();
-  try {
-    return await fn(client);
-  } finally {
-    await client.end();
+const adminPools = new Map<string, pg.Pool>();
+
+/**
+ * The administrative connection to a server, one small pool per process: each test makes and
+ * drops a database, and a new connection each time cost a backend start and a password exchange.
+ * Idle connections do not keep the process alive, and a server stopping under them is no error.
+ */
+function adminPool(url: string): pg.Pool {
+  let pool = adminPools.get(url);
+  if (pool === undefined) {
+    pool = new pg.Pool({ connectionString: url, max: 2, allowExitOnIdle: true });
+    pool.on('error', () => {});
+    adminPools.set(url, pool);
   }
+  return pool;
 }
 
 /**
@@ -346,7 +353,13 @@ async function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
   }
 }
 
-/** CREATE DATABASE "name" [TEMPLATE "template"]; returns the new database's URL. */
+/**
+ * CREATE DATABASE "name" [TEMPLATE "template"]; returns the new database's URL. The copy is made
+ * with STRATEGY FILE_COPY: the template's files copied as files (after a checkpoint, cheap with
+ * fsync off on a throwaway server) rather than PostgreSQL's default since 15, WAL_LOG, which
+ * writes every block of the template (13 MB migrated) through the WAL: about half the time of
+ * each test's database, made once per test by most files.
+ */
 export async function createDatabase(
   adminUrl: string,
   name: string,
@@ -354,15 +367,13 @@ export async function createDatabase(
 ): Promise<string> {
   const sql =
     template === undefined
-      ? `CREATE DATABASE ${quoteIdent(name)}`
-      : `CREATE DATABASE ${quoteIdent(name)} TEMPLATE ${quoteIdent(template)}`;
-  await withClient(adminUrl, (client) => client.query(sql));
+      ? `CREATE DATABASE ${quoteIdent(name)} STRATEGY FILE_COPY`
+      : `CREATE DATABASE ${quoteIdent(name)} TEMPLATE ${quoteIdent(template)} STRATEGY FILE_COPY`;
+  await adminPool(adminUrl).query(sql);
   return withDatabase(adminUrl, name);
 }
 
 /** DROP DATABASE IF EXISTS "name" WITH (FORCE) — terminates open sessions. */
 export async function dropDatabase(adminUrl: string, name: string): Promise<void> {
-  await withClient(adminUrl, (client) =>
-    client.query(`DROP DATABASE IF EXISTS ${quoteIdent(name)} WITH (FORCE)`),
-  );
+  await adminPool(adminUrl).query(`DROP DATABASE IF EXISTS ${quoteIdent(name)} WITH (FORCE)`);
 }

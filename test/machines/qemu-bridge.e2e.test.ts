@@ -178,7 +178,8 @@ describe.skipIf(problems.length > 0 || refused.length > 0)(
     });
 
     beforeAll(async () => {
-      unlock = await lock();
+      // The image, the key and the database are this run's own: made before the lock, so the
+      // other engine's run waits only for what the two share (the machine on its bridge).
       dir = mkdtempSync(path.join(os.tmpdir(), 'stratus-vm-bridge-'));
       execFileSync(
         'bash',
@@ -194,6 +195,7 @@ describe.skipIf(problems.length > 0 || refused.length > 0)(
         databaseUrl = await createDatabase(admin, name);
         dropDb = () => dropDatabase(admin, name);
       }
+      unlock = await lock();
       server = await start(
         ['serve'],
         {
