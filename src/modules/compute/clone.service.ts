@@ -195,7 +195,7 @@ export class CloneService {
         };
       return {
         firewall_id,
-        default_route: { ipv4: toBool(r.default_ipv4) },
+        default_route: { ipv4: toBool(r.default_ipv4), ipv6: toBool(r.default_ipv6) },
         vpc: {
           subnet_id: r.subnet_id as number,
           ipv4: {
