@@ -323,4 +323,35 @@ describe('interfaces of the compute generation: IPv6', () => {
     const list = await t.get(`/v4/compute/instances/${r.body.id}/interfaces`);
     expect(list.body.interfaces.map(strip)).toEqual(dry.body.interfaces.map(strip));
   });
+
+  it('cloneComputeInstance: a dual-stack VPC interface’s clone has as many SLAAC and routed /64s, new ones, and its is_public', async () => {
+    const v = await dualStack();
+    const src = await createInstance(t, {
+      interface_generation: 'compute',
+      interfaces: [
+        {
+          vpc: {
+            subnet_id: v.dual,
+            ipv6: { slaac: [{ range: 'auto' }], ranges: [{ range: '/64' }], is_public: true },
+          },
+        },
+      ],
+    });
+    const r = await t.post(`/v4/compute/instances/${src.id}/clone`, {
+      region: 'us-iad',
+      type: 'g6-nanode-1',
+    });
+    expect(r.status, JSON.stringify(r.body)).toBe(200);
+    await t.settle();
+    const of = async (id: number) =>
+      ((await t.get(`/v4/compute/instances/${id}/interfaces`)).body.interfaces as Full[])[0]?.vpc
+        ?.ipv6 as V6;
+    const mine = await of(src.id);
+    const theirs = await of(r.body.id);
+    expect(theirs.slaac).toHaveLength(1);
+    expect(theirs.ranges).toHaveLength(1);
+    expect(theirs.is_public).toBe(true);
+    const blocks = (x: V6) => [...x.slaac.map((s) => s.range), ...x.ranges.map((s) => s.range)];
+    for (const b of blocks(theirs)) expect(blocks(mine)).not.toContain(b);
+  });
 });
