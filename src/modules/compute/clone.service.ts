@@ -34,8 +34,19 @@ import {
   type CreateInput,
   interfacesOfInstance,
 } from './compute-interfaces.service.js';
+import { type InterfaceIpv6, readInterfaceIpv6 } from '../vpcs/vpc-ipv6.rules.js';
 
 type Body = Static<typeof CloneBody>;
+
+/** A clone's VPC interface IPv6 request: the source's shape, with new /64s (undefined: default). */
+const cloneIpv6 = (v: InterfaceIpv6 | null) =>
+  v === null
+    ? undefined
+    : {
+        slaac: v.slaac.map(() => ({ range: 'auto' })),
+        ranges: v.ranges.map(() => ({ range: '/64' })),
+        is_public: v.is_public,
+      };
 
 const CLONE_VPC_REGION =
   'A compute instance with a VPC interface can only be cloned within the region of its VPC';
@@ -195,7 +206,7 @@ export class CloneService {
         };
       return {
         firewall_id,
-        default_route: { ipv4: toBool(r.default_ipv4) },
+        default_route: { ipv4: toBool(r.default_ipv4), ipv6: toBool(r.default_ipv6) },
         vpc: {
           subnet_id: r.subnet_id as number,
           ipv4: {
@@ -203,6 +214,8 @@ export class CloneService {
               { address: 'auto', primary: true, nat_1_1_address: r.ipv4_nat_1_1 ? 'auto' : null },
             ],
           },
+          // As many SLAAC and routed /64s as the source's, new ones of the subnet.
+          ipv6: cloneIpv6(readInterfaceIpv6(r.ipv6)),
         },
       };
     });

@@ -3,9 +3,25 @@ import { DateTime, Nullable } from '../../http/schemas/common.js';
 
 /**
  * Interfaces of the new generation (`interface_generation: compute`): the instance's own public,
- * VPC and VLAN interfaces, as the provider's SDKs read and send them. IPv6 on VPC interfaces
- * belongs to the VPC IPv6 feature and is not part of these shapes yet.
+ * VPC and VLAN interfaces, as the provider's SDKs read and send them.
  */
+
+/** A requested IPv6 range of an interface: `auto`, `/64` or a /64 of the subnet. */
+const Ipv6RangeItem = Type.Object({ range: Type.Optional(Nullable(Type.String())) });
+
+/** The `ipv6` of a VPC interface request: SLAAC ranges, routed ranges, public or not. */
+export const InterfaceIpv6Body = Type.Object({
+  slaac: Type.Optional(Nullable(Type.Array(Ipv6RangeItem))),
+  ranges: Type.Optional(Nullable(Type.Array(Ipv6RangeItem))),
+  is_public: Type.Optional(Nullable(Type.Boolean())),
+});
+
+/** A VPC interface's IPv6 as answered: each SLAAC /64 with the instance's address in it. */
+export const InterfaceIpv6Schema = Type.Object({
+  slaac: Type.Array(Type.Object({ range: Type.String(), address: Type.String() })),
+  ranges: Type.Array(Type.Object({ range: Type.String() })),
+  is_public: Type.Boolean(),
+});
 
 const DefaultRoute = Type.Object({
   ipv4: Type.Optional(Type.Boolean()),
@@ -42,6 +58,8 @@ const VpcShape = Type.Object({
     ),
     ranges: Type.Array(Type.Object({ range: Type.String() })),
   }),
+  /** On a dual-stack subnet: its SLAAC /64 with the instance's address, routed /64s; else null. */
+  ipv6: Nullable(InterfaceIpv6Schema),
 });
 
 const VlanShape = Type.Object({ vlan_label: Type.String(), ipam_address: Nullable(Type.String()) });
@@ -126,6 +144,7 @@ export const ComputeInterfaceCreateBody = Type.Object({
       Type.Object({
         subnet_id: Type.Integer(),
         ipv4: Type.Optional(Nullable(VpcIpv4Input)),
+        ipv6: Type.Optional(Nullable(InterfaceIpv6Body)),
       }),
     ),
   ),
@@ -141,6 +160,8 @@ export const ComputeInterfaceUpdateBody = Type.Object({
         /** A VPC interface stays in its subnet: a different one is refused. */
         subnet_id: Type.Optional(Nullable(Type.Integer())),
         ipv4: Type.Optional(Nullable(VpcIpv4Input)),
+        /** Replaces the interface's IPv6 when given; omitted or null keeps it. */
+        ipv6: Type.Optional(Nullable(InterfaceIpv6Body)),
       }),
     ),
   ),

@@ -1,5 +1,5 @@
 import type { Static } from '@sinclair/typebox';
-import type { Selectable } from 'kysely';
+import { type Selectable, sql } from 'kysely';
 import type { Principal } from '../../auth/principal.js';
 import type { Database } from '../../db/database.js';
 import { parseJson, toBool } from '../../db/database.js';
@@ -9,8 +9,10 @@ import { ipv4ToNum, isIpv4, numToIpv4 } from '../../lib/ip.js';
 import { isoSeconds } from '../../lib/time.js';
 import { entityRefs } from '../events/events.types.js';
 import type { EventWriter } from '../events/events.writer.js';
-import type { IpAllocator } from '../networking/ip-allocator.js';
+import { eui64, type IpAllocator } from '../networking/ip-allocator.js';
 import type { FirewallsService } from '../networking/firewalls.service.js';
+import { sharesOf } from '../networking/ipv6.repository.js';
+import { allocateRange } from '../networking/ipv6.service.js';
 import type { ApiFirewall } from '../networking/firewalls.schemas.js';
 import type { Page, PageParams } from '../../lib/pagination.js';
 import { refuseIfSubresourcesLocked } from '../locks/locks.repository.js';
@@ -22,7 +24,14 @@ import {
   takenIn,
   type VpcTarget,
 } from '../vpcs/vpc-interfaces.js';
-import { usableBounds } from '../vpcs/vpcs.rules.js';
+import {
+  apiInterfaceIpv6,
+  type InterfaceIpv6,
+  type InterfaceIpv6Request,
+  readInterfaceIpv6,
+  storeInterfaceIpv6,
+} from '../vpcs/vpc-ipv6.rules.js';
+import { parseRange, usableBounds } from '../vpcs/vpcs.rules.js';
 import type {
   ComputeInterfaceCreateBody,
   ComputeInterfaceUpdateBody,
@@ -52,6 +61,53 @@ export function macOf(id: number): string {
   const hex = id.toString(16).padStart(8, '0').slice(-8).toUpperCase();
   return `22:00:${hex.slice(0, 2)}:${hex.slice(2, 4)}:${hex.slice(4, 6)}:${hex.slice(6, 8)}`;
 }
+
+/**
+ * The MAC of the interface at `position` of an upgrade: the instance's own MAC (f2:3c:…, the one
+ * its SLAAC address derives from, see eui64) for the first, the same with the first octet f6, fa
+ * for the next (locally administered, never one of macOf's 22:00:…). The same in a dry run and in
+ * the upgrade itself.
+ */
+export function upgradeMacOf(instanceId: number, position: number): string {
+  const [g0, g1, g2, g3] = eui64(instanceId) as [number, number, number, number];
+  const octets = [
+    ((g0 >> 8) ^ 0x02 ^ (position << 2)) & 0xff,
+    g0 & 0xff,
+    g1 >> 8,
+    g2 & 0xff,
+    g3 >> 8,
+    g3 & 0xff,
+  ];
+  return octets.map((o) => o.toString(16).padStart(2, '0').toUpperCase()).join(':');
+}
+
+/** A VPC interface with an IPv6 address (a SLAAC or routed /64): it can carry IPv6. */
+function vpcIpv6Of(r: { purpose: string; ipv6: string | null }): InterfaceIpv6 | null {
+  if (r.purpose !== 'vpc') return null;
+  const v = readInterfaceIpv6(r.ipv6);
+  return v && v.slaac.length + v.ranges.length > 0 ? v : null;
+}
+
+/**
+ * The public IPv4 addresses VPC interfaces map 1:1 (`any`: the instance's first, `owned[0]`):
+ * each is that VPC interface's, not the public interface's.
+ */
+function nattedBy(
+  rows: readonly { purpose: string; ipv4_nat_1_1: string | null }[],
+  owned: readonly string[],
+): Set<string> {
+  return new Set(
+    rows.flatMap((r) =>
+      r.purpose !== 'vpc' || r.ipv4_nat_1_1 === null
+        ? []
+        : [r.ipv4_nat_1_1 === 'any' ? (owned[0] ?? '') : r.ipv4_nat_1_1],
+    ),
+  );
+}
+
+/** Can be the IPv6 default route: a public interface, or a VPC interface with IPv6. */
+export const carriesIpv6 = (r: { purpose: string; ipv6: string | null }): boolean =>
+  r.purpose === 'public' || vpcIpv6Of(r) !== null;
 
 export async function interfacesOfInstance(
   db: Database,
@@ -109,36 +165,41 @@ async function publicView(db: Database, inst: InstanceRow) {
   };
 }
 
-/** The interfaces as answered, in id order. */
+/** The interfaces as answered, in id order; `all`: every interface of the instance (1:1 NATs). */
 export async function toApiComputeInterfaces(
   db: Database,
   inst: InstanceRow,
   rows: readonly ComputeInterfaceRow[],
+  all: readonly ComputeInterfaceRow[] = rows,
 ) {
   // The instance's public addresses: a public interface shows them, a 1:1 NAT `auto` maps one.
-  const pub = rows.length > 0 ? await publicView(db, inst) : undefined;
-  const firstPublic = pub?.addresses[0] ?? null;
+  const view = rows.length > 0 ? await publicView(db, inst) : undefined;
+  const firstPublic = view?.addresses[0] ?? null;
+  // An address a VPC interface maps 1:1 is that interface's: the public interface does not list it.
+  const natted = nattedBy(all, view?.addresses ?? []);
+  const pub = view && {
+    ...view,
+    addresses: view.addresses.filter((a) => !natted.has(a)),
+  };
+  const firstListed = pub?.addresses[0] ?? null;
   return rows.map((r) => {
     const primary = r.primary_ipv4 !== null && pub?.addresses.includes(r.primary_ipv4);
+    const v6 = r.purpose === 'vpc' ? readInterfaceIpv6(r.ipv6) : null;
     return {
       id: r.id,
       mac_address: r.mac_address,
       created: r.created,
       updated: r.updated,
       version: r.version,
-      default_route:
-        r.purpose === 'vlan'
-          ? {}
-          : r.purpose === 'vpc'
-            ? { ipv4: toBool(r.default_ipv4) }
-            : { ipv4: toBool(r.default_ipv4), ipv6: toBool(r.default_ipv6) },
+      // Both families on every interface, as the real service answers (a VLAN one: both false).
+      default_route: { ipv4: toBool(r.default_ipv4), ipv6: toBool(r.default_ipv6) },
       public:
         r.purpose === 'public' && pub
           ? {
               ipv4: {
                 addresses: pub.addresses.map((address) => ({
                   address,
-                  primary: primary ? address === r.primary_ipv4 : address === firstPublic,
+                  primary: primary ? address === r.primary_ipv4 : address === firstListed,
                 })),
                 shared: pub.shared,
               },
@@ -162,12 +223,12 @@ export async function toApiComputeInterfaces(
                         {
                           address: r.ipv4_vpc,
                           primary: true,
-                          nat_1_1_address:
-                            r.ipv4_nat_1_1 === 'any' ? firstPublicOf(pub) : r.ipv4_nat_1_1,
+                          nat_1_1_address: r.ipv4_nat_1_1 === 'any' ? firstPublic : r.ipv4_nat_1_1,
                         },
                       ],
                 ranges: parseJson<string[]>(r.ip_ranges, []).map((range) => ({ range })),
               },
+              ipv6: apiInterfaceIpv6(v6, eui64(inst.id)),
             }
           : null,
       vlan:
@@ -179,13 +240,16 @@ export async function toApiComputeInterfaces(
 }
 export type ApiComputeInterface = Awaited<ReturnType<typeof toApiComputeInterfaces>>[number];
 
-const firstPublicOf = (pub: { addresses: string[] } | undefined) => pub?.addresses[0] ?? null;
-
 const AUTO = 'auto';
+/** A new IPv6 range asked for by its prefix length alone (`/64`). */
+const NEW_RANGE = /^\/(\d{1,3})$/;
+const NO_IPV6_ROUTE =
+  'Only a public interface or a VPC interface with IPv6 can be the IPv6 default route';
 
 /**
  * Routed ranges given as a prefix length only (`/32`): the first aligned block of that size in
- * the subnet's usable addresses that no interface holds (nor the interface's own address).
+ * the subnet's usable addresses that no interface holds (nor the interface's own address, nor a
+ * range the same request names).
  */
 async function pickRanges(
   db: Database,
@@ -203,7 +267,11 @@ async function pickRanges(
   // The interface's own address: given, or the one `auto` will take (the first free one).
   let own = ownAddress === null ? first : ipv4ToNum(ownAddress);
   if (ownAddress === null) while (own <= last && isTaken(taken, own)) own++;
-  const chosen: { start: number; end: number }[] = [];
+  // The explicit ranges of the same request are busy too (an update re-sends the interface's own).
+  const chosen: { start: number; end: number }[] = wanted.flatMap((w) => {
+    const r = w.startsWith('/') ? undefined : parseRange(w);
+    return r ? [{ start: r.start, end: r.end }] : [];
+  });
   for (const [k, w] of wanted.entries()) {
     const m = /^\/(\d{1,2})$/.exec(w);
     if (!m) {
@@ -298,7 +366,7 @@ export class ComputeInterfacesService {
     const rows = await interfacesOfInstance(this.d.db, inst.id);
     const row = rows.find((r) => r.id === interfaceId);
     if (!row) throw errors.notFound();
-    return (await toApiComputeInterfaces(this.d.db, inst, [row]))[0] as ApiComputeInterface;
+    return (await toApiComputeInterfaces(this.d.db, inst, [row], rows))[0] as ApiComputeInterface;
   }
 
   async create(p: Principal, computeId: number, b: CreateInput): Promise<ApiComputeInterface> {
@@ -314,7 +382,7 @@ export class ComputeInterfacesService {
     const rows = await interfacesOfInstance(db, inst.id);
     const row = rows.find((r) => r.id === id);
     if (!row) throw errors.notFound();
-    return (await toApiComputeInterfaces(db, inst, [row]))[0] as ApiComputeInterface;
+    return (await toApiComputeInterfaces(db, inst, [row], rows))[0] as ApiComputeInterface;
   }
 
   /**
@@ -371,8 +439,6 @@ export class ComputeInterfacesService {
       const purpose = purposes[n];
       if (purpose === 'vlan' && (b.default_route?.ipv4 === true || b.default_route?.ipv6 === true))
         fe.add(at('default_route', n), 'A VLAN interface cannot be a default route');
-      if (purpose === 'vpc' && b.default_route?.ipv6 === true)
-        fe.add(at('default_route.ipv6', n), 'IPv6 on VPC interfaces is not available');
       if (b.firewall_id != null) {
         if (purpose === 'vlan')
           fe.add(at('firewall_id', n), 'A VLAN interface cannot have a firewall');
@@ -415,9 +481,14 @@ export class ComputeInterfacesService {
       }
       if (purpose === 'vpc' && b.vpc && !subnets.has(b.vpc.subnet_id))
         fe.add(at('vpc.subnet_id', n), 'Subnet not found');
-      if (purpose === 'public' && b.public?.ipv6?.ranges && b.public.ipv6.ranges.length > 0)
-        await this.checkOwnRanges(tx, fe, inst, b.public.ipv6.ranges, (k) =>
-          at(`public.ipv6.ranges.${k}.range`, n),
+      if (purpose === 'public' && b.public?.ipv6?.ranges)
+        await this.checkOwnRanges(
+          tx,
+          fe,
+          inst,
+          b.public.ipv6.ranges,
+          (k) => at(`public.ipv6.ranges.${k}.range`, n),
+          at('public.ipv6.ranges', n),
         );
     }
     fe.throwIfAny();
@@ -440,6 +511,7 @@ export class ComputeInterfacesService {
         ipv4_vpc: null as string | null,
         ipv4_nat_1_1: null as string | null,
         ip_ranges: null as string | null,
+        ipv6: null as string | null,
         vlan_label: null as string | null,
         ipam_address: null as string | null,
         created: now,
@@ -449,6 +521,15 @@ export class ComputeInterfacesService {
         values.primary_ipv4 = await this.publicAddresses(tx, inst, b.public ?? {}, null, (f) =>
           at(`public.ipv4.addresses.${f}`, n),
         );
+        const ranges = b.public?.ipv6?.ranges;
+        if (ranges)
+          await this.applyRanges(
+            tx,
+            inst,
+            ranges,
+            (k) => at(`public.ipv6.ranges.${k}.range`, n),
+            at('public.ipv6.ranges', n),
+          );
       } else if (purpose === 'vpc' && b.vpc) {
         const vfe = new FieldErrors();
         const done = await this.vpcValues(
@@ -457,10 +538,13 @@ export class ComputeInterfacesService {
           inst,
           b.vpc.subnet_id,
           b.vpc.ipv4,
+          b.vpc.ipv6,
           subnets,
           undefined,
           (f) => at(`vpc.${f}`, n),
         );
+        if (b.default_route?.ipv6 === true && !carriesIpv6({ purpose, ipv6: done.ipv6 ?? null }))
+          vfe.add(at('default_route.ipv6', n), NO_IPV6_ROUTE);
         vfe.throwIfAny();
         Object.assign(values, done);
       } else if (purpose === 'vlan' && b.vlan) {
@@ -520,9 +604,10 @@ export class ComputeInterfacesService {
     for (const family of ['ipv4', 'ipv6'] as const) {
       const col = family === 'ipv4' ? 'default_ipv4' : 'default_ipv6';
       if (all.some((r) => r[col] === 1)) continue;
-      const pick = ids.find((_id, n) => {
-        const purpose = purposes[n];
-        const eligible = family === 'ipv4' ? purpose !== 'vlan' : purpose === 'public';
+      const pick = ids.find((id, n) => {
+        const row = all.find((r) => r.id === id);
+        const eligible =
+          row !== undefined && (family === 'ipv4' ? row.purpose !== 'vlan' : carriesIpv6(row));
         return eligible && list[n]?.default_route?.[family] !== false;
       });
       if (pick !== undefined)
@@ -535,13 +620,17 @@ export class ComputeInterfacesService {
     return ids;
   }
 
-  /** IPv6 ranges named on a public interface: ranges already routed to this instance. */
+  /**
+   * A public interface's `ipv6.ranges`: each a range routed to this instance or a prefix length
+   * (`/64`, `/56`) for a new one; at most one (an instance has at most one IPv6 range).
+   */
   private async checkOwnRanges(
     db: Database,
     fe: FieldErrors,
     inst: InstanceRow,
     ranges: readonly { range: string }[],
     at: (k: number) => string,
+    list: string,
   ): Promise<void> {
     const own = await db.db
       .selectFrom('ipv6_ranges')
@@ -549,12 +638,43 @@ export class ComputeInterfacesService {
       .where('instance_id', '=', inst.id)
       .execute();
     const mine = new Set(own.map((r) => `${r.range}/${r.prefix}`));
+    if (ranges.length > 1) fe.add(list, 'An instance can have at most one IPv6 range');
     for (const [k, r] of ranges.entries()) {
-      if (!mine.has(r.range))
+      const m = NEW_RANGE.exec(r.range);
+      if (m ? m[1] !== '56' && m[1] !== '64' : !mine.has(r.range))
         fe.add(
           at(k),
-          'Must be an IPv6 range routed to this instance (allocate one with POST /networking/ipv6/ranges)',
+          'Must be an IPv6 range routed to this instance, or /64 or /56 for a new range',
         );
+    }
+  }
+
+  /**
+   * Makes the instance's routed IPv6 ranges the checked list: a range it does not name is
+   * released (never a shared one), a prefix length allocates a new range routed to the instance.
+   */
+  private async applyRanges(
+    tx: Database,
+    inst: InstanceRow,
+    ranges: readonly { range: string }[],
+    at: (k: number) => string,
+    list: string,
+  ): Promise<void> {
+    const own = await tx.db
+      .selectFrom('ipv6_ranges')
+      .select(['id', 'range', 'prefix'])
+      .where('instance_id', '=', inst.id)
+      .execute();
+    const named = new Set(ranges.map((r) => r.range));
+    for (const r of own) {
+      if (named.has(`${r.range}/${r.prefix}`)) continue;
+      if ((await sharesOf(tx, { rangeId: r.id })).length > 0)
+        throw errors.invalidField(list, 'A shared IPv6 range cannot be removed from the instance');
+      await tx.db.deleteFrom('ipv6_ranges').where('id', '=', r.id).execute();
+    }
+    for (const [k, r] of ranges.entries()) {
+      const m = NEW_RANGE.exec(r.range);
+      if (m) await allocateRange(tx, this.d, inst, Number(m[1]), at(k));
     }
   }
 
@@ -581,8 +701,10 @@ export class ComputeInterfacesService {
     ).map((r) => r.address);
     const list = pub.ipv4?.addresses;
     const fe = new FieldErrors();
+    // Addresses VPC interfaces map 1:1 are theirs: never the public interface's.
+    const natted = nattedBy(await interfacesOfInstance(tx, inst.id), owned);
     if (list === undefined || list === null) {
-      if (owned.length === 0) owned.push(await this.newPublic(tx, inst));
+      if (owned.every((a) => natted.has(a))) owned.push(await this.newPublic(tx, inst));
       return current !== null && owned.includes(current) ? current : null;
     }
     if (list.filter((a) => a.primary === true).length > 1)
@@ -597,7 +719,7 @@ export class ComputeInterfacesService {
     }
     fe.throwIfAny();
     let primary: string | null = current;
-    const used = new Set(named);
+    const used = new Set([...named, ...natted]);
     for (const a of list) {
       let addr = a.address ?? AUTO;
       if (addr === AUTO) {
@@ -608,6 +730,37 @@ export class ComputeInterfacesService {
       if (a.primary === true) primary = addr;
     }
     return primary;
+  }
+
+  /**
+   * `nat_1_1_address: auto`: a public IPv4 of the instance of its own, as the real service gives
+   * one (a create with a public `auto` address and a VPC `auto` NAT gets two addresses, recorded).
+   * The current one on an update; else an address no other interface holds (not NAT'd by another
+   * VPC interface, not the public interface's primary or, without one, its first address); else
+   * a new one, billed as an extra address.
+   */
+  private async natAuto(
+    tx: Database,
+    inst: InstanceRow,
+    selfId: number | undefined,
+    current: string | null,
+  ): Promise<string> {
+    if (current !== null) return current;
+    const rows = (await interfacesOfInstance(tx, inst.id)).filter((r) => r.id !== selfId);
+    const owned = (
+      await tx.db
+        .selectFrom('ip_addresses')
+        .select('address')
+        .where('instance_id', '=', inst.id)
+        .where('kind', '=', 'public')
+        .orderBy('id')
+        .execute()
+    ).map((r) => r.address);
+    const natted = nattedBy(rows, owned);
+    const free = owned.filter((a) => !natted.has(a));
+    const pub = rows.find((r) => r.purpose === 'public');
+    const kept = pub ? (pub.primary_ipv4 ?? free[0]) : undefined;
+    return free.find((a) => a !== kept) ?? (await this.newPublic(tx, inst));
   }
 
   private async newPublic(tx: Database, inst: InstanceRow): Promise<string> {
@@ -627,11 +780,24 @@ export class ComputeInterfacesService {
     inst: InstanceRow,
     subnetId: number,
     ipv4: NonNullable<NonNullable<CreateInput['vpc']>['ipv4']> | null | undefined,
+    ipv6: InterfaceIpv6Request | null | undefined,
     subnets: ReadonlyMap<number, SubnetInfo>,
     interfaceId: number | undefined,
     at: (field: string) => string,
-    previous?: { ipv4_vpc: string | null; ipv4_nat_1_1: string | null; ip_ranges: string[] },
-  ) {
+    previous?: {
+      ipv4_vpc: string | null;
+      ipv4_nat_1_1: string | null;
+      ip_ranges: string[];
+      ipv6: InterfaceIpv6 | null;
+    },
+  ): Promise<{
+    vpc_id?: number | null;
+    subnet_id?: number;
+    ipv4_vpc?: string | null;
+    ipv4_nat_1_1?: string | null;
+    ip_ranges?: string | null;
+    ipv6?: string | null;
+  }> {
     const addresses = ipv4?.addresses;
     if (addresses && addresses.length > 1)
       fe.add(at('ipv4.addresses'), 'A VPC interface has one IPv4 address; route more with ranges');
@@ -649,7 +815,12 @@ export class ComputeInterfacesService {
       addresses === undefined || addresses === null
         ? (previous?.ipv4_nat_1_1 ?? null)
         : (first?.nat_1_1_address ?? null);
-    const nat = natIn === AUTO ? 'any' : natIn === '' ? null : natIn;
+    const nat =
+      natIn === AUTO
+        ? await this.natAuto(tx, inst, interfaceId, previous?.ipv4_nat_1_1 ?? null)
+        : natIn === ''
+          ? null
+          : natIn;
     const target: VpcTarget = {
       accountId: inst.account_id,
       instanceId: inst.id,
@@ -677,6 +848,10 @@ export class ComputeInterfacesService {
       ipv4_vpc: address,
       ipv4_nat_1_1: nat,
       ip_ranges: ranges,
+      // IPv6 (a dual-stack subnet): `ipv6` replaces it when given, else it is kept (or, new, one
+      // SLAAC /64): the profile interfaces' rules (completeVpcInterfaces).
+      ipv6: previous?.ipv6 ?? null,
+      ipv6_request: ipv6 ?? undefined,
     };
     if (fe.has(at('ipv4.addresses.0.address'))) return {};
     await completeVpcInterfaces(
@@ -705,6 +880,7 @@ export class ComputeInterfacesService {
         norm.ip_ranges === null || norm.ip_ranges.length === 0
           ? null
           : JSON.stringify(norm.ip_ranges),
+      ipv6: storeInterfaceIpv6(norm.ipv6),
     };
   }
 
@@ -727,8 +903,6 @@ export class ComputeInterfacesService {
         fe.add('public', 'This interface is not a public interface');
       if (b.vpc != null && row.purpose !== 'vpc')
         fe.add('vpc', 'This interface is not a VPC interface');
-      if (row.purpose === 'vpc' && b.default_route?.ipv6 === true)
-        fe.add('default_route.ipv6', 'IPv6 on VPC interfaces is not available');
       if (
         row.purpose === 'vpc' &&
         b.vpc?.subnet_id !== undefined &&
@@ -736,17 +910,18 @@ export class ComputeInterfacesService {
         b.vpc.subnet_id !== row.subnet_id
       )
         fe.add('vpc.subnet_id', 'The subnet of a VPC interface cannot be changed');
-      if (row.purpose === 'public' && b.public?.ipv6?.ranges && b.public.ipv6.ranges.length > 0)
+      if (row.purpose === 'public' && b.public?.ipv6?.ranges)
         await this.checkOwnRanges(
           tx,
           fe,
           inst,
           b.public.ipv6.ranges,
           (k) => `public.ipv6.ranges.${k}.range`,
+          'public.ipv6.ranges',
         );
       fe.throwIfAny();
       const set: Record<string, unknown> = {};
-      if (row.purpose === 'public' && b.public != null)
+      if (row.purpose === 'public' && b.public != null) {
         set.primary_ipv4 = await this.publicAddresses(
           tx,
           inst,
@@ -754,7 +929,17 @@ export class ComputeInterfacesService {
           row.primary_ipv4,
           (f) => `public.ipv4.addresses.${f}`,
         );
-      if (row.purpose === 'vpc' && b.vpc?.ipv4 != null) {
+        const ranges = b.public.ipv6?.ranges;
+        if (ranges)
+          await this.applyRanges(
+            tx,
+            inst,
+            ranges,
+            (k) => `public.ipv6.ranges.${k}.range`,
+            'public.ipv6.ranges',
+          );
+      }
+      if (row.purpose === 'vpc' && b.vpc != null && (b.vpc.ipv4 != null || b.vpc.ipv6 != null)) {
         const subnets = await loadSubnets(tx, inst.account_id, [row.subnet_id as number], true);
         const vfe = new FieldErrors();
         const done = await this.vpcValues(
@@ -763,6 +948,7 @@ export class ComputeInterfacesService {
           inst,
           row.subnet_id as number,
           b.vpc.ipv4,
+          b.vpc.ipv6,
           subnets,
           row.id,
           (f) => `vpc.${f}`,
@@ -770,11 +956,18 @@ export class ComputeInterfacesService {
             ipv4_vpc: row.ipv4_vpc,
             ipv4_nat_1_1: row.ipv4_nat_1_1,
             ip_ranges: parseJson<string[]>(row.ip_ranges, []),
+            ipv6: readInterfaceIpv6(row.ipv6),
           },
         );
         vfe.throwIfAny();
         Object.assign(set, done);
       }
+      // IPv6 routes need an interface that carries IPv6 (as changed by this update).
+      const ipv6After = 'ipv6' in set ? (set.ipv6 as string | null) : row.ipv6;
+      const carries = carriesIpv6({ purpose: row.purpose, ipv6: ipv6After });
+      if (b.default_route?.ipv6 === true && !carries)
+        throw errors.invalidField('default_route.ipv6', NO_IPV6_ROUTE);
+      if (!carries && row.default_ipv6 === 1) set.default_ipv6 = 0;
       for (const family of ['ipv4', 'ipv6'] as const) {
         const v = b.default_route?.[family];
         if (v === undefined || v === null) continue;
@@ -830,7 +1023,10 @@ export class ComputeInterfacesService {
           'Must be a public or VPC interface of this instance',
         );
       if (v6 != null && !before.default_route.ipv6_eligible_interface_ids.includes(v6))
-        fe.add('default_route.ipv6_interface_id', 'Must be a public interface of this instance');
+        fe.add(
+          'default_route.ipv6_interface_id',
+          'Must be a public interface, or a VPC interface with IPv6, of this instance',
+        );
       fe.throwIfAny();
       const now = this.now();
       for (const [id, col] of [
@@ -880,7 +1076,7 @@ export class ComputeInterfacesService {
    * interfaces gives one public interface (its implicit eth0). The primary (or first) public or
    * VPC interface takes the IPv4 default route, the public one the IPv6 one; the instance's
    * firewalls move to its public and VPC interfaces; every profile loses its interfaces.
-   * `dry_run`: the interfaces it would make, nothing changed (ids 0).
+   * `dry_run`: the interfaces it would make (the ids and MACs they would get), nothing changed.
    */
   async upgrade(p: Principal, computeId: number, b: UpgradeInput) {
     const dryRun = b.dry_run === true;
@@ -919,16 +1115,22 @@ export class ComputeInterfacesService {
           : legacy;
       const routed = sources.filter((s) => s.purpose !== 'vlan');
       const v4 = routed.find((s) => s.is_primary === 1) ?? routed[0];
+      // The IPv6 route: the IPv4 one's interface when it carries IPv6, else the first that does.
+      const v6Able = (s: (typeof sources)[number]) =>
+        carriesIpv6({ purpose: s.purpose as string, ipv6: s.ipv6 ?? null });
+      const v6 = v4 && v6Able(v4) ? v4 : sources.find(v6Able);
       const now = this.now();
-      const rows: ComputeInterfaceRow[] = sources.map((s) => ({
-        id: 0,
+      // The ids the interfaces get (a dry run shows the ones they would get, as of now).
+      const ids = await nextInterfaceIds(tx, sources.length);
+      const rows: ComputeInterfaceRow[] = sources.map((s, k) => ({
+        id: ids[k] as number,
         account_id: inst.account_id,
         instance_id: inst.id,
         purpose: s.purpose as 'public' | 'vpc' | 'vlan',
-        mac_address: '',
+        mac_address: upgradeMacOf(inst.id, k),
         version: 1,
         default_ipv4: s === v4 ? 1 : 0,
-        default_ipv6: s.purpose === 'public' ? 1 : 0,
+        default_ipv6: s === v6 ? 1 : 0,
         primary_ipv4: null,
         vpc_id: s.vpc_id ?? null,
         subnet_id: s.subnet_id ?? null,
@@ -964,12 +1166,6 @@ export class ComputeInterfacesService {
           .returning('id')
           .executeTakeFirstOrThrow();
         r.id = id;
-        r.mac_address = macOf(id);
-        await tx.db
-          .updateTable('compute_interfaces')
-          .set({ mac_address: r.mac_address })
-          .where('id', '=', id)
-          .execute();
         if (r.purpose !== 'vlan') {
           for (const f of firewalls) {
             await tx.db
@@ -1009,6 +1205,25 @@ export class ComputeInterfacesService {
   }
 }
 
+/**
+ * The next `n` ids of compute_interfaces, read without taking them: SQLite's AUTOINCREMENT
+ * counter, PostgreSQL's sequence. A dry run's preview; the upgrade itself uses what it is given.
+ */
+async function nextInterfaceIds(db: Database, n: number): Promise<number[]> {
+  let last = 0;
+  if (db.dialect === 'postgres') {
+    const r = await sql<{ last_value: string | number; is_called: boolean }>`
+      select last_value, is_called from compute_interfaces_id_seq`.execute(db.db);
+    const row = r.rows[0];
+    if (row) last = Number(row.last_value) - (row.is_called ? 0 : 1);
+  } else {
+    const r = await sql<{ seq: number }>`
+      select seq from sqlite_sequence where name = 'compute_interfaces'`.execute(db.db);
+    last = Number(r.rows[0]?.seq ?? 0);
+  }
+  return Array.from({ length: n }, (_v, k) => last + 1 + k);
+}
+
 export function settingsOf(inst: InstanceRow, rows: readonly ComputeInterfaceRow[]) {
   return {
     network_helper: toBool(inst.interfaces_network_helper ?? 0),
@@ -1016,7 +1231,7 @@ export function settingsOf(inst: InstanceRow, rows: readonly ComputeInterfaceRow
       ipv4_interface_id: rows.find((r) => toBool(r.default_ipv4))?.id ?? null,
       ipv4_eligible_interface_ids: rows.filter((r) => r.purpose !== 'vlan').map((r) => r.id),
       ipv6_interface_id: rows.find((r) => toBool(r.default_ipv6))?.id ?? null,
-      ipv6_eligible_interface_ids: rows.filter((r) => r.purpose === 'public').map((r) => r.id),
+      ipv6_eligible_interface_ids: rows.filter(carriesIpv6).map((r) => r.id),
     },
   };
 }

@@ -484,8 +484,31 @@ export function toApiDisk(r: DiskRow, encryption?: string | null) {
 }
 export type ApiDisk = ReturnType<typeof toApiDisk>;
 
-/** `active`: the interface's config is the booted one and the instance is running. */
-export function toApiInterface(r: InterfaceRow, active: boolean) {
+/**
+ * The address a 1:1 NAT of `any` stands for: the instance's first public IPv4 (by allocation
+ * order), looked up only when one of `rows` says `any`.
+ */
+export async function natAnyOf(
+  db: Database,
+  instanceId: number,
+  rows: readonly { ipv4_nat_1_1: string | null }[],
+): Promise<string | null> {
+  if (!rows.some((r) => r.ipv4_nat_1_1 === 'any')) return null;
+  const first = await db.db
+    .selectFrom('ip_addresses')
+    .select('address')
+    .where('instance_id', '=', instanceId)
+    .where('kind', '=', 'public')
+    .orderBy('id')
+    .executeTakeFirst();
+  return first?.address ?? null;
+}
+
+/**
+ * `active`: the interface's config is the booted one and the instance is running. `natAny`: the
+ * address `ipv4.nat_1_1: any` is answered as (see natAnyOf): the real service answers the address.
+ */
+export function toApiInterface(r: InterfaceRow, active: boolean, natAny: string | null) {
   return {
     id: r.id,
     label: r.label,
@@ -495,7 +518,10 @@ export function toApiInterface(r: InterfaceRow, active: boolean) {
     primary: toBool(r.is_primary),
     vpc_id: r.vpc_id,
     subnet_id: r.subnet_id,
-    ipv4: r.purpose === 'vpc' ? { vpc: r.ipv4_vpc, nat_1_1: r.ipv4_nat_1_1 } : null,
+    ipv4:
+      r.purpose === 'vpc'
+        ? { vpc: r.ipv4_vpc, nat_1_1: r.ipv4_nat_1_1 === 'any' ? natAny : r.ipv4_nat_1_1 }
+        : null,
     ip_ranges:
       r.purpose !== 'vpc' ? null : r.ip_ranges === null ? [] : parseJson<string[]>(r.ip_ranges, []),
     ipv6:
@@ -563,6 +589,7 @@ export async function toApiConfigs(db: Database, inst: InstanceRow, rows: readon
     db,
     rows.map((r) => r.id),
   );
+  const natAny = await natAnyOf(db, inst.id, [...ifaces.values()].flat());
   return rows.map((r) => {
     const devices = parseDevices(r.devices);
     const active = inst.status === 'running' && inst.last_booted_config_id === r.id;
@@ -589,7 +616,7 @@ export async function toApiConfigs(db: Database, inst: InstanceRow, rows: readon
           ];
         }),
       ) as Record<DeviceSlot, { disk_id: number | null; volume_id: number | null } | null>,
-      interfaces: (ifaces.get(r.id) ?? []).map((i) => toApiInterface(i, active)),
+      interfaces: (ifaces.get(r.id) ?? []).map((i) => toApiInterface(i, active, natAny)),
       // Stratus boots no initrd disk: null, as the wire shows for a config without one.
       initrd: null,
       created: r.created,

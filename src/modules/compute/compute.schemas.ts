@@ -1,7 +1,13 @@
 import { type Static, Type } from '@sinclair/typebox';
 import { DateTime, Nullable, PageOf } from '../../http/schemas/common.js';
 import { PlacementAssignment } from '../placement/placement.schemas.js';
-import { ComputeInterfaceCreateBody } from './compute-interfaces.schemas.js';
+import {
+  ComputeInterfaceCreateBody,
+  InterfaceIpv6Body,
+  InterfaceIpv6Schema,
+} from './compute-interfaces.schemas.js';
+
+export { InterfaceIpv6Body, InterfaceIpv6Schema };
 
 export const SCHEDULE_DAYS = [
   'Scheduling',
@@ -168,23 +174,6 @@ export const ComputeSchema = Type.Object({
 });
 
 /** An interface as sent in a request (instance create, config create/update, interface add). */
-/** A requested IPv6 range of an interface: `auto`, `/64` or a /64 of the subnet. */
-const Ipv6RangeItem = Type.Object({ range: Type.Optional(Nullable(Type.String())) });
-
-/** The `ipv6` of a VPC interface request: SLAAC ranges, routed ranges, public or not. */
-export const InterfaceIpv6Body = Type.Object({
-  slaac: Type.Optional(Nullable(Type.Array(Ipv6RangeItem))),
-  ranges: Type.Optional(Nullable(Type.Array(Ipv6RangeItem))),
-  is_public: Type.Optional(Nullable(Type.Boolean())),
-});
-
-/** A VPC interface's IPv6 as answered: each SLAAC /64 with the instance's address in it. */
-export const InterfaceIpv6Schema = Type.Object({
-  slaac: Type.Array(Type.Object({ range: Type.String(), address: Type.String() })),
-  ranges: Type.Array(Type.Object({ range: Type.String() })),
-  is_public: Type.Boolean(),
-});
-
 export const InterfaceRequestSchema = Type.Object({
   purpose: Type.String({ enum: ['public', 'vlan', 'vpc'] }),
   label: Type.Optional(Nullable(Type.String({ maxLength: 64 }))),

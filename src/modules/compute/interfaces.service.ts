@@ -17,6 +17,7 @@ import {
   interfacesOf,
   interfaceValues,
   normalizedOf,
+  natAnyOf,
   toApiInterface,
 } from './compute.repository.js';
 import type { AddInterfaceBody, UpdateInterfaceBody } from './configs.schemas.js';
@@ -101,7 +102,7 @@ export class InterfacesService {
       .where('config_id', '=', config.id)
       .executeTakeFirst();
     if (!row) throw errors.notFound();
-    return toApiInterface(row, activeIn(inst, config.id));
+    return toApiInterface(row, activeIn(inst, config.id), await natAnyOf(db, inst.id, [row]));
   }
 
   private async clearPrimary(db: Database, configId: number): Promise<void> {
@@ -121,7 +122,8 @@ export class InterfacesService {
       configId,
       'read_only',
     );
-    return rows.map((r) => toApiInterface(r, activeIn(inst, config.id)));
+    const natAny = await natAnyOf(this.d.db, inst.id, rows);
+    return rows.map((r) => toApiInterface(r, activeIn(inst, config.id), natAny));
   }
 
   async get(

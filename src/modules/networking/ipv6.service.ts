@@ -28,6 +28,62 @@ export interface ApiRange {
 /** The network address of a range as a path or a body names it (no prefix length). */
 export const rangeKey = (text: string): string | undefined => canonicalIpv6(text);
 
+/**
+ * A new range of `prefix` bits routed to the instance's SLAAC address, in the caller's
+ * transaction (`POST /networking/ipv6/ranges`, and a public interface's `ipv6.ranges` asking for
+ * `/64` or `/56`): under the region's range lock, the lowest free block; one range per region
+ * per account and one per instance. `field` names the request field of the refusals.
+ */
+export async function allocateRange(
+  tx: Database,
+  d: { ips: IpAllocator; clock: Clock },
+  inst: InstanceRow,
+  prefix: number,
+  field?: string,
+): Promise<{ range: string; route_target: string }> {
+  const refuse = (reason: string) =>
+    field === undefined ? errors.reason(reason) : errors.invalidField(field, reason);
+  const space = d.ips.rangeSpace(inst.region);
+  if (!space) throw refuse(`IPv6 ranges are not available in ${inst.region}.`);
+  await tx.db
+    .insertInto('ip_allocation_locks')
+    .values({ region: inst.region, kind: 'ipv6_range' })
+    .onConflict((oc) => oc.columns(['region', 'kind']).doNothing())
+    .execute();
+  await tx
+    .forUpdate(
+      tx.db
+        .selectFrom('ip_allocation_locks')
+        .selectAll()
+        .where('region', '=', inst.region)
+        .where('kind', '=', 'ipv6_range'),
+    )
+    .execute();
+  const inRegion = await rangesInRegion(tx, inst.region);
+  if (inRegion.some((r) => r.account_id === inst.account_id))
+    throw refuse(`Your account already has an IPv6 range in ${inst.region}.`);
+  if (inRegion.some((r) => r.instance_id === inst.id))
+    throw refuse('This Compute already has an IPv6 range routed to its SLAAC address.');
+  const used = inRegion.flatMap((r) => parseNet6Aligned(`${r.range}/${r.prefix}`) ?? []);
+  const block = firstFree(space, prefix, used);
+  if (!block) throw refuse(`No more IPv6 ranges are available in ${inst.region}.`);
+  const range = fromBig(block.base);
+  const slaac = inst.ipv6 ?? d.ips.slaac(inst.region, inst.id);
+  await tx.db
+    .insertInto('ipv6_ranges')
+    .values({
+      account_id: inst.account_id,
+      region: inst.region,
+      range,
+      prefix,
+      instance_id: inst.id,
+      route_target: slaac,
+      created: isoSeconds(d.clock.nowMs()),
+    })
+    .execute();
+  return { range: `${range}/${prefix}`, route_target: slaac };
+}
+
 /** IPv6 pools (one per region) and ranges (/56, /64) routed to an instance's SLAAC address. */
 export class Ipv6Service {
   constructor(private readonly d: Ipv6Deps) {}
@@ -143,45 +199,7 @@ export class Ipv6Service {
   ): Promise<{ range: string; route_target: string }> {
     return this.d.db.transaction(async (tx) => {
       const inst = await this.target(tx, p, b);
-      const space = this.d.ips.rangeSpace(inst.region);
-      if (!space) throw errors.reason(`IPv6 ranges are not available in ${inst.region}.`);
-      await tx.db
-        .insertInto('ip_allocation_locks')
-        .values({ region: inst.region, kind: 'ipv6_range' })
-        .onConflict((oc) => oc.columns(['region', 'kind']).doNothing())
-        .execute();
-      await tx
-        .forUpdate(
-          tx.db
-            .selectFrom('ip_allocation_locks')
-            .selectAll()
-            .where('region', '=', inst.region)
-            .where('kind', '=', 'ipv6_range'),
-        )
-        .execute();
-      const inRegion = await rangesInRegion(tx, inst.region);
-      if (inRegion.some((r) => r.account_id === p.accountId))
-        throw errors.reason(`Your account already has an IPv6 range in ${inst.region}.`);
-      if (inRegion.some((r) => r.instance_id === inst.id))
-        throw errors.reason('This Compute already has an IPv6 range routed to its SLAAC address.');
-      const used = inRegion.flatMap((r) => parseNet6Aligned(`${r.range}/${r.prefix}`) ?? []);
-      const block = firstFree(space, b.prefix_length, used);
-      if (!block) throw errors.reason(`No more IPv6 ranges are available in ${inst.region}.`);
-      const range = fromBig(block.base);
-      const slaac = inst.ipv6 ?? this.d.ips.slaac(inst.region, inst.id);
-      await tx.db
-        .insertInto('ipv6_ranges')
-        .values({
-          account_id: p.accountId,
-          region: inst.region,
-          range,
-          prefix: b.prefix_length,
-          instance_id: inst.id,
-          route_target: slaac,
-          created: isoSeconds(this.d.clock.nowMs()),
-        })
-        .execute();
-      return { range: `${range}/${b.prefix_length}`, route_target: slaac };
+      return allocateRange(tx, this.d, inst, b.prefix_length);
     });
   }
 

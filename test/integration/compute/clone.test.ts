@@ -97,7 +97,9 @@ describe('compute clone', () => {
     expect(r.status, JSON.stringify(r.body)).toBe(200);
     const cfgs = (await t.get(`/v4/compute/instances/${r.body.id}/configs`)).body.data;
     const iface = cfgs[0].interfaces.find((i: { purpose: string }) => i.purpose === 'vpc');
-    expect(iface.ipv4.nat_1_1).toBe('any');
+    // Stored as `any` (the clone's own first public IPv4), answered as that address.
+    expect(iface.ipv4.nat_1_1).toBe(r.body.ipv4[0]);
+    expect(iface.ipv4.nat_1_1).not.toBe(pub);
     expect(iface.subnet_id).toBe(subnet);
     expect(iface.ipv4.vpc).toMatch(/^10\.0\.0\.\d+$/);
     expect(iface.ipv4.vpc).not.toBe(added.body.ipv4.vpc);

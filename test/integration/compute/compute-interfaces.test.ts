@@ -89,9 +89,9 @@ describe('interfaces of the compute generation', () => {
     expect(v?.vpc).toMatchObject({ vpc_id: vpcId, subnet_id: subnetId });
     expect(v?.vpc?.ipv4.addresses[0]?.address).toBe('10.0.0.2');
     expect(v?.vpc?.ipv4.addresses[0]?.nat_1_1_address).toBeNull();
-    expect(v?.default_route).toEqual({ ipv4: false });
+    expect(v?.default_route).toEqual({ ipv4: false, ipv6: false });
     expect(vl?.vlan).toEqual({ vlan_label: 'test-vlan', ipam_address: '10.0.0.5/32' });
-    expect(vl?.default_route).toEqual({});
+    expect(vl?.default_route).toEqual({ ipv4: false, ipv6: false });
     // Profiles of such an instance have no interfaces.
     const configs = await t.get(`/v4/compute/instances/${r.body.id}/configs`);
     expect(configs.body.data[0].interfaces).toEqual([]);
@@ -152,9 +152,9 @@ describe('interfaces of the compute generation', () => {
     const { subnetId } = await vpc();
     const base = `/v4/compute/instances/${inst.id}/interfaces`;
     const vl = await t.post(base, { vlan: { vlan_label: 'v1' } });
-    expect(vl.body.default_route).toEqual({});
+    expect(vl.body.default_route).toEqual({ ipv4: false, ipv6: false });
     const v = await t.post(base, { vpc: { subnet_id: subnetId }, default_route: { ipv4: false } });
-    expect(v.body.default_route).toEqual({ ipv4: false });
+    expect(v.body.default_route).toEqual({ ipv4: false, ipv6: false });
     const pub = await t.post(base, { public: {} });
     expect(pub.body.default_route).toEqual({ ipv4: true, ipv6: true });
     const s = await t.get(`${base}/settings`);
@@ -217,10 +217,21 @@ describe('interfaces of the compute generation', () => {
       },
     });
     expect(v.status, JSON.stringify(v.body)).toBe(200);
+    // The 1:1 NAT `auto` gets a public IPv4 of its own (the public interface keeps its address),
+    // as the real service gives a second address to such an instance.
+    const ips = (await t.get(`/v4/compute/instances/${inst.id}/ips`)).body.ipv4.public as {
+      address: string;
+    }[];
+    expect(ips.map((i) => i.address)).toHaveLength(2);
+    const natted = ips[1]?.address;
+    expect(natted).not.toBe(inst.ipv4[0]);
     expect(v.body.vpc.ipv4.addresses).toEqual([
-      { address: '10.0.0.2', primary: true, nat_1_1_address: inst.ipv4[0] },
+      { address: '10.0.0.2', primary: true, nat_1_1_address: natted },
     ]);
     expect(v.body.vpc.ipv4.ranges).toEqual([{ range: '10.0.0.3/32' }]);
+    expect((await t.get(`${base}/${pub.body.id}`)).body.public.ipv4.addresses).toEqual([
+      { address: inst.ipv4[0], primary: true },
+    ]);
     const vl = await t.post(base, { vlan: { vlan_label: 'v1', ipam_address: '10.9.0.1/24' } });
     expect(vl.status).toBe(200);
     const fourth = await t.post(base, { vlan: { vlan_label: 'v2' } });
@@ -283,7 +294,7 @@ describe('interfaces of the compute generation', () => {
     const v = (await t.post(base, { vpc: { subnet_id: subnetId } })).body as Iface;
     const moved = await t.put(`${base}/${v.id}`, { default_route: { ipv4: true } });
     expect(moved.status).toBe(200);
-    expect(moved.body.default_route).toEqual({ ipv4: true });
+    expect(moved.body.default_route).toEqual({ ipv4: true, ipv6: false });
     expect(moved.body.version).toBe(2);
     expect((await t.get(`${base}/${pub.id}`)).body.default_route.ipv4).toBe(false);
     const grown = await t.put(`${base}/${pub.id}`, {

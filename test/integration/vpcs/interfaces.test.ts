@@ -131,7 +131,13 @@ describe('vpc interfaces', () => {
     const inst = await instanceWith(t, [
       { purpose: 'vpc', subnet_id: s, ipv4: { nat_1_1: 'any' } },
     ]);
-    expect((await vpcIfaceOf(inst.url)).ipv4.nat_1_1).toBe('any');
+    // `any` is taken as input and answered as the address it picks (the instance's first public
+    // IPv4), as the real service answers it: in the list, the view, and the config's view.
+    const iface = await vpcIfaceOf(inst.url);
+    expect(iface.ipv4.nat_1_1).toBe(inst.ipv4[0]);
+    expect((await t.get(`${inst.url}/${iface.id}`)).body.ipv4.nat_1_1).toBe(inst.ipv4[0]);
+    const cfg = await t.get(`/v4/compute/instances/${inst.id}/configs/${inst.config}`);
+    expect(cfg.body.interfaces[0].ipv4.nat_1_1).toBe(inst.ipv4[0]);
     const ips = await t.get(`/v4/compute/instances/${inst.id}/ips`);
     expect(ips.body.ipv4.public[0].vpc_nat_1_1).toEqual({
       vpc_id: v.id,
@@ -167,6 +173,14 @@ describe('vpc interfaces', () => {
     expect(cleared.body.ipv4).toEqual({ vpc: '10.0.0.2', nat_1_1: null });
     const back = await t.put(`${a.url}/${own.body.id}`, { ipv4: { nat_1_1: b.ipv4[0] } });
     expect(back.body.errors[0].field).toBe('ipv4.nat_1_1');
+    // `any` on add and on update: answered as the instance's first public IPv4.
+    const any = await t.put(`${a.url}/${own.body.id}`, { ipv4: { nat_1_1: 'any' } });
+    expect(any.status, JSON.stringify(any.body)).toBe(200);
+    expect(any.body.ipv4).toEqual({ vpc: '10.0.0.2', nat_1_1: a.ipv4[0] });
+    expect((await t.del(`${a.url}/${own.body.id}`)).status).toBe(200);
+    const added = await t.post(a.url, { purpose: 'vpc', subnet_id: s, ipv4: { nat_1_1: 'any' } });
+    expect(added.status, JSON.stringify(added.body)).toBe(200);
+    expect(added.body.ipv4.nat_1_1).toBe(a.ipv4[0]);
   });
 
   it('addComputeConfigInterface: nat_1_1 cannot name an address shared with another instance', async () => {
