@@ -121,16 +121,22 @@ export async function interfacesOfInstance(
     .execute()) as ComputeInterfaceRow[];
 }
 
+/** The instance's public IPv4 addresses, in the order they were given. */
+async function publicIpv4Of(db: Database, instanceId: number): Promise<string[]> {
+  const rows = await db.db
+    .selectFrom('ip_addresses')
+    .select('address')
+    .where('instance_id', '=', instanceId)
+    .where('kind', '=', 'public')
+    .orderBy('id')
+    .execute();
+  return rows.map((r) => r.address);
+}
+
 /** What the public interface shows of the instance: its addresses, shares and IPv6. */
 async function publicView(db: Database, inst: InstanceRow) {
   const [ips, shared, ranges, sharedRanges] = await Promise.all([
-    db.db
-      .selectFrom('ip_addresses')
-      .select(['address'])
-      .where('instance_id', '=', inst.id)
-      .where('kind', '=', 'public')
-      .orderBy('id')
-      .execute(),
+    publicIpv4Of(db, inst.id),
     db.db
       .selectFrom('ip_shares as s')
       .innerJoin('ip_addresses as ip', 'ip.id', 's.ip_id')
@@ -153,7 +159,7 @@ async function publicView(db: Database, inst: InstanceRow) {
       .execute(),
   ]);
   return {
-    addresses: ips.map((r) => r.address),
+    addresses: ips,
     shared: shared.flatMap((r) =>
       r.instance_id === null ? [] : [{ address: r.address, compute_id: r.instance_id }],
     ),
@@ -690,15 +696,7 @@ export class ComputeInterfacesService {
     current: string | null,
     at: (field: string) => string,
   ): Promise<string | null> {
-    const owned = (
-      await tx.db
-        .selectFrom('ip_addresses')
-        .select('address')
-        .where('instance_id', '=', inst.id)
-        .where('kind', '=', 'public')
-        .orderBy('id')
-        .execute()
-    ).map((r) => r.address);
+    const owned = await publicIpv4Of(tx, inst.id);
     const list = pub.ipv4?.addresses;
     const fe = new FieldErrors();
     // Addresses VPC interfaces map 1:1 are theirs: never the public interface's.
@@ -747,15 +745,7 @@ export class ComputeInterfacesService {
   ): Promise<string> {
     if (current !== null) return current;
     const rows = (await interfacesOfInstance(tx, inst.id)).filter((r) => r.id !== selfId);
-    const owned = (
-      await tx.db
-        .selectFrom('ip_addresses')
-        .select('address')
-        .where('instance_id', '=', inst.id)
-        .where('kind', '=', 'public')
-        .orderBy('id')
-        .execute()
-    ).map((r) => r.address);
+    const owned = await publicIpv4Of(tx, inst.id);
     const natted = nattedBy(rows, owned);
     const free = owned.filter((a) => !natted.has(a));
     const pub = rows.find((r) => r.purpose === 'public');
