@@ -13,6 +13,7 @@ import { eui64, type IpAllocator } from '../networking/ip-allocator.js';
 import type { FirewallsService } from '../networking/firewalls.service.js';
 import { sharesOf } from '../networking/ipv6.repository.js';
 import { allocateRange } from '../networking/ipv6.service.js';
+import { rememberVlans } from '../networking/vlans.service.js';
 import type { ApiFirewall } from '../networking/firewalls.schemas.js';
 import type { Page, PageParams } from '../../lib/pagination.js';
 import { refuseIfSubresourcesLocked } from '../locks/locks.repository.js';
@@ -556,6 +557,8 @@ export class ComputeInterfacesService {
       } else if (purpose === 'vlan' && b.vlan) {
         values.vlan_label = b.vlan.vlan_label;
         values.ipam_address = b.vlan.ipam_address ? b.vlan.ipam_address : null;
+        // The VLAN outlives this interface until it is deleted, as with profile interfaces.
+        await rememberVlans(tx, inst.account_id, inst.region, [b.vlan.vlan_label]);
       }
       for (const family of ['ipv4', 'ipv6'] as const) {
         if (b.default_route?.[family] === true) {

@@ -40,6 +40,32 @@ describe('VLANs: life cycle and delete', () => {
     expect((await t.del('/v4/networking/vlans/us-east/backend')).status).toBe(404);
   });
 
+  it('deleteComputeInterface: a VLAN named by an interface of the compute generation outlives it until deleted', async () => {
+    const r = await t.post('/v4/compute/instances', {
+      region: 'us-iad',
+      type: 'g6-nanode-1',
+      image: 'compute/debian12',
+      root_pass: 's3cr3t-P4ssw0rd!',
+      booted: false,
+      interface_generation: 'compute',
+      interfaces: [
+        { default_route: { ipv4: true }, public: {} },
+        { vlan: { vlan_label: 'edge', ipam_address: '10.0.0.5/32' } },
+      ],
+    });
+    expect(r.status, JSON.stringify(r.body)).toBe(200);
+    await t.settle();
+    const list = await t.get(`/v4/compute/instances/${r.body.id}/interfaces`);
+    const vlanIface = (list.body.interfaces as { id: number; vlan: unknown }[]).find((i) => i.vlan);
+    const gone = await t.del(`/v4/compute/instances/${r.body.id}/interfaces/${vlanIface?.id}`);
+    expect(gone.status, JSON.stringify(gone.body)).toBe(200);
+    await t.settle();
+    const kept = await t.get('/v4/networking/vlans');
+    expect(kept.body.data).toMatchObject([{ label: 'edge', region: 'us-iad', computes: [] }]);
+    expect((await t.del('/v4/networking/vlans/us-iad/edge')).status).toBe(200);
+    expect((await t.get('/v4/networking/vlans')).body.results).toBe(0);
+  });
+
   it('deleteVLAN: refused while an interface names it; unknown VLANs and regions are 404', async () => {
     const a = await instance(t, { extra: { interfaces: vlanIfaces('backend') } });
     const r = await t.del('/v4/networking/vlans/us-east/backend');
