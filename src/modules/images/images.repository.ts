@@ -186,33 +186,47 @@ export async function syncSharedListings(
       source = row ? { row, replicas: await replicasOf(db, row.id) } : null;
       images.set(share.imageId, source);
     }
-    const id = `shared/${share.id}`;
-    await db.db.deleteFrom('images').where('id', '=', id).execute();
-    if (!source) continue;
+    if (!source) {
+      await db.db.deleteFrom('images').where('id', '=', `shared/${share.id}`).execute();
+      continue;
+    }
     // The image lists' `updated` is never null: an entry not changed since shared shows `created`.
     const api = {
       ...toSharedImage(source.row, source.replicas, share, false),
       updated: share.updated ?? share.created,
     };
-    await db.db
-      .insertInto('images')
-      .values({
-        id,
-        account_id: share.accountId,
-        private_id: null,
-        share_id: share.id,
-        label: api.label,
-        deprecated: 0,
-        is_public: 0,
-        size: api.size,
-        type: api.type,
-        vendor: null,
-        status: api.status,
-        created: api.created,
-        data: JSON.stringify(api),
-      })
-      .execute();
+    await writeListing(db, api, share.accountId, { private_id: null, share_id: share.id });
   }
+}
+
+/**
+ * (Re)writes the listed record of an account's image in `images` (what `GET /images` pages
+ * and filters in SQL): a private image (`private_id`) or a share group entry (`share_id`).
+ */
+async function writeListing(
+  db: Database,
+  api: Pick<Image, 'id' | 'label' | 'size' | 'type' | 'status' | 'created'>,
+  accountId: number,
+  source: { private_id: number; share_id?: null } | { private_id: null; share_id: number },
+): Promise<void> {
+  await db.db.deleteFrom('images').where('id', '=', api.id).execute();
+  await db.db
+    .insertInto('images')
+    .values({
+      id: api.id,
+      account_id: accountId,
+      ...source,
+      label: api.label,
+      deprecated: 0,
+      is_public: 0,
+      size: api.size,
+      type: api.type,
+      vendor: null,
+      status: api.status,
+      created: api.created,
+      data: JSON.stringify(api),
+    })
+    .execute();
 }
 
 /** Removes the listed records of share group entries (the entries are being removed). */
@@ -298,24 +312,7 @@ export async function syncListing(db: Database, id: number): Promise<Image & { t
     await replicasOf(db, id),
     Number(groups?.n ?? 0),
   );
-  await db.db.deleteFrom('images').where('id', '=', api.id).execute();
-  await db.db
-    .insertInto('images')
-    .values({
-      id: api.id,
-      account_id: row.account_id,
-      private_id: row.id,
-      label: api.label,
-      deprecated: 0,
-      is_public: 0,
-      size: api.size,
-      type: api.type,
-      vendor: null,
-      status: api.status,
-      created: api.created,
-      data: JSON.stringify(api),
-    })
-    .execute();
+  await writeListing(db, api, row.account_id, { private_id: row.id });
   // The image's share group entries, as members list them, follow it.
   await syncSharedListings(db, { imageId: id });
   return api;
