@@ -1,6 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { buildTestApp, type TestApp } from '../../helpers/build-test-app.js';
 import { createInstance, type Iface, STRONG } from './interfaces.fixtures.js';
+import { dualStackVpc } from '../vpcs/fixtures.js';
 
 /** IPv6 on interfaces of the compute generation, their IPv6 default route, and the upgrade's preview. */
 describe('interfaces of the compute generation: IPv6', () => {
@@ -27,25 +28,7 @@ describe('interfaces of the compute generation: IPv6', () => {
       | null;
   };
 
-  /** A dual-stack VPC (a /52) with a dual-stack /62 subnet and an IPv4-only subnet. */
-  async function dualStack() {
-    const r = await t.post('/v4/vpcs', {
-      label: `dual-${Math.floor(Math.random() * 1e6)}`,
-      region: 'us-iad',
-      ipv6: [{ range: '/52' }],
-      subnets: [
-        { label: 'd', ipv4: '10.0.0.0/24', ipv6: [{ range: '/62' }] },
-        { label: 'v4', ipv4: '10.0.1.0/24' },
-      ],
-    });
-    expect(r.status, JSON.stringify(r.body)).toBe(200);
-    return {
-      vpcId: r.body.id as number,
-      dual: r.body.subnets[0].id as number,
-      dualRange: r.body.subnets[0].ipv6[0].range as string,
-      v4: r.body.subnets[1].id as number,
-    };
-  }
+  const dualStack = () => dualStackVpc(t);
   const bare = () => createInstance(t, { interface_generation: 'compute' });
   const fields = (r: { body: { errors?: { field?: string }[] } }) =>
     (r.body.errors ?? []).map((e) => e.field);

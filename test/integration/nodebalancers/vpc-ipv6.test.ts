@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { buildTestApp, type TestApp } from '../../helpers/build-test-app.js';
-import { instanceWith, REGION } from '../vpcs/fixtures.js';
+import { instanceWith, REGION, dualStackVpc } from '../vpcs/fixtures.js';
 
 const fieldsOf = (r: { body: { errors?: { field?: string }[] } }) =>
   (r.body.errors ?? []).map((e) => e.field);
@@ -18,24 +18,7 @@ describe('nodebalancer vpcs: IPv6 ranges and auto-assigned IPv4 ranges', () => {
   const nb = (body: Record<string, unknown>) =>
     t.post('/v4/nodebalancers', { region: REGION, ...body });
 
-  /** A dual-stack VPC (2001:db8:8500::/52) with a /62 subnet and an IPv4-only subnet. */
-  async function dualStack() {
-    const r = await t.post('/v4/vpcs', {
-      label: 'dual',
-      region: REGION,
-      ipv6: [{ range: '/52' }],
-      subnets: [
-        { label: 'd', ipv4: '10.0.0.0/24', ipv6: [{ range: '/62' }] },
-        { label: 'v4', ipv4: '10.0.1.0/24' },
-      ],
-    });
-    expect(r.status, JSON.stringify(r.body)).toBe(200);
-    return {
-      id: r.body.id as number,
-      dual: r.body.subnets[0].id as number,
-      v4: r.body.subnets[1].id as number,
-    };
-  }
+  const dualStack = () => dualStackVpc(t);
 
   it('createNodeBalancer: a configuration in a dual-stack subnet gets a free /64; instances then skip it', async () => {
     const v = await dualStack();

@@ -7,6 +7,29 @@ export const REGION = 'us-iad';
 
 let n = 0;
 
+/**
+ * A dual-stack VPC (a /52) with a dual-stack /62 subnet (`dual`, its range `dualRange`) and an
+ * IPv4-only subnet (`v4`).
+ */
+export async function dualStackVpc(t: TestApp, region = REGION) {
+  const r = await t.post('/v4/vpcs', {
+    label: `dual-${++n}`,
+    region,
+    ipv6: [{ range: '/52' }],
+    subnets: [
+      { label: 'd', ipv4: '10.0.0.0/24', ipv6: [{ range: '/62' }] },
+      { label: 'v4', ipv4: '10.0.1.0/24' },
+    ],
+  });
+  expect(r.status, JSON.stringify(r.body)).toBe(200);
+  return {
+    id: r.body.id as number,
+    dual: r.body.subnets[0].id as number,
+    dualRange: r.body.subnets[0].ipv6[0].range as string,
+    v4: r.body.subnets[1].id as number,
+  };
+}
+
 /** A VPC created through the API, with subnets given as [label, ipv4]. */
 export async function vpc(
   t: TestApp,

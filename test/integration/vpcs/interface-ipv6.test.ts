@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createTestUser } from '../../helpers/auth.js';
 import { buildTestApp, type TestApp } from '../../helpers/build-test-app.js';
-import { instanceWith, REGION } from './fixtures.js';
+import { instanceWith, REGION, dualStackVpc } from './fixtures.js';
 
 /** The interface identifier of an instance's SLAAC addresses (its MAC's EUI-64 groups). */
 const eui = (id: number) =>
@@ -23,24 +23,7 @@ describe('vpc interface ipv6', () => {
     await t.close();
   });
 
-  /** A dual-stack VPC (2001:db8:8500::/52) with a /62 subnet and an IPv4-only subnet. */
-  async function dualStack() {
-    const r = await t.post('/v4/vpcs', {
-      label: 'dual',
-      region: REGION,
-      ipv6: [{ range: '/52' }],
-      subnets: [
-        { label: 'd', ipv4: '10.0.0.0/24', ipv6: [{ range: '/62' }] },
-        { label: 'v4', ipv4: '10.0.1.0/24' },
-      ],
-    });
-    expect(r.status, JSON.stringify(r.body)).toBe(200);
-    return {
-      id: r.body.id as number,
-      dual: r.body.subnets[0].id as number,
-      v4: r.body.subnets[1].id as number,
-    };
-  }
+  const dualStack = () => dualStackVpc(t);
 
   it('createComputeInstance: a VPC interface on a dual-stack subnet gets a SLAAC /64 by default; none on an IPv4-only one', async () => {
     const v = await dualStack();
