@@ -21,17 +21,19 @@ async function tableNames(db: Database): Promise<string[]> {
   return (await q.execute(db.db)).rows.map((r) => r.name).sort();
 }
 
+/** An empty database of the suite's engine (in memory on SQLite) and how to drop it. */
+async function emptyDatabase(): Promise<{ db: Database; drop: () => Promise<void> }> {
+  if (DIALECT !== 'postgres')
+    return { db: Database.connect('sqlite::memory:', { poolSize: 1 }), drop: async () => {} };
+  const admin = inject('pgAdminUrl');
+  const name = `m_${randomBytes(4).toString('hex')}`;
+  const db = Database.connect(await createDatabase(admin, name), { poolSize: 1 });
+  return { db, drop: () => dropDatabase(admin, name) };
+}
+
 describe('migrations', () => {
   it('migrate: every migration goes up, down and up again on an empty database', async () => {
-    let url = 'sqlite::memory:';
-    let drop = async () => {};
-    if (DIALECT === 'postgres') {
-      const admin = inject('pgAdminUrl');
-      const name = `m_${randomBytes(4).toString('hex')}`;
-      url = await createDatabase(admin, name);
-      drop = () => dropDatabase(admin, name);
-    }
-    const db = Database.connect(url, { poolSize: 1 });
+    const { db, drop } = await emptyDatabase();
     try {
       const applied = await migrateToLatest(db.db, db.dialect);
       expect(applied.length).toBeGreaterThan(0);
@@ -51,15 +53,7 @@ describe('migrations', () => {
   });
 
   it("migrate 0007, 0022: events stored with the old entity types get the reference's names, then the wire's disk", async () => {
-    let url = 'sqlite::memory:';
-    let drop = async () => {};
-    if (DIALECT === 'postgres') {
-      const admin = inject('pgAdminUrl');
-      const name = `m_${randomBytes(4).toString('hex')}`;
-      url = await createDatabase(admin, name);
-      drop = () => dropDatabase(admin, name);
-    }
-    const db = Database.connect(url, { poolSize: 1 });
+    const { db, drop } = await emptyDatabase();
     try {
       await migrateTo(db.db, db.dialect, '0006-event-feeds');
       const text = ['euuid', 'email', 'company', 'first_name', 'last_name', 'address_1']
@@ -115,15 +109,7 @@ describe('migrations', () => {
   });
 
   it('migrate 0061: existing share group entries get the listed record a member sees', async () => {
-    let url = 'sqlite::memory:';
-    let drop = async () => {};
-    if (DIALECT === 'postgres') {
-      const admin = inject('pgAdminUrl');
-      const name = `m_${randomBytes(4).toString('hex')}`;
-      url = await createDatabase(admin, name);
-      drop = () => dropDatabase(admin, name);
-    }
-    const db = Database.connect(url, { poolSize: 1 });
+    const { db, drop } = await emptyDatabase();
     try {
       await migrateTo(db.db, db.dialect, '0056-feed-read-jobs');
       const owner = await bootstrapAccount(db, new FakeClock(), {
@@ -201,15 +187,7 @@ describe('migrations', () => {
   });
 
   it('migrate 0054: existing OAuth clients and their authorized apps are kept when a client may belong to no account', async () => {
-    let url = 'sqlite::memory:';
-    let drop = async () => {};
-    if (DIALECT === 'postgres') {
-      const admin = inject('pgAdminUrl');
-      const name = `m_${randomBytes(4).toString('hex')}`;
-      url = await createDatabase(admin, name);
-      drop = () => dropDatabase(admin, name);
-    }
-    const db = Database.connect(url, { poolSize: 1 });
+    const { db, drop } = await emptyDatabase();
     try {
       await migrateTo(db.db, db.dialect, '0020-oauth-security');
       const owner = await bootstrapAccount(db, new FakeClock(), {
