@@ -17,6 +17,8 @@ const account = () => import('./pages/account');
 const billing = () => import('./pages/billing');
 const profile = () => import('./pages/profile');
 const operator = () => import('./pages/operator');
+const placement = () => import('./pages/placement');
+const reservedIps = () => import('./pages/reserved-ips');
 
 export const router = createBrowserRouter([
   { path: '/', Component: Landing },
@@ -57,6 +59,9 @@ export const router = createBrowserRouter([
       { path: 'billing/invoices/:id', ...page(billing, 'InvoiceDetail') },
       { path: 'transfers', ...page(billing, 'Transfers') },
       { path: 'profile', ...page(profile, 'ProfilePage') },
+      { path: 'placement-groups', ...page(placement, 'PlacementGroups') },
+      { path: 'placement-groups/:id', ...page(placement, 'PlacementGroupDetail') },
+      { path: 'reserved-ips', ...page(reservedIps, 'ReservedIps') },
       { path: '*', Component: () => <p>No such page.</p> },
     ],
   },

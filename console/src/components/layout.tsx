@@ -27,6 +27,11 @@ const NAV: { title: string; items: NavItem[] }[] = [
       { to: '/console/volumes', label: 'Volumes', show: (c) => c.see('volume') },
       { to: '/console/images', label: 'Images', show: (c) => c.unrestricted || c.see('image') },
       { to: '/console/stackscripts', label: 'StackScripts', show: () => true },
+      {
+        to: '/console/placement-groups',
+        label: 'Placement groups',
+        show: (c, serves) => serves('/placement/groups') && c.see('compute'),
+      },
     ],
   },
   {
@@ -39,6 +44,11 @@ const NAV: { title: string; items: NavItem[] }[] = [
         to: '/console/domains',
         label: 'Domains',
         show: (c, serves) => serves('/domains') && c.see('domain'),
+      },
+      {
+        to: '/console/reserved-ips',
+        label: 'Reserved IPs',
+        show: (c, serves) => serves('/networking/reserved/ips') && c.see('compute'),
       },
     ],
   },

@@ -5,9 +5,11 @@ import { ApiError } from '../lib/api';
 export function Status({ value }: { value: string | null | undefined }) {
   const v = value ?? 'unknown';
   const tone =
-    /^(running|active|enabled|finished|successful|completed|paid|ready|ok|accepted)$/.test(v)
+    /^(running|active|enabled|finished|successful|completed|paid|ready|ok|accepted|compliant)$/.test(
+      v,
+    )
       ? 'ok'
-      : /(fail|error|declined|offline|deleted|canceled|cancelled|stale)/.test(v)
+      : /(fail|error|declined|offline|deleted|canceled|cancelled|stale|non_compliant)/.test(v)
         ? 'bad'
         : /^(offline|stopped|disabled|notification|pending|unknown)$/.test(v)
           ? 'idle'

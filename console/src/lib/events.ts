@@ -10,7 +10,42 @@ export interface ApiEvent {
   created: string;
   username: string | null;
   entity: { id: number | string; label: string; type: string; url: string } | null;
+  secondary_entity?: { id: number | string; label: string; type: string; url: string } | null;
   seen: boolean;
+}
+
+/** Actions whose words are not their name with spaces (the newer areas' events). */
+const ACTION_WORDS: Record<string, string> = {
+  placement_group_create: 'placement group created',
+  placement_group_update: 'placement group renamed',
+  placement_group_delete: 'placement group deleted',
+  placement_group_assign: 'instance assigned to placement group',
+  placement_group_unassign: 'instance removed from placement group',
+  placement_group_became_compliant: 'placement group compliant again',
+  placement_group_became_non_compliant: 'placement group became non-compliant',
+  reserved_ip_create: 'IP address reserved',
+  reserved_ip_delete: 'reserved IP address released',
+  reserved_ip_assign: 'reserved IP address assigned',
+  reserved_ip_unassign: 'reserved IP address unassigned',
+};
+
+/** Entity types written as words. */
+const TYPE_WORDS: Record<string, string> = {
+  placement_group: 'placement group',
+  ipaddress: 'IP address',
+  compute: 'instance',
+  nodebalancer: 'NodeBalancer',
+};
+
+/** An event's action as words (`placement_group_assign`: "instance assigned to placement group"). */
+export const actionWords = (action: string): string =>
+  ACTION_WORDS[action] ?? action.replace(/_/g, ' ');
+
+/** An event's entities as words: "placement group db-group, instance web-1". */
+export function entityWords(e: Pick<ApiEvent, 'entity' | 'secondary_entity'>): string {
+  const one = (x: ApiEvent['entity'] | undefined) =>
+    x ? `${TYPE_WORDS[x.type] ?? x.type.replace(/_/g, ' ')} ${x.label}` : '';
+  return [one(e.entity), one(e.secondary_entity)].filter(Boolean).join(', ') || '—';
 }
 
 /**

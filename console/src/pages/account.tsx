@@ -6,17 +6,13 @@ import { useCan } from '../components/layout';
 import { ListView } from '../components/list';
 import { Details, ErrorBox, Loading, Section, Status, usd } from '../components/ui';
 import { del, get, type Page, post, put } from '../lib/api';
-import type { ApiEvent } from '../lib/events';
+import { type ApiEvent, actionWords, entityWords } from '../lib/events';
 import type { Grants } from '../lib/perms';
 
 const eventColumns = [
   { key: 'created', label: 'When' },
-  { key: 'action', label: 'Action' },
-  {
-    key: 'entity',
-    label: 'Entity',
-    render: (e: ApiEvent) => (e.entity ? `${e.entity.type} ${e.entity.label}` : '—'),
-  },
+  { key: 'action', label: 'Action', render: (e: ApiEvent) => actionWords(e.action) },
+  { key: 'entity', label: 'Entity', render: (e: ApiEvent) => entityWords(e) },
   { key: 'status', label: 'Status', render: (e: ApiEvent) => <Status value={e.status} /> },
   { key: 'percent_complete', label: '%' },
   { key: 'username', label: 'By' },
@@ -81,7 +77,7 @@ export function Events() {
         title="Events"
         rowKey={(e) => e.id}
         filters={[
-          { key: 'action', label: 'Action' },
+          { key: 'action', label: 'Action (API name)' },
           { key: 'entity.type', label: 'Entity type' },
           { key: 'entity.id', label: 'Entity id', type: 'number' },
           { key: 'username', label: 'User' },

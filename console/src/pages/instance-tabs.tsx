@@ -6,6 +6,7 @@ import { ListView } from '../components/list';
 import { Details, ErrorBox, Loading, Section, Status, Table } from '../components/ui';
 import { del, get, type Page, post, put } from '../lib/api';
 import { useImages } from '../lib/catalogue';
+import { Locks } from '../components/locks';
 
 import type { Instance } from './compute';
 export function Summary({ i, path }: { i: Instance; path: string }) {
@@ -52,6 +53,36 @@ export function Summary({ i, path }: { i: Instance; path: string }) {
           ]}
         />
       </Section>
+      <Newer i={i} />
+    </>
+  );
+}
+
+/** The instance's placement group and resource locks (fields of the newer API). */
+function Newer({ i }: { i: Instance }) {
+  const n = i as Instance & {
+    locks?: string[];
+    placement_group?: { id: number; label: string; placement_group_type: string } | null;
+  };
+  return (
+    <>
+      {n.placement_group !== undefined ? (
+        <Section title="Placement group">
+          {n.placement_group ? (
+            <p>
+              <Link to={`/console/placement-groups/${n.placement_group.id}`}>
+                {n.placement_group.label}
+              </Link>{' '}
+              ({n.placement_group.placement_group_type})
+            </p>
+          ) : (
+            <p className="muted">
+              In no placement group (<Link to="/console/placement-groups">placement groups</Link>).
+            </p>
+          )}
+        </Section>
+      ) : null}
+      <Locks type="compute" id={i.id} label={i.label} locks={n.locks} />
     </>
   );
 }

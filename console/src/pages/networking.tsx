@@ -2,6 +2,7 @@ import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { Link, useNavigate, useParams } from 'react-router';
 import { ActionButton, Disclosure, Form, removeColumn } from '../components/form';
 import { useCan } from '../components/layout';
+import { Locks } from '../components/locks';
 import { ListView } from '../components/list';
 import { Details, ErrorBox, Loading, Section, Status, Table } from '../components/ui';
 import { del, get, type Page, post } from '../lib/api';
@@ -320,6 +321,12 @@ export function NodeBalancerDetail() {
       <Section title="NodeBalancer">
         <Details value={nb as unknown as Record<string, unknown>} omit={['label']} />
       </Section>
+      <Locks
+        type="nodebalancer"
+        id={nb.id}
+        label={nb.label}
+        locks={(nb as { locks?: string[] }).locks}
+      />
       <ErrorBox error={configs.error} />
       {(configs.data?.data ?? []).map((c) => (
         <Section

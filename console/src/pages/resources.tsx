@@ -3,6 +3,7 @@ import { useState } from 'react';
 import { Link, useNavigate, useParams } from 'react-router';
 import { ActionButton, Disclosure, Form } from '../components/form';
 import { useCan } from '../components/layout';
+import { Locks } from '../components/locks';
 import { ListView } from '../components/list';
 import { Details, ErrorBox, Loading, Section, Status, Table } from '../components/ui';
 import { del, get, type Page, post, put } from '../lib/api';
@@ -112,6 +113,7 @@ export function VolumeDetail() {
       <Section title="Volume">
         <Details value={v as unknown as Record<string, unknown>} omit={['label']} />
       </Section>
+      <Locks type="volume" id={v.id} label={v.label} locks={(v as { locks?: string[] }).locks} />
       {writable ? (
         <Section title="Actions">
           {v.status !== 'active' ? (

@@ -29,7 +29,14 @@ afterEach(async () => {
 describe('web console files', () => {
   it('console page: / and every console route serve the page, never cached', async () => {
     t = await buildTestApp({ env: { STRATUS_CONSOLE_DIR: fakeBuild() } });
-    for (const url of ['/', '/console', '/console/instances/12', '/console/object-storage/a/b']) {
+    for (const url of [
+      '/',
+      '/console',
+      '/console/instances/12',
+      '/console/object-storage/a/b',
+      '/console/placement-groups/3',
+      '/console/reserved-ips',
+    ]) {
       const r = await t.get(url, { token: null });
       expect(r.status, url).toBe(200);
       expect(r.headers['content-type']).toMatch(/^text\/html/);
