@@ -228,7 +228,7 @@ describe.skipIf(!installed)('web console: placement groups, reserved IPs, locks'
   );
 
   it(
-    'locks: a lock added on the instance page refuses its delete in the API’s words, then is removed',
+    'locks: a lock added on the instance page refuses its delete in the API’s words, then is removed; volumes and NodeBalancers are locked from their pages',
     async () => {
       await page.goto(`${base}/console/instances/${web1.id}`);
       await page.getByRole('heading', { name: 'Locks' }).waitFor();
@@ -266,6 +266,19 @@ describe.skipIf(!installed)('web console: placement groups, reserved IPs, locks'
       await page.getByRole('button', { name: 'Add lock' }).click();
       await page.getByRole('button', { name: 'Remove lock cannot_delete' }).waitFor();
       expect((await t.get(`/v4/volumes/${vol.body.id}`)).body.locks).toEqual(['cannot_delete']);
+
+      // And a NodeBalancer's, with the lock that also keeps its parts.
+      const nb = await t.post('/v4/nodebalancers', { label: 'lb-1', region: 'us-east' });
+      await page.goto(`${base}/console/nodebalancers/${nb.body.id}`);
+      await page.getByRole('heading', { name: 'Locks' }).waitFor();
+      await page.getByLabel(/^Lock type/).selectOption('cannot_delete_with_subresources');
+      await page.getByRole('button', { name: 'Add lock' }).click();
+      await page
+        .getByRole('button', { name: 'Remove lock cannot_delete_with_subresources' })
+        .waitFor();
+      expect((await t.get(`/v4/nodebalancers/${nb.body.id}`)).body.locks).toEqual([
+        'cannot_delete_with_subresources',
+      ]);
     },
     FLOW_MS,
   );
