@@ -4,9 +4,11 @@ import { Chart } from '../components/chart';
 import { ActionButton, Disclosure, Form } from '../components/form';
 import { ListView } from '../components/list';
 import { Details, ErrorBox, Loading, Section, Status, Table } from '../components/ui';
-import { del, get, type Page, post, put } from '../lib/api';
-import { useImages } from '../lib/catalogue';
+import { useCan } from '../components/layout';
 import { Locks } from '../components/locks';
+import { all, del, get, type Page, post, put } from '../lib/api';
+import { useImages } from '../lib/catalogue';
+import { useServes } from '../lib/openapi';
 
 import type { Instance } from './compute';
 export function Summary({ i, path }: { i: Instance; path: string }) {
@@ -133,10 +135,12 @@ interface Ip {
   public: boolean;
   rdns: string | null;
   prefix: number;
+  reserved?: boolean;
 }
 
 export function Network({ path, writable }: { path: string; writable: boolean }) {
   const client = useQueryClient();
+  const reserving = useReserving(writable);
   const q = useQuery({
     queryKey: [`${path}/ips`],
     queryFn: () =>
@@ -163,24 +167,38 @@ export function Network({ path, writable }: { path: string; writable: boolean })
             { key: 'address', label: 'Address' },
             { key: 'kind', label: 'Kind' },
             { key: 'rdns', label: 'Reverse DNS' },
+            ...(reserving.served ? [{ key: 'reserved', label: 'Reserved' }] : []),
             ...(writable
               ? [
                   {
                     key: 'x',
                     label: 'Actions',
-                    render: (r: Ip & { kind: string }) =>
-                      r.kind.startsWith('ipv4 public') &&
-                      rows.filter((x) => x.kind.startsWith('ipv4 public')).length > 1 ? (
-                        <ActionButton
-                          label="Delete"
-                          secondary
-                          confirm={`Delete ${r.address}?`}
-                          run={async () => {
-                            await del(`${path}/ips/${r.address}`);
-                            await client.invalidateQueries();
-                          }}
-                        />
-                      ) : null,
+                    render: (r: Ip & { kind: string }) => (
+                      <>
+                        {r.kind.startsWith('ipv4 public') &&
+                        rows.filter((x) => x.kind.startsWith('ipv4 public')).length > 1 ? (
+                          <ActionButton
+                            label="Delete"
+                            secondary
+                            confirm={`Delete ${r.address}?`}
+                            run={async () => {
+                              await del(`${path}/ips/${r.address}`);
+                              await client.invalidateQueries();
+                            }}
+                          />
+                        ) : null}
+                        {reserving.on && r.kind.startsWith('ipv4 public') ? (
+                          <ActionButton
+                            label={`${r.reserved ? 'Unreserve' : 'Reserve'} ${r.address}`}
+                            secondary
+                            run={async () => {
+                              await put(`/networking/ips/${r.address}`, { reserved: !r.reserved });
+                              await client.invalidateQueries();
+                            }}
+                          />
+                        ) : null}
+                      </>
+                    ),
                   },
                 ]
               : []),
@@ -223,10 +241,24 @@ export function Network({ path, writable }: { path: string; writable: boolean })
                   type: 'checkbox',
                   initial: true,
                 },
+                ...(reserving.on
+                  ? [
+                      {
+                        name: 'address',
+                        label: 'One of the account’s reserved addresses (optional)',
+                        type: 'select' as const,
+                        options: reserving.unassigned,
+                      },
+                    ]
+                  : []),
               ]}
               submitLabel="Add address"
               onSubmit={async (v) => {
-                await post(`${path}/ips`, { type: 'ipv4', public: v.public });
+                await post(`${path}/ips`, {
+                  type: 'ipv4',
+                  public: v.public,
+                  ...(v.address ? { address: v.address } : {}),
+                });
                 await client.invalidateQueries();
               }}
             />
@@ -235,6 +267,29 @@ export function Network({ path, writable }: { path: string; writable: boolean })
       ) : null}
     </>
   );
+}
+
+/**
+ * Reserved addresses on the Network tab: the column when the server serves them; reserving an
+ * address, ending a reservation and adding one of the account's unassigned reserved addresses
+ * for unrestricted users with write access (the API lets only them reserve).
+ */
+function useReserving(writable: boolean) {
+  const can = useCan();
+  const served = useServes()('/networking/reserved/ips');
+  const on = served && writable && can.unrestricted;
+  const q = useQuery({
+    queryKey: ['/networking/reserved/ips', 'all'],
+    enabled: on,
+    queryFn: () =>
+      all<{ address: string; region: string; assigned_entity: unknown }>(
+        '/networking/reserved/ips',
+      ),
+  });
+  const unassigned = (q.data ?? [])
+    .filter((r) => r.assigned_entity === null)
+    .map((r) => ({ value: r.address, label: `${r.address} (${r.region})` }));
+  return { served, on, unassigned };
 }
 
 export function Storage({ i, path, writable }: { i: Instance; path: string; writable: boolean }) {

@@ -170,7 +170,7 @@ describe.skipIf(!installed)('web console: placement groups, reserved IPs, locks'
   );
 
   it(
-    'reserved IPs: the price shown, an address reserved with tags, assigned to an instance, retagged and released',
+    'reserved IPs: the price shown, an address reserved with tags, assigned to an instance, retagged and released; an instance’s address reserved from its Network tab',
     async () => {
       await page.locator('#nav').getByRole('link', { name: 'Reserved IPs' }).click();
       await page.getByRole('heading', { name: 'Reserved IPs', level: 1 }).waitFor();
@@ -221,6 +221,34 @@ describe.skipIf(!installed)('web console: placement groups, reserved IPs, locks'
       // The address stays on its instance, no longer reserved.
       expect((await t.get(`/v4/networking/ips/${address}`)).body).toMatchObject({
         compute_id: web1.id,
+        reserved: false,
+      });
+
+      // From an instance's Network tab: its own address reserved and unreserved, and one of the
+      // account's reserved addresses added to it.
+      const spare = (await t.post('/v4/networking/reserved/ips', { region: 'us-east' })).body
+        .address as string;
+      const own = (await t.get(`/v4/compute/instances/${web2.id}/ips`)).body.ipv4.public[0]
+        .address as string;
+      await page.goto(`${base}/console/instances/${web2.id}`);
+      await page.getByRole('tab', { name: 'Network' }).click();
+      await page.getByRole('button', { name: `Reserve ${own}`, exact: true }).click();
+      await page.getByRole('button', { name: `Unreserve ${own}`, exact: true }).waitFor();
+      expect((await t.get(`/v4/networking/reserved/ips/${own}`)).body.assigned_entity.id).toBe(
+        web2.id,
+      );
+      const add = page.locator('details', { hasText: 'Add an IPv4 address' });
+      await add.getByText('Add an IPv4 address').click();
+      await add.getByLabel(/reserved addresses/).selectOption(spare);
+      await add.getByRole('button', { name: 'Add address' }).click();
+      await page.getByRole('button', { name: `Unreserve ${spare}`, exact: true }).waitFor();
+      const held = (await t.get(`/v4/compute/instances/${web2.id}/ips`)).body.ipv4.public;
+      expect(held).toContainEqual(expect.objectContaining({ address: spare, reserved: true }));
+      await accessible(page, 'an instance’s addresses');
+      await page.getByRole('button', { name: `Unreserve ${own}`, exact: true }).click();
+      await page.getByRole('button', { name: `Reserve ${own}`, exact: true }).waitFor();
+      expect((await t.get(`/v4/networking/ips/${own}`)).body).toMatchObject({
+        compute_id: web2.id,
         reserved: false,
       });
     },
@@ -316,6 +344,9 @@ describe.skipIf(!installed)('web console: placement groups, reserved IPs, locks'
       await p2.goto(`${base}/console/instances/${web2.id}`);
       await p2.getByRole('heading', { name: 'Locks' }).waitFor();
       expect(await p2.getByRole('button', { name: 'Add lock' }).count()).toBe(0);
+      await p2.getByRole('tab', { name: 'Network' }).click();
+      await p2.getByRole('columnheader', { name: 'Reserved' }).waitFor();
+      expect(await p2.getByRole('button', { name: /reserve/i }).count()).toBe(0);
       await p2.context().close();
     },
     FLOW_MS,
