@@ -492,7 +492,7 @@ export function Tags() {
     queryKey: ['/tags', open],
     enabled: open !== undefined,
     queryFn: () =>
-      get<Page<{ type: string; data: { id: number | string; label: string } }>>(
+      get<Page<{ type: string; data: { id?: number | string; label?: string; address?: string } }>>(
         `/tags/${encodeURIComponent(open ?? '')}`,
       ),
   });
@@ -537,8 +537,9 @@ export function Tags() {
             caption={`Objects tagged ${open}`}
             rows={tagged.data?.data ?? []}
             columns={[
-              { key: 'type', label: 'Type' },
-              { key: 'label', label: 'Label', render: (r) => r.data.label },
+              { key: 'type', label: 'Type', render: (r) => r.type.replace(/_/g, ' ') },
+              // A reserved IPv4 address is named by its address.
+              { key: 'label', label: 'Label', render: (r) => r.data.label ?? r.data.address },
             ]}
           />
         </Section>

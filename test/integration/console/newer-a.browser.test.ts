@@ -214,6 +214,13 @@ describe.skipIf(!installed)('web console: placement groups, reserved IPs, locks'
       await tags.getByRole('button', { name: 'Save tags' }).click();
       await tags.getByText('Done.').waitFor();
       expect((await t.get(`/v4/networking/reserved/ips/${address}`)).body.tags).toEqual(['edge']);
+      // The tag's page lists the address among its objects.
+      await page.locator('#nav').getByRole('link', { name: 'Tags' }).click();
+      await page.getByRole('button', { name: 'edge', exact: true }).click();
+      const tagged = page.getByRole('region', { name: 'Objects tagged edge' });
+      await tagged.getByRole('cell', { name: address, exact: true }).waitFor();
+      expect(await tagged.getByRole('cell', { name: 'reserved ipv4 address' }).count()).toBe(1);
+      await page.locator('#nav').getByRole('link', { name: 'Reserved IPs' }).click();
 
       await page.getByRole('button', { name: `Release ${address}` }).click();
       await page.getByRole('cell', { name: 'None yet.' }).waitFor();
