@@ -55,13 +55,13 @@ export function Summary({ i, path }: { i: Instance; path: string }) {
           ]}
         />
       </Section>
-      <Newer i={i} />
+      <PlacementAndLocks i={i} />
     </>
   );
 }
 
 /** The instance's placement group and resource locks (fields of the newer API). */
-function Newer({ i }: { i: Instance }) {
+function PlacementAndLocks({ i }: { i: Instance }) {
   const n = i as Instance & {
     locks?: string[];
     placement_group?: { id: number; label: string; placement_group_type: string } | null;
