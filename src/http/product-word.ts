@@ -2,7 +2,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 
 /**
  * STRATUS_PRODUCT_WORD: clients built for another product word than `compute` use theirs, at the
- * HTTP edge only (docs/configuration.md). Requests under `/v4` (and `/v4beta`) are translated to
+ * HTTP edge only (README.md, Configuration). Requests under `/v4` (and `/v4beta`) are translated to
  * `compute` before routing and validation; their JSON answers, scope headers and the OpenAPI
  * document are translated back. No service sees the word, `compute` keeps working, and nothing
  * here is installed when the setting is off.
