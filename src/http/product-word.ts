@@ -48,8 +48,9 @@ const POLICY_IDS = new Set(['maintenance_policy', 'maintenance_policy_set', 'slu
 const IMAGE_IDS = new Set(['image', 'images', 'id', 'base_image', 'kernel']);
 /**
  * Operations answering only records of the shipped catalogue, and their fields of catalogue-owned
- * text: the real service's wording has the word there (`W 2GB`, `W Dedicated 4GB`, kernels
- * `…-x86_64-W160`); Stratus ships `compute`. Images are not here: a listing mixes the user's
+ * text: the real service's wording has the word there (`W 2GB`, kernels `…-x86_64-W160`);
+ * Stratus ships `compute`. The price catalogues and regions hold no `compute` today; they are
+ * listed so that a label that gets one is answered and filtered alike. Images are not here: a listing mixes the user's
  * private images with the public ones (whose label, vendor and description hold no `compute`, as
  * a test checks), and a filter cannot tell them apart by field. Labels only at the top of a record.
  */
