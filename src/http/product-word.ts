@@ -2,7 +2,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 
 /**
  * STRATUS_PRODUCT_WORD: clients built for another product word than `compute` use theirs, at the
- * HTTP edge only (docs/configuration.md). Requests under `/v4` (and `/v4beta`) are translated to
+ * HTTP edge only (README.md, Configuration). Requests under `/v4` (and `/v4beta`) are translated to
  * `compute` before routing and validation; their JSON answers, scope headers and the OpenAPI
  * document are translated back. No service sees the word, `compute` keeps working, and nothing
  * here is installed when the setting is off.
@@ -17,8 +17,13 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
  *   image ids `W/debian12` in `image`, `images`, `id`);
  * - X-Filter keys, `+order_by` and the values of the vocabulary fields above;
  * - answers: property names, the same vocabulary values, X-OAuth-Scopes and
- *   X-Accepted-OAuth-Scopes; `/v4/openapi.json` as a whole (it is the server's own text).
- * Labels, tags, descriptions, scripts, object keys and bytes are never touched.
+ *   X-Accepted-OAuth-Scopes; `/v4/openapi.json` as a whole (it is the server's own text);
+ * - the catalogue's own wording, by operation (CATALOGUE_TEXT): the `label` of instance types
+ *   (`Compute 2GB` is `W 2GB`), kernels (`6.2.9-x86_64-compute160`), regions and the price
+ *   catalogues, in answers, and X-Filter values on those fields, so a filter matches what the
+ *   answer shows.
+ * Every other label (the user's: instances, volumes, tags, private images...), tags,
+ * descriptions, scripts, object keys and bytes are never touched.
  */
 
 const CANON = 'compute';
@@ -41,6 +46,36 @@ const CAPABILITIES = new Set(['capabilities', 'available', 'unavailable']);
 const POLICY_IDS = new Set(['maintenance_policy', 'maintenance_policy_set', 'slug']);
 /** Fields holding image ids: public images are `compute/<name>`. */
 const IMAGE_IDS = new Set(['image', 'images', 'id', 'base_image', 'kernel']);
+/**
+ * Operations answering only records of the shipped catalogue, and their fields of catalogue-owned
+ * text: the real service's wording has the word there (`W 2GB`, kernels `…-x86_64-W160`);
+ * Stratus ships `compute`. The price catalogues and regions hold no `compute` today; they are
+ * listed so that a label that gets one is answered and filtered alike. Images are not here: a listing mixes the user's
+ * private images with the public ones (whose label, vendor and description hold no `compute`, as
+ * a test checks), and a filter cannot tell them apart by field. Labels only at the top of a record.
+ */
+const CATALOGUE_TEXT: ReadonlyMap<string, readonly string[]> = new Map(
+  [
+    'getComputeTypes',
+    'getComputeType',
+    'getKernels',
+    'getKernel',
+    'getRegions',
+    'getRegion',
+    'getVolumeTypes',
+    'getNodeBalancerTypes',
+    'getObjectStorageTypes',
+    'getNetworkTransferPrices',
+    'getReservedIpTypes',
+  ].map((op) => [op, ['label']]),
+);
+
+/** The catalogue-owned text fields of an operation's records, if it answers the catalogue. */
+export function catalogueText(operationId: string | undefined): readonly string[] | undefined {
+  return operationId === undefined ? undefined : CATALOGUE_TEXT.get(operationId);
+}
+/** X-Filter operators whose operand is compared to the field's text as is. */
+const TEXT_MATCH = new Set(['+contains']);
 
 type Json = unknown;
 export interface Schemaish {
@@ -99,10 +134,17 @@ export class ProductWord {
   private readonly imageIn: RegExp;
   private readonly imageOut = /^compute\//;
   private readonly idWordIn: RegExp;
+  /** A path segment that starts a public id: `W` (a raw slash follows) or `W%2F…`. */
+  private readonly idSegIn: RegExp;
   private readonly idWordOut = /(?<![A-Za-z])compute(?![A-Za-z])/g;
   private readonly scopeOut = /(^|[\s,])compute(s?)(?=:)/g;
   private readonly urlOut = /^\/v4(beta)?\/compute(?=\/|$|\?)/;
   private readonly docOut = /(?<![A-Za-z])compute(?=s?(?![A-Za-z]))/g;
+  /** The word in catalogue text: standalone (digits may touch it), in any of its three cases. */
+  private readonly textOut = /(?<![A-Za-z])(compute|Compute|COMPUTE)(?=[sS]?(?![A-Za-z]))/g;
+  private readonly textIn: RegExp;
+  private readonly toWord: Record<string, string>;
+  private readonly toCanon: Record<string, string>;
 
   constructor(word: string) {
     this.word = word;
@@ -114,7 +156,26 @@ export class ProductWord {
     this.capitalIn = new RegExp(`(?<![A-Za-z])${escapeRe(this.capital)}(?=s?(?![A-Za-z]))`, 'g');
     this.imageIn = new RegExp(`^${w}/`);
     this.idWordIn = new RegExp(`(?<![A-Za-z])${w}(?![A-Za-z])`, 'g');
+    this.idSegIn = new RegExp(`^${w}(?:$|%2[fF])`);
     this.scopeIn = new RegExp(`(^|[\\s,])${w}(s?)(?=:)`, 'g');
+    const upper = word.toUpperCase();
+    this.textIn = new RegExp(
+      `(?<![A-Za-z])(${[...new Set([w, escapeRe(this.capital), escapeRe(upper)])].join('|')})(?=[sS]?(?![A-Za-z]))`,
+      'g',
+    );
+    this.toWord = { compute: word, Compute: this.capital, COMPUTE: upper };
+    // A word without letters has one form for all three: the catalogue's `Compute`.
+    this.toCanon = { [upper]: 'COMPUTE', [word]: CANON, [this.capital]: 'Compute' };
+  }
+
+  /** Catalogue text in the word: `Compute 2GB` → `W 2GB`, `x86_64-compute160` → `x86_64-W160`. */
+  textToWord(text: string): string {
+    return text.replace(this.textOut, (m) => this.toWord[m] ?? m);
+  }
+
+  /** Catalogue text as Stratus ships it: the word (any of its three cases) is `compute`. */
+  textToCanon(text: string): string {
+    return text.replace(this.textIn, (m) => this.toCanon[m] ?? m);
   }
 
   // ---- requests -------------------------------------------------------------------------
@@ -131,8 +192,12 @@ export class ProductWord {
     if (segs[2] === this.word) {
       segs[2] = CANON;
       changed = true;
-    } else if (segs[2] === 'images' && segs[3] === this.word) {
-      segs[3] = CANON;
+      // A public kernel's id, `W/…-x86_64-W160`, its slash raw or encoded.
+      if (segs[3] === 'kernels' && segs[4] !== undefined && this.idSegIn.test(segs[4]))
+        for (let i = 4; i < segs.length; i++)
+          segs[i] = (segs[i] as string).replace(this.idWordIn, CANON);
+    } else if (segs[2] === 'images' && segs[3] !== undefined && this.idSegIn.test(segs[3])) {
+      segs[3] = `${CANON}${segs[3].slice(this.word.length)}`;
       changed = true;
     } else if (segs[2] === 'managed' && segs[3]?.startsWith(`${this.word}-settings`)) {
       segs[3] = `${CANON}${segs[3].slice(this.word.length)}`;
@@ -195,19 +260,22 @@ export class ProductWord {
     return obj;
   }
 
-  /** X-Filter: keys, `+order_by` and vocabulary values. */
-  inFilter(header: string): string {
+  /**
+   * X-Filter: keys, `+order_by` and vocabulary values; with `text` (the operation's catalogue
+   * text fields, `catalogueText`), the values of those fields too.
+   */
+  inFilter(header: string, text?: readonly string[]): string {
     let parsed: Json;
     try {
       parsed = JSON.parse(header);
     } catch {
       return header; // the route's own check answers the malformed filter
     }
-    return JSON.stringify(this.inFilterNode(parsed, undefined));
+    return JSON.stringify(this.inFilterNode(parsed, undefined, text));
   }
 
-  private inFilterNode(value: Json, key: string | undefined): Json {
-    if (Array.isArray(value)) return value.map((v) => this.inFilterNode(v, key));
+  private inFilterNode(value: Json, key: string | undefined, text?: readonly string[]): Json {
+    if (Array.isArray(value)) return value.map((v) => this.inFilterNode(v, key, text));
     if (typeof value === 'string') {
       if (key === '+order_by') return this.keyToCanon(value);
       return key === undefined ? value : this.valueToCanon(key, value);
@@ -217,9 +285,53 @@ export class ProductWord {
     for (const [k, v] of Object.entries(value as Record<string, Json>)) {
       // Operators (`+or`, `+contains`, ...) keep the field they apply to.
       const canon = k.startsWith('+') ? k : this.keyToCanon(k);
-      out[canon] = this.inFilterNode(v, k.startsWith('+') && k !== '+order_by' ? key : canon);
+      if (text?.includes(canon) && key === undefined) out[canon] = this.textFilter(v);
+      else
+        out[canon] = this.inFilterNode(
+          v,
+          k.startsWith('+') && k !== '+order_by' ? key : canon,
+          text,
+        );
     }
     return out;
+  }
+
+  /**
+   * The condition on a catalogue text field, for the text as Stratus ships it. The answer shows
+   * the shipped text with `compute` in the word, so a value the client sends matches a record if
+   * the record's text holds it as sent (the word's own letters in the catalogue stay as they are)
+   * or with the word as `compute`: equality and `+contains` become an `+or` of both, `+neq` an
+   * `+and` of both. A value without the word, and anything that is not a text operand, is left as
+   * sent (the filter's own checks answer it).
+   */
+  private textFilter(value: Json): Json {
+    if (typeof value === 'string') {
+      const canon = this.textToCanon(value);
+      return canon === value ? value : { '+or': [value, canon] };
+    }
+    if (value === null || typeof value !== 'object' || Array.isArray(value)) return value;
+    const parts: Json[] = [];
+    let changed = false;
+    for (const [op, operand] of Object.entries(value as Record<string, Json>)) {
+      if ((op === '+or' || op === '+and') && Array.isArray(operand)) {
+        const inner = operand.map((x) => this.textFilter(x));
+        changed ||= inner.some((x, i) => x !== operand[i]);
+        parts.push({ [op]: inner });
+        continue;
+      }
+      const canon = typeof operand === 'string' ? this.textToCanon(operand) : operand;
+      if (canon === operand) {
+        parts.push({ [op]: operand });
+        continue;
+      }
+      changed = true;
+      if (TEXT_MATCH.has(op)) parts.push({ '+or': [{ [op]: operand }, { [op]: canon }] });
+      else if (op === '+neq') parts.push({ '+and': [{ [op]: operand }, { [op]: canon }] });
+      // Comparisons (`+gt`...) order by the shipped text.
+      else parts.push({ [op]: canon });
+    }
+    if (!changed) return value;
+    return parts.length === 1 ? parts[0] : { '+and': parts };
   }
 
   // ---- answers --------------------------------------------------------------------------
@@ -240,6 +352,25 @@ export class ProductWord {
     if (key === 'scopes') return value.replace(this.scopeOut, `$1${this.word}$2`);
     if (key === 'url') return value.replace(this.urlOut, `/v4$1/${this.word}`);
     if (key === 'field') return this.keyToWord(value);
+    return value;
+  }
+
+  /**
+   * An answer of an operation of the catalogue (`catalogueText`): its records' text fields in
+   * the word, in place. A page's records are its `data`; a single record is the answer itself.
+   */
+  outCatalogue(value: Json, fields: readonly string[]): Json {
+    if (value === null || typeof value !== 'object' || Array.isArray(value)) return value;
+    const data = (value as { data?: unknown }).data;
+    const records = Array.isArray(data) ? data : [value];
+    for (const r of records) {
+      if (r === null || typeof r !== 'object') continue;
+      const rec = r as Record<string, Json>;
+      for (const f of fields) {
+        const v = rec[f];
+        if (typeof v === 'string') rec[f] = this.textToWord(v);
+      }
+    }
     return value;
   }
 
@@ -282,7 +413,8 @@ function underV4(url: string): boolean {
 export function wordFilterHook(pw: ProductWord) {
   return (req: FastifyRequest, _reply: FastifyReply, done: () => void): void => {
     const f = req.headers['x-filter'];
-    if (typeof f === 'string' && underV4(req.url)) req.headers['x-filter'] = pw.inFilter(f);
+    if (typeof f === 'string' && underV4(req.url))
+      req.headers['x-filter'] = pw.inFilter(f, catalogueText(req.routeOptions.config.operationId));
     done();
   };
 }
@@ -318,13 +450,20 @@ function translateAnswer(
   if (typeof text !== 'string') return payload;
   if (req.url === '/v4/openapi.json' || req.url.startsWith('/v4/openapi.json?'))
     return pw.outDocument(text);
-  if (text.indexOf(CANON) < 0 && text.indexOf('Compute') < 0) return payload;
+  const catalogue = catalogueText(req.routeOptions.config.operationId);
+  if (
+    text.indexOf(CANON) < 0 &&
+    text.indexOf('Compute') < 0 &&
+    (catalogue === undefined || text.indexOf('COMPUTE') < 0)
+  )
+    return payload;
   let parsed: Json;
   try {
     parsed = JSON.parse(text);
   } catch {
     return payload;
   }
+  if (catalogue !== undefined && reply.statusCode < 300) pw.outCatalogue(parsed, catalogue);
   return JSON.stringify(pw.outTree(parsed));
 }
 

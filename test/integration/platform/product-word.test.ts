@@ -311,9 +311,231 @@ describe('ProductWord (node): a word that is part of other names', () => {
     expect(pw.inUrl('/v4/nodebalancers/1')).toBe('/v4/nodebalancers/1');
   });
 
+  it('inUrl: public kernel and image ids in the path, their slash raw or encoded', () => {
+    expect(pw.inUrl('/v4/node/kernels/node/6.2.9-x86_64-node160')).toBe(
+      '/v4/compute/kernels/compute/6.2.9-x86_64-compute160',
+    );
+    expect(pw.inUrl('/v4/node/kernels/node%2F6.2.9-x86_64-node160')).toBe(
+      '/v4/compute/kernels/compute%2F6.2.9-x86_64-compute160',
+    );
+    expect(pw.inUrl('/v4/node/kernels/grub2')).toBe('/v4/compute/kernels/grub2');
+    expect(pw.inUrl('/v4/images/node%2fdebian12')).toBe('/v4/images/compute%2fdebian12');
+    expect(pw.inUrl('/v4/images/private%2F12')).toBe('/v4/images/private%2F12');
+    expect(pw.inUrl('/v4/images/nodes')).toBe('/v4/images/nodes');
+  });
+
   it('scopes: the plural area in scope strings and headers', () => {
     expect(pw.outScopes('computes:read_write events:read_only')).toBe(
       'nodes:read_write events:read_only',
     );
+  });
+});
+
+describe('STRATUS_PRODUCT_WORD=acme: the catalogue speaks the word, the user is left alone', () => {
+  let t: TestApp;
+  let plain: TestApp;
+  beforeAll(async () => {
+    t = await buildTestApp({ timing: 'instant', env: { STRATUS_PRODUCT_WORD: 'acme' } });
+    plain = await buildTestApp({ timing: 'instant' });
+  });
+  afterAll(async () => {
+    await t.close();
+    await plain.close();
+  });
+
+  const ids = (r: { body: { data: { id: string | number }[] } }) => r.body.data.map((x) => x.id);
+  const labels = (r: { body: { data: { label: string }[] } }) => r.body.data.map((x) => x.label);
+
+  it('getComputeTypes/getComputeType: the shipped type labels answered with the word', async () => {
+    const list = await t.get('/v4/acme/types?page_size=500');
+    expect(list.status).toBe(200);
+    expect(labels(list)).toContain('Acme 2GB');
+    expect(labels(list).some((l: string) => /compute/i.test(l))).toBe(false);
+    const one = await t.get('/v4/acme/types/g6-standard-1');
+    expect(one.body.label).toBe('Acme 2GB');
+    // Labels without the word are the catalogue's as shipped.
+    expect((await t.get('/v4/acme/types/g6-nanode-1')).body.label).toBe('Nanode 1GB');
+  });
+
+  it('getKernels/getKernel: the word in kernel labels, as in their ids', async () => {
+    for (const id of ['acme/6.2.9-x86_64-acme160', 'acme%2F6.2.9-x86_64-acme160']) {
+      const k = await t.get(`/v4/acme/kernels/${id}`);
+      expect(k.status).toBe(200);
+      expect(k.body).toMatchObject({
+        id: 'acme/6.2.9-x86_64-acme160',
+        label: '6.2.9-x86_64-acme160',
+      });
+    }
+    const list = await t.get('/v4/acme/kernels?page_size=500');
+    expect(labels(list)).toContain('Latest 64 bit (6.2.9-x86_64-acme160)');
+    expect(labels(list).some((l: string) => /compute/i.test(l))).toBe(false);
+  });
+
+  it('getComputeTypes: a +contains filter with the word, in each of its cases, finds the types', async () => {
+    const shown = await t.get('/v4/acme/types?page_size=500');
+    const showing = (v: string) =>
+      shown.body.data
+        .filter((x: { label: string }) => x.label.toLowerCase().includes(v.toLowerCase()))
+        .map((x: { id: string }) => x.id)
+        .sort();
+    expect(showing('Acme').length).toBeGreaterThan(1);
+    for (const value of ['Acme', 'acme', 'ACME', 'Acme 2', 'acme 2gb']) {
+      const r = await t.get('/v4/acme/types?page_size=500', {
+        filter: { label: { '+contains': value } },
+      });
+      expect(r.status).toBe(200);
+      expect(ids(r).sort()).toEqual(showing(value));
+      expect(r.body.results).toBeGreaterThan(0);
+    }
+    expect(showing('acme 2gb')).toEqual(['g6-standard-1']);
+  });
+
+  it('getComputeTypes: equality, +neq, +or and nested filters on the label use the word', async () => {
+    const eq = await t.get('/v4/acme/types', { filter: { label: 'Acme 2GB' } });
+    expect(ids(eq)).toEqual(['g6-standard-1']);
+    const or = await t.get('/v4/acme/types', {
+      filter: { '+or': [{ label: 'Acme 2GB' }, { label: { '+or': ['Acme 4GB', 'Nanode 1GB'] } }] },
+    });
+    expect(ids(or).sort()).toEqual([
+      'g6-nanode-1',
+      'g6-standard-1',
+      'g6-standard-2',
+      'nanode-edge-1',
+    ]);
+    const all = await t.get('/v4/acme/types?page_size=500');
+    const neq = await t.get('/v4/acme/types?page_size=500', {
+      filter: { label: { '+neq': 'Acme 2GB' }, class: 'standard' },
+    });
+    expect(ids(neq)).not.toContain('g6-standard-1');
+    expect(neq.body.results).toBe(
+      all.body.data.filter((x: { class: string }) => x.class === 'standard').length - 1,
+    );
+    const kernel = await t.get('/v4/acme/kernels', {
+      filter: { label: { '+contains': 'x86_64-acme160' } },
+    });
+    expect(labels(kernel).sort()).toEqual([
+      '6.2.9-x86_64-acme160',
+      'Latest 64 bit (6.2.9-x86_64-acme160)',
+    ]);
+  });
+
+  it('getComputeTypes: the word off answers and filters the shipped labels as they are', async () => {
+    expect((await plain.get('/v4/compute/types/g6-standard-1')).body.label).toBe('Compute 2GB');
+    const shipped = await plain.get('/v4/compute/types?page_size=500', {
+      filter: { label: { '+contains': 'Compute' } },
+    });
+    expect(shipped.body.results).toBeGreaterThan(0);
+    for (const l of labels(shipped)) expect(l).toContain('Compute');
+    const other = await plain.get('/v4/compute/types', {
+      filter: { label: { '+contains': 'Acme' } },
+    });
+    expect(other.body.results).toBe(0);
+  });
+
+  it('user labels: instances, volumes, tags and private images keep their text, filters match it as sent', async () => {
+    const mine = ['Compute box', 'Acme box', 'COMPUTE-acme'];
+    const created: number[] = [];
+    for (const label of mine) {
+      const r = await t.post('/v4/acme/instances', {
+        region: 'us-east',
+        type: 'g6-nanode-1',
+        image: 'acme/debian12',
+        root_pass: 'a-Strong-pass-123456',
+        label: label.replace(/ /g, '-'),
+        tags: [label],
+      });
+      expect(r.status).toBe(200);
+      created.push(r.body.id);
+      expect(r.body.tags).toEqual([label]);
+    }
+    const vol = await t.post('/v4/volumes', { label: 'Compute-vol', size: 10, region: 'us-east' });
+    expect(vol.status).toBe(200);
+    expect(vol.body.label).toBe('Compute-vol');
+    await t.settle();
+    const disks = await t.get(`/v4/acme/instances/${created[0]}/disks`);
+    const img = await t.post('/v4/images', {
+      disk_id: disks.body.data[0].id,
+      label: 'Compute image',
+      description: 'Compute stuff',
+    });
+    expect(img.status).toBe(200);
+    expect(img.body).toMatchObject({ label: 'Compute image', description: 'Compute stuff' });
+    await t.settle();
+
+    const list = await t.get('/v4/acme/instances?page_size=500');
+    expect(labels(list)).toEqual(['Compute-box', 'Acme-box', 'COMPUTE-acme']);
+    const byAcme = await t.get('/v4/acme/instances', {
+      filter: { label: { '+contains': 'Acme' } },
+    });
+    // Matched as sent, case-insensitively, as any text filter: not rewritten to `compute`.
+    expect(labels(byAcme)).toEqual(['Acme-box', 'COMPUTE-acme']);
+    const byCompute = await t.get('/v4/acme/instances', { filter: { label: 'Compute-box' } });
+    expect(ids(byCompute)).toEqual([created[0]]);
+    const tags = await t.get('/v4/tags');
+    expect(labels(tags).sort()).toEqual(['Acme box', 'COMPUTE-acme', 'Compute box']);
+    expect((await t.get(`/v4/volumes/${vol.body.id}`)).body.label).toBe('Compute-vol');
+    const vols = await t.get('/v4/volumes', { filter: { label: { '+contains': 'Acme' } } });
+    expect(vols.body.results).toBe(0);
+    const images = await t.get('/v4/images', { filter: { label: { '+contains': 'Acme' } } });
+    expect(images.body.results).toBe(0);
+    const private_ = await t.get('/v4/images', { filter: { label: 'Compute image' } });
+    expect(private_.body.data.map((x: { description: string }) => x.description)).toEqual([
+      'Compute stuff',
+    ]);
+  });
+
+  it('getImages: the public images hold no `compute` in their text, so none is translated', async () => {
+    // If the shipped images ever say `compute` in their label, vendor or description, the
+    // product word must learn to translate them there (and their filters) per record.
+    const list = await plain.get('/v4/images?page_size=500');
+    const publics = list.body.data.filter((x: { is_public: boolean }) => x.is_public);
+    expect(publics.length).toBeGreaterThan(0);
+    for (const i of publics)
+      for (const f of [i.label, i.vendor, i.description])
+        expect(/compute/i.test(f ?? '')).toBe(false);
+  });
+});
+
+describe('ProductWord (node): catalogue text', () => {
+  const pw = new ProductWord('node');
+
+  it('textToWord: the word in its three cases, standalone, digits may touch it', () => {
+    expect(pw.textToWord('Compute 2GB')).toBe('Node 2GB');
+    expect(pw.textToWord('6.2.9-x86_64-compute160')).toBe('6.2.9-x86_64-node160');
+    expect(pw.textToWord('COMPUTE Computes computed Computer')).toBe(
+      'NODE Nodes computed Computer',
+    );
+  });
+
+  it('textToCanon: the word back, never inside another word (Nanode, NodeBalancer)', () => {
+    expect(pw.textToCanon('Node 2GB')).toBe('Compute 2GB');
+    expect(pw.textToCanon('node NODE x86_64-node160')).toBe('compute COMPUTE x86_64-compute160');
+    expect(pw.textToCanon('Nanode 1GB NodeBalancer nodes')).toBe(
+      'Nanode 1GB NodeBalancer computes',
+    );
+  });
+
+  it('inFilter: catalogue text fields of the operation only; values as sent or with the word as compute', () => {
+    const f = { label: { '+contains': 'Node' }, class: 'node' };
+    expect(JSON.parse(pw.inFilter(JSON.stringify(f), ['label']))).toEqual({
+      label: { '+or': [{ '+contains': 'Node' }, { '+contains': 'Compute' }] },
+      class: 'node',
+    });
+    expect(JSON.parse(pw.inFilter(JSON.stringify(f)))).toEqual(f);
+    expect(
+      JSON.parse(
+        pw.inFilter(JSON.stringify({ label: { '+neq': 'Node 2GB', '+gt': 'Node' } }), ['label']),
+      ),
+    ).toEqual({
+      label: {
+        '+and': [
+          { '+and': [{ '+neq': 'Node 2GB' }, { '+neq': 'Compute 2GB' }] },
+          { '+gt': 'Compute' },
+        ],
+      },
+    });
+    // Nothing of the word: the filter as sent, so its own checks answer a bad one.
+    const bad = { label: { '+contains': 3 }, '+or': [{ label: 'Nanode 1GB' }] };
+    expect(JSON.parse(pw.inFilter(JSON.stringify(bad), ['label']))).toEqual(bad);
   });
 });
