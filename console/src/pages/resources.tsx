@@ -6,7 +6,7 @@ import { useCan } from '../components/layout';
 import { ListView } from '../components/list';
 import { Details, ErrorBox, Loading, Section, Status, Table } from '../components/ui';
 import { del, get, type Page, post, put } from '../lib/api';
-import { useOptions, useRegions } from '../lib/catalogue';
+import { regionHas, useOptions, useRegionList, useRegions } from '../lib/catalogue';
 
 interface Volume {
   id: number;
@@ -32,6 +32,8 @@ export function Volumes() {
   const can = useCan();
   const client = useQueryClient();
   const regions = useRegions();
+  const regionList = useRegionList();
+  const [region, setRegion] = useState<string>();
   const instances = useInstances();
   return (
     <>
@@ -71,13 +73,28 @@ export function Volumes() {
                 options: regions,
               },
               { name: 'compute_id', label: 'Attach to', type: 'select', options: instances },
+              ...(regionHas(regionList, region, 'Block Storage Encryption')
+                ? [
+                    {
+                      name: 'encryption',
+                      label: 'Encrypt the volume',
+                      type: 'checkbox' as const,
+                      initial: true,
+                      help: 'Fixed for the life of the volume.',
+                    },
+                  ]
+                : []),
               { name: 'tags', label: 'Tags', type: 'list' },
             ]}
             submitLabel="Create volume"
+            onChange={(v) => setRegion(typeof v.region === 'string' ? v.region : undefined)}
             onSubmit={async (v) => {
               await post('/volumes', {
                 ...v,
                 ...(v.compute_id ? { compute_id: Number(v.compute_id) } : {}),
+                ...(v.encryption !== undefined
+                  ? { encryption: v.encryption ? 'enabled' : 'disabled' }
+                  : {}),
               });
               await client.invalidateQueries();
             }}
