@@ -21,6 +21,7 @@ export interface Region {
   id: string;
   label: string;
   capabilities: string[];
+  site_type?: string;
 }
 
 /** The regions with their capabilities (the fields a region cannot take are not offered). */

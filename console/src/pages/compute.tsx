@@ -278,8 +278,11 @@ export function CreateInstance() {
         ]
       : []),
     { name: 'tags', label: 'Tags (comma separated)', type: 'list' },
-    { name: 'backups_enabled', label: 'Back up automatically', type: 'checkbox' },
-    ...(newGeneration
+    ...(region === undefined || has('Backups')
+      ? [{ name: 'backups_enabled', label: 'Back up automatically', type: 'checkbox' as const }]
+      : []),
+    // Distributed sites have no private addresses (nor does the new generation's create).
+    ...(newGeneration || regionList.find((r) => r.id === region)?.site_type === 'distributed'
       ? []
       : [
           {

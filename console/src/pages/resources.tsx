@@ -79,7 +79,6 @@ export function Volumes() {
                       name: 'encryption',
                       label: 'Encrypt the volume',
                       type: 'checkbox' as const,
-                      initial: true,
                       help: 'Fixed for the life of the volume.',
                     },
                   ]
@@ -254,7 +253,16 @@ export function Images() {
         ]}
         orderBy={['label', 'created', 'size']}
         columns={[
-          { key: 'label', label: 'Label' },
+          {
+            key: 'label',
+            label: 'Label',
+            render: (r) =>
+              r.id.startsWith('private/') ? (
+                <Link to={`/console/images/${r.id}`}>{r.label}</Link>
+              ) : (
+                r.label
+              ),
+          },
           { key: 'id', label: 'Id' },
           { key: 'status', label: 'Status', render: (r) => <Status value={r.status} /> },
           { key: 'size', label: 'Size (MB)' },
@@ -377,6 +385,76 @@ interface StackScript {
   username: string;
   deployments_total: number;
   user_defined_fields: unknown[];
+}
+
+/**
+ * A private image: its details, its replicas (`regions`) with their statuses, and the regions it
+ * is stored in (`POST /images/{id}/regions`: the list replaces the current one).
+ */
+export function ImageDetail() {
+  const { name } = useParams();
+  const client = useQueryClient();
+  const can = useCan();
+  const regionList = useRegionList();
+  const path = `/images/private/${name}`;
+  const q = useQuery({ queryKey: [path], queryFn: () => get<Image>(path) });
+  if (q.error) return <ErrorBox error={q.error} />;
+  if (!q.data) return <Loading />;
+  const image = q.data;
+  const writable = can.write('image', Number(name));
+  // Images are stored in the core regions that offer object storage.
+  const storable = regionList.filter(
+    (r) => r.capabilities.includes('Object Storage') && r.site_type !== 'distributed',
+  );
+  const kept = new Set(
+    (image.regions ?? []).filter((r) => r.status !== 'pending deletion').map((r) => r.region),
+  );
+  return (
+    <>
+      <div className="page-head">
+        <h1>{image.label}</h1>
+        <Status value={image.status} />
+      </div>
+      <Section title="Image">
+        <Details value={image as unknown as Record<string, unknown>} omit={['label', 'regions']} />
+      </Section>
+      <Section title="Regions">
+        <Table
+          caption="Replicas"
+          rows={image.regions ?? []}
+          rowKey={(r) => r.region}
+          columns={[
+            { key: 'region', label: 'Region' },
+            { key: 'status', label: 'Status', render: (r) => <Status value={r.status} /> },
+          ]}
+        />
+        {writable && storable.length > 0 ? (
+          <Disclosure label="Replicate">
+            <Form
+              fields={storable.map((r) => ({
+                name: r.id,
+                label: `${r.label} (${r.id})`,
+                type: 'checkbox' as const,
+                initial: kept.has(r.id),
+              }))}
+              submitLabel="Save regions"
+              onSubmit={async (v) => {
+                await post(`${path}/regions`, {
+                  regions: storable.map((r) => r.id).filter((id) => v[id] === true),
+                });
+                await client.invalidateQueries();
+              }}
+            >
+              <p className="help">
+                The image is kept in the regions checked and removed from the others; one region
+                where it is available must stay.
+              </p>
+            </Form>
+          </Disclosure>
+        ) : null}
+      </Section>
+    </>
+  );
 }
 
 export function StackScripts() {

@@ -14,8 +14,9 @@ import { ensureConsoleBuild } from '../../helpers/console-build.js';
  * created with a maintenance policy, disk encryption and a placement group (fields offered only
  * where the region has them), a VPC interface added on its Network interfaces tab, the account's
  * defaults changed and seen as the create form's defaults; a legacy instance's upgrade after its
- * dry run; the default firewalls and a firewall made from a template; a restricted user who sees
- * the interfaces but no change. axe-core checks each page changed.
+ * dry run; the default firewalls and a firewall made from a template; volume encryption; an image
+ * replicated from its page; a restricted user who sees the interfaces but no change. axe-core
+ * checks each page changed.
  */
 const installed = chromiumInstalled();
 const STRONG = 's3cr3t-P4ssw0rd!';
@@ -274,6 +275,51 @@ describe.skipIf(!installed)(
           .getByRole('cell', { name: '1', exact: true })
           .waitFor();
         await accessible(page, 'a firewall with its history');
+      },
+      FLOW_MS,
+    );
+
+    it(
+      'volumes and images: encryption offered where the region has it; an image replicated from its page',
+      async () => {
+        await page.goto(`${base}/console/volumes`);
+        const create = await disclosure(page, 'Create a volume');
+        await create.getByLabel(/^Label/).fill('secret-1');
+        await create.getByLabel('Region (or attach at once)').selectOption('us-central');
+        expect(await create.getByLabel('Encrypt the volume').count()).toBe(0);
+        await create.getByLabel('Region (or attach at once)').selectOption('us-iad');
+        // Off unless asked for, as the provider's console has it.
+        expect(await create.getByLabel('Encrypt the volume').isChecked()).toBe(false);
+        await create.getByLabel('Encrypt the volume').check();
+        await create.getByRole('button', { name: 'Create volume' }).click();
+        await page.getByRole('link', { name: 'secret-1' }).waitFor();
+        const vol = (await t.get('/v4/volumes', { filter: { label: 'secret-1' } })).body.data[0];
+        expect(vol).toMatchObject({ region: 'us-iad', encryption: 'enabled' });
+        await accessible(page, 'the volumes page');
+
+        const inst = (await t.get('/v4/compute/instances', { filter: { label: 'gen-1' } })).body
+          .data[0];
+        const disk = (await t.get(`/v4/compute/instances/${inst.id}/disks`)).body.data[0];
+        const captured = await t.post('/v4/images', { disk_id: disk.id, label: 'golden-1' });
+        expect(captured.status).toBe(200);
+        const imagePath = `/v4/images/${captured.body.id}`;
+        for (let i = 0; i < 100 && (await t.get(imagePath)).body.status !== 'available'; i++)
+          await new Promise((r) => setTimeout(r, 100));
+        await page.goto(`${base}/console/images`);
+        await page.getByRole('link', { name: 'golden-1' }).click();
+        const replicas = page.getByRole('region', { name: 'Replicas' });
+        await replicas.getByRole('cell', { name: 'us-iad' }).waitFor();
+        const replicate = await disclosure(page, 'Replicate');
+        expect(await replicate.getByLabel(/\(us-iad\)$/).isChecked()).toBe(true);
+        await replicate.getByLabel(/\(us-east\)$/).check();
+        await replicate.getByRole('button', { name: 'Save regions' }).click();
+        await replicas.getByRole('cell', { name: 'us-east' }).waitFor();
+        await noAlerts(page);
+        const regions = (await t.get(imagePath)).body.regions.map(
+          (r: { region: string }) => r.region,
+        );
+        expect(regions).toEqual(['us-iad', 'us-east']);
+        await accessible(page, 'an image with its replicas');
       },
       FLOW_MS,
     );
