@@ -355,5 +355,53 @@ describe.skipIf(!installed)(
       },
       FLOW_MS,
     );
+    it(
+      'network interfaces: a VPC interface edited, a firewall added to it, the IPv4 default route moved to it, then deleted',
+      async () => {
+        const inst = (await t.get('/v4/compute/instances', { filter: { label: 'gen-1' } })).body
+          .data[0];
+        const ifacesPath = `/v4/compute/instances/${inst.id}/interfaces`;
+        const vpcIface = (await t.get(ifacesPath)).body.interfaces.find(
+          (i: { vpc: unknown }) => i.vpc !== null,
+        );
+        const fw = await t.post('/v4/networking/firewalls', {
+          label: 'vpc-edge',
+          rules: { inbound_policy: 'DROP', outbound_policy: 'ACCEPT', inbound: [], outbound: [] },
+        });
+        expect(fw.status).toBe(200);
+        await page.goto(`${base}/console/instances/${inst.id}`);
+        await page.getByRole('tab', { name: 'Network interfaces' }).click();
+        const name = `vpc interface ${vpcIface.id}`;
+        const edit = await disclosure(page, `Edit ${name}`);
+        await edit.getByLabel('VPC IPv4 address').fill('10.8.0.50');
+        await edit.getByRole('button', { name: 'Save interface' }).click();
+        await edit.getByText('Done.').waitFor();
+        const table = page.getByRole('region', { name: 'Network interfaces' });
+        await table.getByRole('cell', { name: '10.8.0.50' }).waitFor();
+        const addFw = await disclosure(page, 'Add a firewall to an interface');
+        await addFw.getByLabel('Interface').selectOption(String(vpcIface.id));
+        await addFw.getByLabel('Firewall').selectOption(String(fw.body.id));
+        await addFw.getByRole('button', { name: 'Add firewall' }).click();
+        await table.getByRole('link', { name: 'vpc-edge' }).waitFor();
+        const fws = await t.get(`${ifacesPath}/${vpcIface.id}/firewalls`);
+        expect(fws.body.data.map((f: { id: number }) => f.id)).toEqual([fw.body.id]);
+        const settings = await disclosure(page, 'Edit interface settings');
+        await settings.getByLabel('IPv4 default route').selectOption(String(vpcIface.id));
+        await settings.getByRole('button', { name: 'Save interface settings' }).click();
+        await settings.getByText('Done.').waitFor();
+        expect((await t.get(`${ifacesPath}/settings`)).body.default_route.ipv4_interface_id).toBe(
+          vpcIface.id,
+        );
+        // The firewall leaves with the interface.
+        await table.getByRole('button', { name: `Remove vpc-edge from ${name}` }).click();
+        await table.getByRole('link', { name: 'vpc-edge' }).waitFor({ state: 'detached' });
+        expect((await t.get(`${ifacesPath}/${vpcIface.id}/firewalls`)).body.data).toEqual([]);
+        await table.getByRole('button', { name: `Delete ${name}` }).click();
+        await table.getByRole('cell', { name: 'vpc', exact: true }).waitFor({ state: 'detached' });
+        await noAlerts(page);
+        expect((await t.get(ifacesPath)).body.interfaces).toHaveLength(1);
+      },
+      FLOW_MS,
+    );
   },
 );
