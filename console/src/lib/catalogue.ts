@@ -44,13 +44,16 @@ export const useRegions = () =>
     label: `${r.label} (${r.id})`,
   }));
 
+const notice = (sec: number) =>
+  sec >= 86_400 ? `${Math.round(sec / 86_400)} d` : `${Math.round(sec / 3600)} h`;
+
 /** The maintenance policies (`/maintenance/policies`) as choices. */
 export const usePolicies = () =>
   useOptions<{ slug: string; label: string; notification_period_sec: number }>(
     '/maintenance/policies',
     (m) => ({
       value: m.slug,
-      label: `${m.label} (notice ${Math.round(m.notification_period_sec / 3600)} h)`,
+      label: `${m.label} (${notice(m.notification_period_sec)} notice)`,
     }),
   );
 

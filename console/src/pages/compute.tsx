@@ -100,8 +100,8 @@ const GENERATIONS: Record<string, { allowed: string[]; default: string }> = {
   compute_only: { allowed: ['compute'], default: 'compute' },
 };
 const GENERATION_LABEL: Record<string, string> = {
-  legacy_config: 'Configuration profile interfaces (legacy)',
-  compute: 'Compute interfaces (new generation)',
+  legacy_config: 'Legacy (in profiles)',
+  compute: 'New generation',
 };
 
 /** The account's settings, where the user may read them (restricted users need account access). */

@@ -169,6 +169,10 @@ function Interfaces({ i, path, writable }: { i: Instance; path: string; writable
       v.subnets.map((s) => ({ value: String(s.id), label: `${v.label} / ${s.label} (${s.ipv4})` })),
     );
   const s = settings.data;
+  const routeName = (id: number | null) => {
+    const r = rows.find((x) => x.id === id);
+    return r ? nameOf(r) : id;
+  };
   const routeChoices = (ids: number[]) =>
     ids.map((id) => {
       const r = rows.find((x) => x.id === id);
@@ -380,8 +384,8 @@ function Interfaces({ i, path, writable }: { i: Instance; path: string; writable
             <Details
               value={{
                 network_helper: s.network_helper,
-                ipv4_default_route: s.default_route.ipv4_interface_id,
-                ipv6_default_route: s.default_route.ipv6_interface_id,
+                ipv4_default_route: routeName(s.default_route.ipv4_interface_id),
+                ipv6_default_route: routeName(s.default_route.ipv6_interface_id),
               }}
             />
             {writable ? (
