@@ -325,7 +325,7 @@ describe.skipIf(!installed)(
     );
 
     it(
-      'restricted user: sees a granted instance interfaces read-only, and no account defaults',
+      'restricted user: sees a granted instance interfaces read-only, and no account defaults; without account access the create form offers both generations',
       async () => {
         const inst = (await t.get('/v4/compute/instances', { filter: { label: 'gen-1' } })).body
           .data[0];
@@ -352,6 +352,27 @@ describe.skipIf(!installed)(
         expect(await p.getByLabel('Default maintenance policy of new instances').count()).toBe(0);
         expect(await p.getByLabel('Network interfaces of new instances').count()).toBe(0);
         await rctx.close();
+        // A user who may create instances but not read the account's settings: the form still
+        // offers both generations, the account's default when none is chosen.
+        const maker = await createTestUser(t, {
+          username: 'maker',
+          global: { add_computes: true },
+        });
+        const mctx = await browser.newContext({ bypassCSP: true });
+        const m = await mctx.newPage();
+        m.setDefaultTimeout(60_000);
+        await signIn(m, maker.token);
+        await m.goto(`${base}/console/instances/create`);
+        await m.getByLabel('Region').selectOption('us-iad');
+        await m.getByLabel('Maintenance policy').waitFor();
+        expect(await m.getByLabel('Network interfaces').inputValue()).toBe('');
+        const choices = await m
+          .getByLabel('Network interfaces')
+          .locator('option')
+          .evaluateAll((os) => os.map((o) => (o as unknown as { value: string }).value));
+        expect(choices).toEqual(['', 'legacy_config', 'compute']);
+        expect(await m.getByRole('alert').count()).toBe(0);
+        await mctx.close();
       },
       FLOW_MS,
     );
