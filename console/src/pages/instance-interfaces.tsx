@@ -244,7 +244,7 @@ function Interfaces({ i, path, writable }: { i: Instance; path: string; writable
                         name: 'address',
                         label: 'VPC IPv4 address',
                         initial: 'auto',
-                        help: '`auto`: the first free address of the subnet.',
+                        help: 'auto: the first free address of the subnet.',
                       },
                       {
                         name: 'nat',

@@ -1,5 +1,6 @@
-import { readFileSync } from 'node:fs';
+import { mkdirSync, readFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
+import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -19,6 +20,8 @@ import { ensureConsoleBuild } from '../../helpers/console-build.js';
  * checks each page changed.
  */
 const installed = chromiumInstalled();
+const SHOTS = process.env.STRATUS_SCREENSHOTS === '1';
+const SHOT_DIR = fileURLToPath(new URL('../../../docs/console/', import.meta.url));
 const STRONG = 's3cr3t-P4ssw0rd!';
 const FLOW_MS = 180_000;
 const AXE = readFileSync(
@@ -52,6 +55,13 @@ describe.skipIf(!installed)(
           .map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`);
       });
       expect(found, `axe on ${what}`).toEqual([]);
+    }
+
+    /** With STRATUS_SCREENSHOTS=1 (`npm run screenshots`), the page into docs/console/. */
+    async function shot(p: Page, name: string): Promise<void> {
+      if (!SHOTS) return;
+      mkdirSync(SHOT_DIR, { recursive: true });
+      await p.screenshot({ path: path.join(SHOT_DIR, `${name}.png`), fullPage: true });
     }
 
     /** Signs in with a personal access token (the sign-in flow itself is console.browser's). */
@@ -132,6 +142,7 @@ describe.skipIf(!installed)(
         await page.getByLabel('Maintenance policy').selectOption('compute/power_off_on');
         await page.getByLabel('Placement group').selectOption(String(groupId));
         await accessible(page, 'the create form');
+        await shot(page, 'instance-create');
         await page.getByRole('button', { name: 'Create instance' }).click();
         await page.getByRole('heading', { name: 'gen-1' }).waitFor();
         const found = await t.get('/v4/compute/instances', { filter: { label: 'gen-1' } });
@@ -157,6 +168,7 @@ describe.skipIf(!installed)(
         expect(ifaces[1].vpc).toMatchObject({ subnet_id: subnetId });
         await table.getByRole('cell', { name: /^10\.8\.0\.\d+$/ }).waitFor();
         await accessible(page, 'the network interfaces tab');
+        await shot(page, 'instance-interfaces');
         // The instance's policy is editable on its Settings tab.
         await page.getByRole('tab', { name: 'Settings' }).click();
         const policy = page.getByRole('region', { name: 'Maintenance policy' });
