@@ -39,6 +39,7 @@ export const router = createBrowserRouter([
       { path: 'volumes', ...page(resources, 'Volumes') },
       { path: 'volumes/:id', ...page(resources, 'VolumeDetail') },
       { path: 'images', ...page(resources, 'Images') },
+      { path: 'images/private/:name', ...page(resources, 'ImageDetail') },
       { path: 'stackscripts', ...page(resources, 'StackScripts') },
       { path: 'stackscripts/:id', ...page(resources, 'StackScriptDetail') },
       { path: 'tags', ...page(resources, 'Tags') },

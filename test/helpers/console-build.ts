@@ -40,6 +40,8 @@ export function ensureConsoleBuild(): void {
       '--logLevel',
       'warn',
     ],
-    { cwd: ROOT, stdio: 'inherit' },
+    // Vitest sets NODE_ENV=test, which would make Vite bundle React's development build: the
+    // tests drive the production build that `npm run build:console` makes.
+    { cwd: ROOT, stdio: 'inherit', env: { ...process.env, NODE_ENV: 'production' } },
   );
 }

@@ -31,11 +31,29 @@ export interface FieldSpec {
 
 export type Values = Record<string, unknown>;
 
+type Raw = Record<string, string | boolean | File | null>;
+
+/** A field's first value: its `initial`, or empty. */
+const initialOf = (f: FieldSpec): string | boolean =>
+  f.type === 'checkbox' ? f.initial === true : f.initial === undefined ? '' : String(f.initial);
+
+/**
+ * A field's current value: what was typed or chosen, its initial value while untouched (also for
+ * a field that appears later, e.g. one a region offers), and empty for a choice that is no longer
+ * among the select's options (a region changed under it).
+ */
+function currentOf(f: FieldSpec, raw: Raw): string | boolean | File | null {
+  const v = f.name in raw ? (raw[f.name] ?? null) : initialOf(f);
+  if (f.type === 'select' && typeof v === 'string' && v !== '' && f.options)
+    return f.options.some((o) => o.value === v) ? v : '';
+  return v;
+}
+
 /** The typed value of each field: empty fields are left out (the API's defaults apply). */
-function collect(fields: FieldSpec[], raw: Record<string, string | boolean | File | null>): Values {
+function collect(fields: FieldSpec[], raw: Raw): Values {
   const out: Values = {};
   for (const f of fields) {
-    const v = raw[f.name];
+    const v = currentOf(f, raw);
     if (f.type === 'checkbox') {
       out[f.name] = v === true;
       continue;
@@ -67,25 +85,19 @@ export function Form({
   onSubmit,
   children,
   danger,
+  onChange,
 }: {
   fields: FieldSpec[];
   submitLabel: string;
   onSubmit: (v: Values) => Promise<unknown>;
   children?: ReactNode;
   danger?: boolean;
+  /** Each change of a field, with the form's values (typed as on submit): for fields that depend on others. */
+  onChange?: (v: Values) => void;
 }) {
   const id = useId();
-  const [raw, setRaw] = useState<Record<string, string | boolean | File | null>>(() =>
-    Object.fromEntries(
-      fields.map((f) => [
-        f.name,
-        f.type === 'checkbox'
-          ? f.initial === true
-          : f.initial === undefined
-            ? ''
-            : String(f.initial),
-      ]),
-    ),
+  const [raw, setRaw] = useState<Raw>(() =>
+    Object.fromEntries(fields.map((f) => [f.name, initialOf(f)])),
   );
   const [error, setError] = useState<unknown>();
   const [busy, setBusy] = useState(false);
@@ -152,7 +164,18 @@ export function Form({
             'aria-describedby': describedBy || undefined,
             required: f.required,
           };
-          const set = (v: string | boolean | File | null) => setRaw((r) => ({ ...r, [f.name]: v }));
+          const set = (v: string | boolean | File | null) => {
+            const next = { ...raw, [f.name]: v };
+            setRaw(next);
+            if (onChange) {
+              try {
+                onChange(collect(fields, next));
+              } catch {
+                // a JSON field being typed: the others are told at its next valid change
+              }
+            }
+          };
+          const current = currentOf(f, raw);
           let input: ReactNode;
           if (f.type === 'checkbox')
             return (
@@ -161,7 +184,7 @@ export function Form({
                   <input
                     {...common}
                     type="checkbox"
-                    checked={raw[f.name] === true}
+                    checked={current === true}
                     onChange={(e) => set(e.target.checked)}
                   />
                   {f.label}
@@ -182,11 +205,11 @@ export function Form({
             input = (
               <select
                 {...common}
-                value={String(raw[f.name] ?? '')}
+                value={String(current ?? '')}
                 onChange={(e) => set(e.target.value)}
               >
                 {f.required ? null : <option value="">—</option>}
-                {f.required && raw[f.name] === '' ? <option value="">Choose…</option> : null}
+                {f.required && current === '' ? <option value="">Choose…</option> : null}
                 {(f.options ?? []).map((o) => (
                   <option key={o.value} value={o.value}>
                     {o.label}
@@ -198,7 +221,7 @@ export function Form({
             input = (
               <textarea
                 {...common}
-                value={String(raw[f.name] ?? '')}
+                value={String(current ?? '')}
                 placeholder={f.placeholder}
                 onChange={(e) => set(e.target.value)}
               />
@@ -212,7 +235,7 @@ export function Form({
               <input
                 {...common}
                 type={f.type ?? 'text'}
-                value={String(raw[f.name] ?? '')}
+                value={String(current ?? '')}
                 placeholder={f.placeholder}
                 autoComplete={f.autoComplete ?? (f.type === 'password' ? 'new-password' : 'off')}
                 onChange={(e) => set(e.target.value)}

@@ -6,6 +6,7 @@ import { useCan } from '../components/layout';
 import { ListView } from '../components/list';
 import { Details, ErrorBox, Loading, Section, Status, usd } from '../components/ui';
 import { del, get, type Page, post, put } from '../lib/api';
+import { usePolicies } from '../lib/catalogue';
 import { type ApiEvent, actionWords, entityWords } from '../lib/events';
 import type { Grants } from '../lib/perms';
 
@@ -97,8 +98,23 @@ interface User {
   ssh_keys: string[];
 }
 
+/** The account's `interfaces_for_new_computes` values, in words. */
+const INTERFACE_SETTINGS = [
+  { value: 'legacy_config_only', label: 'Configuration profile interfaces (legacy) only' },
+  {
+    value: 'legacy_config_default_but_compute_allowed',
+    label: 'Legacy by default; compute interfaces allowed',
+  },
+  {
+    value: 'compute_default_but_legacy_config_allowed',
+    label: 'Compute interfaces by default; legacy allowed',
+  },
+  { value: 'compute_only', label: 'Compute interfaces (new generation) only' },
+];
+
 export function AccountPage() {
   const can = useCan();
+  const policies = usePolicies();
   const client = useQueryClient();
   const account = useQuery({
     queryKey: ['/account'],
@@ -164,6 +180,27 @@ export function AccountPage() {
                     type: 'checkbox',
                     initial: settings.data.network_helper === true,
                   },
+                  // The defaults of new instances: the unrestricted user's to choose.
+                  ...(can.unrestricted
+                    ? [
+                        {
+                          name: 'maintenance_policy',
+                          label: 'Default maintenance policy of new instances',
+                          type: 'select' as const,
+                          required: true,
+                          options: policies,
+                          initial: String(settings.data.maintenance_policy ?? ''),
+                        },
+                        {
+                          name: 'interfaces_for_new_computes',
+                          label: 'Network interfaces of new instances',
+                          type: 'select' as const,
+                          required: true,
+                          options: INTERFACE_SETTINGS,
+                          initial: String(settings.data.interfaces_for_new_computes ?? ''),
+                        },
+                      ]
+                    : []),
                 ]}
                 submitLabel="Save settings"
                 onSubmit={async (v) => {

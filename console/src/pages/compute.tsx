@@ -5,8 +5,17 @@ import { ActionButton, Form, type FieldSpec } from '../components/form';
 import { useCan } from '../components/layout';
 import { ListView } from '../components/list';
 import { ErrorBox, Loading, Status } from '../components/ui';
-import { del, get, type Page, post } from '../lib/api';
-import { useImages, useOptions, useRegions, useTypes } from '../lib/catalogue';
+import { all, del, get, type Page, post } from '../lib/api';
+import {
+  regionHas,
+  useImages,
+  useOptions,
+  usePolicies,
+  useRegionList,
+  useRegions,
+  useTypes,
+} from '../lib/catalogue';
+import { NetworkInterfaces } from './instance-interfaces';
 import { Operations } from './instance-operations';
 import { Analytics, Backups, Configs, Network, Storage, Summary } from './instance-tabs';
 
@@ -23,6 +32,10 @@ export interface Instance {
   created: string;
   specs: Record<string, number>;
   backups: { enabled: boolean };
+  interface_generation: 'legacy_config' | 'compute';
+  maintenance_policy: string;
+  disk_encryption: string;
+  placement_group: { id: number; label: string } | null;
 }
 
 const statusCol = {
@@ -73,13 +86,49 @@ export function Instances() {
   );
 }
 
-/** Create: region, plan, image or StackScript, root password and keys, VPC, firewall. */
+/** The account's interface setting: the generations a new instance may have, and its default. */
+const GENERATIONS: Record<string, { allowed: string[]; default: string }> = {
+  legacy_config_only: { allowed: ['legacy_config'], default: 'legacy_config' },
+  legacy_config_default_but_compute_allowed: {
+    allowed: ['legacy_config', 'compute'],
+    default: 'legacy_config',
+  },
+  compute_default_but_legacy_config_allowed: {
+    allowed: ['compute', 'legacy_config'],
+    default: 'compute',
+  },
+  compute_only: { allowed: ['compute'], default: 'compute' },
+};
+const GENERATION_LABEL: Record<string, string> = {
+  legacy_config: 'Legacy (in profiles)',
+  compute: 'New generation',
+};
+
+/** The account's settings, where the user may read them (restricted users need account access). */
+export const useAccountSettings = () =>
+  useQuery({
+    queryKey: ['/account/settings'],
+    retry: false,
+    queryFn: () =>
+      get<{ maintenance_policy: string; interfaces_for_new_computes: string }>('/account/settings'),
+  });
+
+/**
+ * Create: region, plan, image or StackScript, root password and keys, the interface generation
+ * (the account's setting as the default), VPC subnet, firewall, disk encryption, maintenance
+ * policy, placement group. A field the chosen region cannot take is not offered.
+ */
 export function CreateInstance() {
   const navigate = useNavigate();
   const client = useQueryClient();
+  const regionList = useRegionList();
   const regions = useRegions();
   const types = useTypes();
   const images = useImages();
+  const policies = usePolicies();
+  const settings = useAccountSettings();
+  const [region, setRegion] = useState<string>();
+  const [generation, setGeneration] = useState<string>();
   const stackscripts = useOptions<{ id: number; label: string; username: string }>(
     '/compute/stackscripts',
     (s) => ({ value: String(s.id), label: `${s.label} (${s.username})` }),
@@ -89,6 +138,14 @@ export function CreateInstance() {
     value: String(f.id),
     label: f.label,
   }));
+  const groups = useQuery({
+    queryKey: ['options', '/placement/groups', undefined],
+    staleTime: 60_000,
+    queryFn: () =>
+      all<{ id: number; label: string; region: string; placement_group_type: string }>(
+        '/placement/groups',
+      ),
+  });
   const vpcs = useQuery({
     queryKey: ['options', 'vpc-subnets'],
     queryFn: async () =>
@@ -110,12 +167,26 @@ export function CreateInstance() {
       label: k.label,
     }),
   );
-  const subnets = (vpcs.data ?? []).flatMap((v) =>
-    v.subnets.map((s) => ({
-      value: String(s.id),
-      label: `${v.label} / ${s.label} (${s.ipv4}, ${v.region})`,
-    })),
+  if (settings.isLoading) return <Loading />;
+  const has = (capability: string) => regionHas(regionList, region, capability);
+  const subnets = (vpcs.data ?? [])
+    .filter((v) => v.region === region)
+    .flatMap((v) =>
+      v.subnets.map((s) => ({
+        value: String(s.id),
+        label: `${v.label} / ${s.label} (${s.ipv4})`,
+      })),
+    );
+  // The generations the account allows (all of them when the user may not read the setting),
+  // and only the legacy one in a region without compute interfaces.
+  const setting = settings.data
+    ? GENERATIONS[settings.data.interfaces_for_new_computes]
+    : undefined;
+  const allowed = (setting?.allowed ?? ['legacy_config', 'compute']).filter(
+    (g) => g === 'legacy_config' || region === undefined || has('Compute Interfaces'),
   );
+  const chosen = generation ?? setting?.default;
+  const newGeneration = (allowed.includes(chosen ?? '') ? chosen : allowed[0]) === 'compute';
   const fields: FieldSpec[] = [
     { name: 'label', label: 'Label', help: '3 to 64 characters; a default is chosen when empty.' },
     { name: 'region', label: 'Region', type: 'select', options: regions, required: true },
@@ -141,16 +212,85 @@ export function CreateInstance() {
     },
     { name: 'authorized_keys', label: 'SSH keys (one a line)', type: 'list' },
     {
-      name: 'subnet',
-      label: 'VPC subnet',
+      name: 'interface_generation',
+      label: 'Network interfaces',
       type: 'select',
-      options: subnets,
-      help: 'Adds a VPC interface beside the public one.',
+      required: setting !== undefined,
+      options: allowed.map((g) => ({ value: g, label: GENERATION_LABEL[g] ?? g })),
+      ...(setting ? { initial: setting.default } : {}),
+      help: settings.data
+        ? `Your account's setting: ${settings.data.interfaces_for_new_computes.replace(/_/g, ' ')}.`
+        : "Empty: the account's default.",
     },
-    { name: 'firewall_id', label: 'Firewall', type: 'select', options: firewalls },
+    ...(has('VPCs')
+      ? [
+          {
+            name: 'subnet',
+            label: 'VPC subnet',
+            type: 'select' as const,
+            options: subnets,
+            help: 'Adds a VPC interface beside the public one.',
+          },
+        ]
+      : []),
+    ...(region === undefined || has('Cloud Firewall')
+      ? [
+          {
+            name: 'firewall_id',
+            label: 'Firewall',
+            type: 'select' as const,
+            options: firewalls,
+            ...(newGeneration ? { help: 'Protects the public and VPC interfaces.' } : {}),
+          },
+        ]
+      : []),
+    ...(has('Disk Encryption')
+      ? [
+          {
+            name: 'disk_encryption',
+            label: 'Encrypt the disks',
+            type: 'checkbox' as const,
+            initial: true,
+          },
+        ]
+      : []),
+    {
+      name: 'maintenance_policy',
+      label: 'Maintenance policy',
+      type: 'select',
+      options: policies,
+      ...(settings.data ? { initial: settings.data.maintenance_policy } : {}),
+      help: 'What happens to the instance during scheduled maintenance.',
+    },
+    ...(has('Placement Group')
+      ? [
+          {
+            name: 'placement_group',
+            label: 'Placement group',
+            type: 'select' as const,
+            options: (groups.data ?? [])
+              .filter((g) => g.region === region)
+              .map((g) => ({
+                value: String(g.id),
+                label: `${g.label} (${g.placement_group_type})`,
+              })),
+          },
+        ]
+      : []),
     { name: 'tags', label: 'Tags (comma separated)', type: 'list' },
-    { name: 'backups_enabled', label: 'Back up automatically', type: 'checkbox' },
-    { name: 'private_ip', label: 'Add a private IPv4 address', type: 'checkbox' },
+    ...(region === undefined || has('Backups')
+      ? [{ name: 'backups_enabled', label: 'Back up automatically', type: 'checkbox' as const }]
+      : []),
+    // Distributed sites have no private addresses (nor does the new generation's create).
+    ...(newGeneration || regionList.find((r) => r.id === region)?.site_type === 'distributed'
+      ? []
+      : [
+          {
+            name: 'private_ip',
+            label: 'Add a private IPv4 address',
+            type: 'checkbox' as const,
+          },
+        ]),
   ];
   return (
     <>
@@ -164,16 +304,50 @@ export function CreateInstance() {
         <Form
           fields={fields}
           submitLabel="Create instance"
+          onChange={(v) => {
+            setRegion(typeof v.region === 'string' ? v.region : undefined);
+            setGeneration(typeof v.interface_generation === 'string' ? v.interface_generation : '');
+          }}
           onSubmit={async (v) => {
-            const { subnet, stackscript_id, firewall_id, ...rest } = v;
+            const {
+              subnet,
+              stackscript_id,
+              firewall_id,
+              disk_encryption,
+              placement_group,
+              ...rest
+            } = v;
             const body: Record<string, unknown> = { ...rest };
             if (stackscript_id !== undefined) body.stackscript_id = Number(stackscript_id);
-            if (firewall_id !== undefined) body.firewall_id = Number(firewall_id);
-            if (subnet !== undefined)
+            if (disk_encryption !== undefined)
+              body.disk_encryption = disk_encryption ? 'enabled' : 'disabled';
+            if (placement_group !== undefined)
+              body.placement_group = { id: Number(placement_group) };
+            const firewall = firewall_id === undefined ? {} : { firewall_id: Number(firewall_id) };
+            if (v.interface_generation === 'compute') {
+              // The instance's own interfaces: firewalls go on each one, not on the instance.
               body.interfaces = [
-                { purpose: 'public' },
-                { purpose: 'vpc', subnet_id: Number(subnet), ipv4: { nat_1_1: 'any' } },
+                { public: {}, ...firewall },
+                ...(subnet === undefined
+                  ? []
+                  : [
+                      {
+                        vpc: {
+                          subnet_id: Number(subnet),
+                          ipv4: { addresses: [{ address: 'auto', primary: true }] },
+                        },
+                        ...firewall,
+                      },
+                    ]),
               ];
+            } else {
+              Object.assign(body, firewall);
+              if (subnet !== undefined)
+                body.interfaces = [
+                  { purpose: 'public' },
+                  { purpose: 'vpc', subnet_id: Number(subnet), ipv4: { nat_1_1: 'any' } },
+                ];
+            }
             const created = await post<Instance>('/compute/instances', body);
             await client.invalidateQueries();
             navigate(`/console/instances/${created.id}`);
@@ -188,6 +362,7 @@ const TABS = [
   'Summary',
   'Analytics',
   'Network',
+  'Network interfaces',
   'Storage',
   'Configurations',
   'Backups',
@@ -260,8 +435,11 @@ export function InstanceDetail() {
         {tab === 'Summary' ? <Summary i={i} path={path} /> : null}
         {tab === 'Analytics' ? <Analytics path={path} /> : null}
         {tab === 'Network' ? <Network path={path} writable={writable} /> : null}
+        {tab === 'Network interfaces' ? (
+          <NetworkInterfaces i={i} path={path} writable={writable} />
+        ) : null}
         {tab === 'Storage' ? <Storage i={i} path={path} writable={writable} /> : null}
-        {tab === 'Configurations' ? <Configs path={path} writable={writable} /> : null}
+        {tab === 'Configurations' ? <Configs i={i} path={path} writable={writable} /> : null}
         {tab === 'Backups' ? <Backups i={i} path={path} writable={writable} /> : null}
         {tab === 'Settings' ? <Operations i={i} path={path} writable={writable} /> : null}
       </div>

@@ -4,7 +4,7 @@ import { Link, useNavigate, useParams } from 'react-router';
 import { ActionButton, Disclosure, Form, removeColumn } from '../components/form';
 import { useCan } from '../components/layout';
 import { ListView } from '../components/list';
-import { ErrorBox, Loading, Section, Status } from '../components/ui';
+import { Details, ErrorBox, Loading, Section, Status } from '../components/ui';
 import { del, get, post, put } from '../lib/api';
 import { useOptions } from '../lib/catalogue';
 
@@ -20,6 +20,10 @@ interface Firewall {
 export function Firewalls() {
   const can = useCan();
   const client = useQueryClient();
+  const templates = useOptions<{ slug: string }>('/networking/firewalls/templates', (t) => ({
+    value: t.slug,
+    label: t.slug,
+  }));
   return (
     <>
       <h1>Firewalls</h1>
@@ -49,6 +53,13 @@ export function Firewalls() {
             fields={[
               { name: 'label', label: 'Label', required: true },
               {
+                name: 'template',
+                label: 'Rules from a template',
+                type: 'select',
+                options: templates,
+                help: "A template's rules and policies; empty: the policies below and no rules.",
+              },
+              {
                 name: 'inbound_policy',
                 label: 'Inbound policy',
                 type: 'select',
@@ -65,21 +76,90 @@ export function Firewalls() {
             ]}
             submitLabel="Create firewall"
             onSubmit={async (v) => {
-              await post('/networking/firewalls', {
-                label: v.label,
-                rules: {
-                  inbound_policy: v.inbound_policy ?? 'DROP',
-                  outbound_policy: v.outbound_policy ?? 'ACCEPT',
-                  inbound: [],
-                  outbound: [],
-                },
+              let rules: Record<string, unknown> = {
+                inbound_policy: v.inbound_policy ?? 'DROP',
+                outbound_policy: v.outbound_policy ?? 'ACCEPT',
+                inbound: [],
+                outbound: [],
+              };
+              if (v.template !== undefined) {
+                const t = await get<{ rules: Rules }>(
+                  `/networking/firewalls/templates/${encodeURIComponent(String(v.template))}`,
+                );
+                rules = {
+                  inbound_policy: t.rules.inbound_policy,
+                  outbound_policy: t.rules.outbound_policy,
+                  inbound: t.rules.inbound,
+                  outbound: t.rules.outbound,
+                };
+              }
+              await post('/networking/firewalls', { label: v.label, rules });
+              await client.invalidateQueries();
+            }}
+          />
+        </Disclosure>
+      ) : null}
+      {can.account !== null ? <DefaultFirewalls writable={can.account === 'read_write'} /> : null}
+    </>
+  );
+}
+
+const DEFAULT_KINDS = [
+  ['compute', 'New instances (legacy interfaces)'],
+  ['public_interface', 'New public interfaces'],
+  ['vpc_interface', 'New VPC interfaces'],
+  ['nodebalancer', 'New NodeBalancers'],
+] as const;
+
+/** The account's default firewalls (`/networking/firewalls/settings`): what new devices get. */
+function DefaultFirewalls({ writable }: { writable: boolean }) {
+  const client = useQueryClient();
+  const q = useQuery({
+    queryKey: ['/networking/firewalls/settings'],
+    queryFn: () =>
+      get<{ default_firewall_ids: Record<string, number | null> }>(
+        '/networking/firewalls/settings',
+      ),
+  });
+  const firewalls = useOptions<{ id: number; label: string }>('/networking/firewalls', (f) => ({
+    value: String(f.id),
+    label: f.label,
+  }));
+  const labelOf = (id: number | null | undefined) =>
+    id === null || id === undefined
+      ? null
+      : (firewalls.find((f) => f.value === String(id))?.label ?? String(id));
+  if (q.error) return <ErrorBox error={q.error} />;
+  if (!q.data) return <Loading />;
+  const ids = q.data.default_firewall_ids;
+  return (
+    <Section title="Default firewalls">
+      <Details
+        value={Object.fromEntries(DEFAULT_KINDS.map(([k, label]) => [label, labelOf(ids[k])]))}
+      />
+      {writable ? (
+        <Disclosure label="Change the default firewalls">
+          <Form
+            fields={DEFAULT_KINDS.map(([k, label]) => ({
+              name: k,
+              label,
+              type: 'select' as const,
+              options: firewalls,
+              initial: ids[k] === null || ids[k] === undefined ? '' : String(ids[k]),
+            }))}
+            submitLabel="Save default firewalls"
+            onSubmit={async (v) => {
+              await put('/networking/firewalls/settings', {
+                default_firewall_ids: Object.fromEntries(
+                  DEFAULT_KINDS.map(([k]) => [k, v[k] === undefined ? null : Number(v[k])]),
+                ),
               });
               await client.invalidateQueries();
             }}
           />
         </Disclosure>
       ) : null}
-    </>
+    </Section>
   );
 }
 
@@ -100,6 +180,9 @@ interface Rule {
   ruleset?: number;
 }
 interface Rules {
+  /** One more at each change of the rules (their history). */
+  version?: number;
+  fingerprint?: string;
   inbound: Rule[];
   outbound: Rule[];
   inbound_policy: string;
@@ -125,6 +208,12 @@ function RulesEditor({ path, writable }: { path: string; writable: boolean }) {
   const list = (s: string) => s.split(/[\s,]+/).filter(Boolean);
   return (
     <Section title="Rules">
+      {q.data?.version !== undefined ? (
+        <p className="help" data-testid="rules-version">
+          Version {q.data.version}
+          {q.data.fingerprint ? `, fingerprint ${q.data.fingerprint}` : ''}
+        </p>
+      ) : null}
       <ErrorBox error={error} />
       {(['inbound', 'outbound'] as const).map((dir) => (
         <div key={dir} className="rules-editor">
@@ -376,6 +465,16 @@ export function FirewallDetail() {
         ) : null}
       </div>
       <RulesEditor path={path} writable={writable} />
+      <ListView<{ updated: string; status: string; rules: { version: number } }>
+        path={`${path}/history`}
+        title="Rules history"
+        rowKey={(r) => r.rules.version}
+        columns={[
+          { key: 'version', label: 'Version', render: (r) => r.rules.version },
+          { key: 'updated', label: 'Made' },
+          { key: 'status', label: 'Firewall status', render: (r) => <Status value={r.status} /> },
+        ]}
+      />
       <ListView<{ id: number; entity: { id: number; label: string; type: string } }>
         path={`${path}/devices`}
         title="Devices"

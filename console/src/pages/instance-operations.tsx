@@ -3,7 +3,7 @@ import { useNavigate } from 'react-router';
 import { Disclosure, Form } from '../components/form';
 import { Section } from '../components/ui';
 import { post, put } from '../lib/api';
-import { useImages, useRegions, useTypes } from '../lib/catalogue';
+import { useImages, usePolicies, useRegions, useTypes } from '../lib/catalogue';
 import type { Instance } from './compute';
 
 /** The long operations of an instance: label and tags, resize, rebuild, rescue, clone, migrate, root password. */
@@ -21,6 +21,7 @@ export function Operations({
   const types = useTypes();
   const regions = useRegions();
   const images = useImages();
+  const policies = usePolicies();
   const refresh = () => client.invalidateQueries();
   if (!writable) return <p>You have read-only access to this instance.</p>;
   return (
@@ -39,6 +40,26 @@ export function Operations({
           submitLabel="Save"
           onSubmit={async (v) => {
             await put(path, { tags: [], ...v });
+            await refresh();
+          }}
+        />
+      </Section>
+      <Section title="Maintenance policy">
+        <Form
+          fields={[
+            {
+              name: 'maintenance_policy',
+              label: 'Maintenance policy',
+              type: 'select',
+              required: true,
+              options: policies,
+              initial: i.maintenance_policy,
+              help: 'What happens to the instance during scheduled maintenance.',
+            },
+          ]}
+          submitLabel="Save maintenance policy"
+          onSubmit={async (v) => {
+            await put(path, { maintenance_policy: v.maintenance_policy });
             await refresh();
           }}
         />

@@ -392,7 +392,9 @@ interface Config {
   }[];
 }
 
-export function Configs({ path, writable }: { path: string; writable: boolean }) {
+export function Configs({ i, path, writable }: { i: Instance; path: string; writable: boolean }) {
+  // A new-generation instance's profiles have no interfaces: its own are on their tab.
+  const legacy = i.interface_generation !== 'compute';
   const client = useQueryClient();
   const q = useQuery({
     queryKey: [`${path}/configs`],
@@ -438,7 +440,7 @@ export function Configs({ path, writable }: { path: string; writable: boolean })
                 : []),
             ]}
           />
-          {writable ? (
+          {writable && legacy ? (
             <Disclosure label="Add an interface">
               <Form
                 fields={[

@@ -7,7 +7,7 @@ import { Locks } from '../components/locks';
 import { ListView } from '../components/list';
 import { Details, ErrorBox, Loading, Section, Status, Table } from '../components/ui';
 import { del, get, type Page, post, put } from '../lib/api';
-import { useOptions, useRegions } from '../lib/catalogue';
+import { regionHas, useOptions, useRegionList, useRegions } from '../lib/catalogue';
 
 interface Volume {
   id: number;
@@ -33,6 +33,8 @@ export function Volumes() {
   const can = useCan();
   const client = useQueryClient();
   const regions = useRegions();
+  const regionList = useRegionList();
+  const [region, setRegion] = useState<string>();
   const instances = useInstances();
   return (
     <>
@@ -72,13 +74,27 @@ export function Volumes() {
                 options: regions,
               },
               { name: 'compute_id', label: 'Attach to', type: 'select', options: instances },
+              ...(regionHas(regionList, region, 'Block Storage Encryption')
+                ? [
+                    {
+                      name: 'encryption',
+                      label: 'Encrypt the volume',
+                      type: 'checkbox' as const,
+                      help: 'Fixed for the life of the volume.',
+                    },
+                  ]
+                : []),
               { name: 'tags', label: 'Tags', type: 'list' },
             ]}
             submitLabel="Create volume"
+            onChange={(v) => setRegion(typeof v.region === 'string' ? v.region : undefined)}
             onSubmit={async (v) => {
               await post('/volumes', {
                 ...v,
                 ...(v.compute_id ? { compute_id: Number(v.compute_id) } : {}),
+                ...(v.encryption !== undefined
+                  ? { encryption: v.encryption ? 'enabled' : 'disabled' }
+                  : {}),
               });
               await client.invalidateQueries();
             }}
@@ -239,7 +255,16 @@ export function Images() {
         ]}
         orderBy={['label', 'created', 'size']}
         columns={[
-          { key: 'label', label: 'Label' },
+          {
+            key: 'label',
+            label: 'Label',
+            render: (r) =>
+              r.id.startsWith('private/') ? (
+                <Link to={`/console/images/${r.id}`}>{r.label}</Link>
+              ) : (
+                r.label
+              ),
+          },
           { key: 'id', label: 'Id' },
           { key: 'status', label: 'Status', render: (r) => <Status value={r.status} /> },
           { key: 'size', label: 'Size (MB)' },
@@ -362,6 +387,76 @@ interface StackScript {
   username: string;
   deployments_total: number;
   user_defined_fields: unknown[];
+}
+
+/**
+ * A private image: its details, its replicas (`regions`) with their statuses, and the regions it
+ * is stored in (`POST /images/{id}/regions`: the list replaces the current one).
+ */
+export function ImageDetail() {
+  const { name } = useParams();
+  const client = useQueryClient();
+  const can = useCan();
+  const regionList = useRegionList();
+  const path = `/images/private/${name}`;
+  const q = useQuery({ queryKey: [path], queryFn: () => get<Image>(path) });
+  if (q.error) return <ErrorBox error={q.error} />;
+  if (!q.data) return <Loading />;
+  const image = q.data;
+  const writable = can.write('image', Number(name));
+  // Images are stored in the core regions that offer object storage.
+  const storable = regionList.filter(
+    (r) => r.capabilities.includes('Object Storage') && r.site_type !== 'distributed',
+  );
+  const kept = new Set(
+    (image.regions ?? []).filter((r) => r.status !== 'pending deletion').map((r) => r.region),
+  );
+  return (
+    <>
+      <div className="page-head">
+        <h1>{image.label}</h1>
+        <Status value={image.status} />
+      </div>
+      <Section title="Image">
+        <Details value={image as unknown as Record<string, unknown>} omit={['label', 'regions']} />
+      </Section>
+      <Section title="Regions">
+        <Table
+          caption="Replicas"
+          rows={image.regions ?? []}
+          rowKey={(r) => r.region}
+          columns={[
+            { key: 'region', label: 'Region' },
+            { key: 'status', label: 'Status', render: (r) => <Status value={r.status} /> },
+          ]}
+        />
+        {writable && storable.length > 0 ? (
+          <Disclosure label="Replicate">
+            <Form
+              fields={storable.map((r) => ({
+                name: r.id,
+                label: `${r.label} (${r.id})`,
+                type: 'checkbox' as const,
+                initial: kept.has(r.id),
+              }))}
+              submitLabel="Save regions"
+              onSubmit={async (v) => {
+                await post(`${path}/regions`, {
+                  regions: storable.map((r) => r.id).filter((id) => v[id] === true),
+                });
+                await client.invalidateQueries();
+              }}
+            >
+              <p className="help">
+                The image is kept in the regions checked and removed from the others; one region
+                where it is available must stay.
+              </p>
+            </Form>
+          </Disclosure>
+        ) : null}
+      </Section>
+    </>
+  );
 }
 
 export function StackScripts() {
