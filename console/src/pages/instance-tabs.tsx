@@ -24,7 +24,10 @@ export function Summary({ i, path }: { i: Instance; path: string }) {
   return (
     <>
       <Section title="Summary">
-        <Details value={i as unknown as Record<string, unknown>} omit={['label']} />
+        <Details
+          value={i as unknown as Record<string, unknown>}
+          omit={['label', 'placement_group', 'locks']}
+        />
       </Section>
       <Section title="Attached volumes">
         <Table
