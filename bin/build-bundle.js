@@ -17,6 +17,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
+import { lazyRouter } from './lazy-router.js';
 
 const root = path.join(path.dirname(fileURLToPath(import.meta.url)), '..');
 const dist = path.join(root, 'dist');
@@ -75,7 +76,10 @@ const packageDirs = {
   },
 };
 
-/** Each compiled file's `import.meta.url`, rewritten relative to the chunk that will hold it. */
+/**
+ * Each compiled file's `import.meta.url`, rewritten relative to the bundle: the bundle is
+ * CommonJS (no `import.meta`), so the bundle's own URL comes from its `__filename`.
+ */
 const ownUrls = {
   name: 'own-import-meta-url',
   setup(b) {
@@ -87,7 +91,7 @@ const ownUrls = {
       return {
         contents: text.replaceAll(
           'import.meta.url',
-          `new URL(${JSON.stringify(rel)}, import.meta.url).href`,
+          `new URL(${JSON.stringify(rel)}, __stratusBundleUrl).href`,
         ),
         loader: 'js',
       };
@@ -111,18 +115,20 @@ fs.rmSync(outdir, { recursive: true, force: true });
 await build({
   entryPoints: [path.join(dist, 'cli.js')],
   bundle: true,
-  splitting: true,
-  format: 'esm',
+  format: 'cjs',
   platform: 'node',
   target: 'node20',
-  outdir,
-  chunkNames: 'chunk-[hash]',
+  outfile: path.join(outdir, 'cli.cjs'),
   logLevel: 'warning',
-  plugins: [ownUrls, packageDirs, externals],
-  // The CommonJS packages bundled in call `require` for Node's own modules.
+  plugins: [ownUrls, lazyRouter, packageDirs, externals],
+  // `import()` becomes `require`: a module inside the bundle is still evaluated only when first
+  // imported, and the external packages left to import this way all have CommonJS entries.
+  supported: { 'dynamic-import': false },
   banner: {
-    js: "import { createRequire as __stratusRequire } from 'node:module'; const require = __stratusRequire(import.meta.url);",
+    js: "'use strict';\nvar __stratusBundleUrl = require('node:url').pathToFileURL(__filename).href;",
   },
 });
-const files = fs.readdirSync(outdir);
-process.stdout.write(`dist/bundle/: the server in ${files.length} files\n`);
+const size = fs.statSync(path.join(outdir, 'cli.cjs')).size;
+process.stdout.write(
+  `dist/bundle/cli.cjs: the server in one file (${(size / 1e6).toFixed(1)} MB)\n`,
+);
