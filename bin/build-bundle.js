@@ -17,7 +17,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
-import { lazyRouter } from './lazy-router.js';
+import { bundleTransforms } from './bundle-transforms.js';
 
 const root = path.join(path.dirname(fileURLToPath(import.meta.url)), '..');
 const dist = path.join(root, 'dist');
@@ -25,20 +25,13 @@ const outdir = path.join(dist, 'bundle');
 
 /**
  * Packages kept in node_modules, loaded by their own resolution at run time: native addons
- * (better-sqlite3), packages that start files beside their code (pino's transports and their
- * worker threads), and ones only loaded on demand by a dynamic import (the
- * PostgreSQL driver, the AWS SDK, the password dictionary, tsx). Every other package is bundled
- * in, CommonJS ones included: a start then resolves, reads and wraps none of their files.
+ * (better-sqlite3), the development log format (pino-pretty, loaded only with LOG_FORMAT=pretty),
+ * and ones only loaded on demand (the PostgreSQL driver, the AWS SDK, the password dictionary,
+ * tsx). Every other package is bundled in, CommonJS ones included: a start then resolves, reads
+ * and wraps none of their files. pino is bundled too: its transports' worker files (unused by
+ * Stratus, which logs to a stream) would still be found in its folder (`__dirname` below).
  */
-const EXTERNAL = new Set([
-  'better-sqlite3',
-  'pino',
-  'pino-pretty',
-  'thread-stream',
-  'pg',
-  'zxcvbn',
-  'tsx',
-]);
+const EXTERNAL = new Set(['better-sqlite3', 'pino-pretty', 'pg', 'zxcvbn', 'tsx']);
 const isExternal = (pkg) => EXTERNAL.has(pkg) || pkg.startsWith('@aws-sdk/');
 
 const packageOf = (spec) =>
@@ -120,7 +113,10 @@ await build({
   target: 'node20',
   outfile: path.join(outdir, 'cli.cjs'),
   logLevel: 'warning',
-  plugins: [ownUrls, lazyRouter, packageDirs, externals],
+  // `require.resolve` of a bundled package's package.json is meant: packageDirs finds the
+  // package's folder at run time that way.
+  logOverride: { 'require-resolve-not-external': 'silent' },
+  plugins: [ownUrls, bundleTransforms, packageDirs, externals],
   // `import()` becomes `require`: a module inside the bundle is still evaluated only when first
   // imported, and the external packages left to import this way all have CommonJS entries.
   supported: { 'dynamic-import': false },

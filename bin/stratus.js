@@ -23,7 +23,8 @@ function buildIsFresh() {
   if (!fs.existsSync(src)) return true;
   for (const entry of fs.readdirSync(src, { recursive: true, withFileTypes: true })) {
     if (!entry.isFile()) continue;
-    if (fs.statSync(path.join(entry.parentPath, entry.name)).mtimeMs > built) return false;
+    // A plain concatenation: path.join of each of the ~600 names was half of this check's time.
+    if (fs.statSync(`${entry.parentPath}/${entry.name}`).mtimeMs > built) return false;
   }
   return true;
 }

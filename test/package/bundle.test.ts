@@ -13,7 +13,7 @@ import path from 'node:path';
 import { build } from 'esbuild';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 // @ts-expect-error: plain JavaScript of bin/, without types
-import { lazyRouter } from '../../bin/lazy-router.js';
+import { bundleTransforms } from '../../bin/bundle-transforms.js';
 // @ts-expect-error: plain JavaScript of bin/, without types
 import { runBundle } from '../../bin/run-bundle.js';
 
@@ -83,7 +83,21 @@ describe('the bundle code cache (bin/run-bundle.js)', () => {
   });
 });
 
-describe('the bundle router (bin/lazy-router.js)', () => {
+/** One package built alone as the bundle builds it (bin/bundle-transforms.js), CommonJS. */
+async function bundled(pkg: string, out: string): Promise<string> {
+  await build({
+    entryPoints: [createRequire(import.meta.url).resolve(pkg)],
+    bundle: true,
+    format: 'cjs',
+    platform: 'node',
+    outfile: out,
+    logLevel: 'silent',
+    plugins: [bundleTransforms],
+  });
+  return out;
+}
+
+describe('the bundle router (bin/bundle-transforms.js)', () => {
   type Router = {
     on: (m: string, p: string, h: () => void) => void;
     find: (m: string, p: string) => { params: Record<string, string>; handler: () => void } | null;
@@ -123,16 +137,7 @@ describe('the bundle router (bin/lazy-router.js)', () => {
   ];
 
   it('find-my-way in the bundle: compiles its matchers at their first use and routes exactly as the library does', async () => {
-    const out = path.join(dir, 'router.cjs');
-    await build({
-      entryPoints: [createRequire(import.meta.url).resolve('find-my-way')],
-      bundle: true,
-      format: 'cjs',
-      platform: 'node',
-      outfile: out,
-      logLevel: 'silent',
-      plugins: [lazyRouter],
-    });
+    const out = await bundled('find-my-way', path.join(dir, 'router.cjs'));
     const require = createRequire(import.meta.url);
     const make = (lib: (o?: object) => Router) => {
       const r = lib();
@@ -160,5 +165,53 @@ describe('the bundle router (bin/lazy-router.js)', () => {
       });
     }
     expect(names(lazy)).not.toContain('lazyPrefixMatch');
+  });
+});
+
+describe('packages edited by the bundle (bin/bundle-transforms.js)', () => {
+  it('fastify in the bundle: loads HTTP/2 and HTTPS only when such a server is made', async () => {
+    const out = await bundled('fastify', path.join(dir, 'fastify.cjs'));
+    const probe = `
+      const loaded = () => ['http2', 'https'].filter((m) => process.moduleLoadList.includes('NativeModule ' + m));
+      const fastify = require(${JSON.stringify(out)});
+      const atLoad = loaded();
+      const plain = fastify();
+      plain.get('/', async () => ({ ok: true }));
+      plain.inject('/').then(async (r) => {
+        const afterPlain = loaded();
+        const h2 = fastify({ http2: true });
+        await h2.ready();
+        console.log(JSON.stringify({ atLoad, afterPlain, status: r.statusCode, h2: h2.server.constructor.name, end: loaded() }));
+      });`;
+    const { execFileSync } = await import('node:child_process');
+    const result = JSON.parse(execFileSync(process.execPath, ['-e', probe], { encoding: 'utf8' }));
+    expect(result).toEqual({
+      atLoad: [],
+      afterPlain: [],
+      status: 200,
+      h2: 'Http2Server',
+      end: ['http2'],
+    });
+  });
+
+  it('@fastify/static in the bundle: serves files without a walk (wildcard) and with one (glob, loaded then)', async () => {
+    const out = await bundled('@fastify/static', path.join(dir, 'static.cjs'));
+    const root = path.join(dir, 'public');
+    mkdirSync(root);
+    writeFileSync(path.join(root, 'a.txt'), 'hello');
+    const fastifyStatic = createRequire(import.meta.url)(out);
+    const { default: Fastify } = await import('fastify');
+    for (const wildcard of [true, false]) {
+      const app = Fastify();
+      await app.register(fastifyStatic, { root, prefix: '/files/', wildcard });
+      const r = await app.inject('/files/a.txt');
+      expect({ wildcard, status: r.statusCode, body: r.body }).toEqual({
+        wildcard,
+        status: 200,
+        body: 'hello',
+      });
+      expect((await app.inject('/files/b.txt')).statusCode).toBe(404);
+      await app.close();
+    }
   });
 });
