@@ -34,6 +34,13 @@ export const TRANSFORMS = {
       'class HandlerStorage {',
       'function lazyCreateParamsObject (param0, param1, param2, param3, extraParams) {\n  this._createParamsObject = HandlerStorage.prototype._compileCreateParamsObject(this.params)\n  return this._createParamsObject(param0, param1, param2, param3, extraParams)\n}\n\nclass HandlerStorage {',
     ],
+    // The constraint matcher of a route's node, compiled again as each handler is added (and
+    // only ever called for a request with constraints to match: none, in Stratus), is compiled
+    // at its first call, from the node's handlers at that moment: what the last compile saw.
+    [
+      'this._compileGetHandlerMatchingConstraints(constrainer, constraints)',
+      'this._getHandlerMatchingConstraints = function lazyGetHandlerMatchingConstraints (derivedConstraints) {\n        this._compileGetHandlerMatchingConstraints(constrainer)\n        return this._getHandlerMatchingConstraints(derivedConstraints)\n      }',
+    ],
   ],
   // Fastify loads Node's HTTPS and HTTP/2 servers (and TLS under them) at its start; Stratus
   // serves plain HTTP/1.1. They are loaded where Fastify makes such a server.
@@ -46,6 +53,20 @@ export const TRANSFORMS = {
   ],
   // @fastify/static loads glob at its start, for `wildcard: false` alone (a walk of the folder
   // at registration); the console's assets are served with `wildcard: true`.
+  // @fastify/swagger loads the YAML library at its start, for the YAML form of the documents
+  // alone: it is loaded when one is first asked for.
+  '@fastify/swagger/lib/spec/openapi/index.js': [
+    [
+      "const yaml = require('yaml')",
+      "const yaml = { stringify: (...args) => require('yaml').stringify(...args) }",
+    ],
+  ],
+  '@fastify/swagger/lib/spec/swagger/index.js': [
+    [
+      "const yaml = require('yaml')",
+      "const yaml = { stringify: (...args) => require('yaml').stringify(...args) }",
+    ],
+  ],
   '@fastify/static/index.js': [
     ["const { glob } = require('glob')", "const glob = (...args) => require('glob').glob(...args)"],
   ],

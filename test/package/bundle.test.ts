@@ -146,6 +146,9 @@ describe('the bundle router (bin/bundle-transforms.js)', () => {
         Object.defineProperty(handler, 'name', { value: `route${i}` });
         r.on('GET', p, handler);
       });
+      // Routes with constraints: the node's constraint matcher is compiled at its first call.
+      r.on('GET', '/v4/regions', { constraints: { host: 'a.example' } }, function hostA() {});
+      r.on('GET', '/v4/profile', { constraints: { version: '1.2.0' } }, function v120() {});
       return r;
     };
     const lazy = make(require(out) as (o?: object) => Router);
@@ -165,6 +168,20 @@ describe('the bundle router (bin/bundle-transforms.js)', () => {
       });
     }
     expect(names(lazy)).not.toContain('lazyPrefixMatch');
+    const constrained = [
+      ['/v4/regions', { host: 'a.example' }],
+      ['/v4/regions', { host: 'b.example' }],
+      ['/v4/regions', {}],
+      ['/v4/profile', { version: '1.x' }],
+      ['/v4/profile', { version: '2.x' }],
+      ['/v4/profile', {}],
+    ] as const;
+    type Find = (m: string, p: string, c: object) => { handler: () => void } | null;
+    for (const [p, c] of constrained) {
+      const a = (lazy.find as Find)('GET', p, c);
+      const b = (own.find as Find)('GET', p, c);
+      expect({ p, c, handler: a?.handler.name }).toEqual({ p, c, handler: b?.handler.name });
+    }
   });
 });
 
@@ -213,5 +230,28 @@ describe('packages edited by the bundle (bin/bundle-transforms.js)', () => {
       expect((await app.inject('/files/b.txt')).statusCode).toBe(404);
       await app.close();
     }
+  });
+
+  it('@fastify/swagger in the bundle: the YAML document is the one of the library as published', async () => {
+    const out = await bundled('@fastify/swagger', path.join(dir, 'swagger.cjs'));
+    const { default: Fastify } = await import('fastify');
+    const docs = [];
+    for (const swagger of [
+      createRequire(import.meta.url)(out),
+      (await import('@fastify/swagger')).default,
+    ]) {
+      const app = Fastify();
+      await app.register(swagger, { openapi: { info: { title: 't', version: '1' } } });
+      app.get(
+        '/v4/things/:id',
+        { schema: { params: { type: 'object', properties: { id: { type: 'integer' } } } } },
+        async () => ({}),
+      );
+      await app.ready();
+      docs.push((app as unknown as { swagger: (o: object) => string }).swagger({ yaml: true }));
+      await app.close();
+    }
+    expect(docs[0]).toContain('/v4/things/{id}');
+    expect(docs[0]).toBe(docs[1]);
   });
 });
