@@ -1,18 +1,18 @@
 // Part of `npm run build` (after tsc and the data files, before the BUILD stamp): bundles the
-// compiled server, dist/cli.js and everything it imports from dist/, into dist/bundle/, which
-// bin/stratus.js runs. A start then loads a few large files instead of about 1,600 small ones
-// (compiled sources and the pure-ESM packages below), which was most of the start-up time
-// (docs/performance.md). esbuild, not hand-written code: tsx already depends on it.
+// compiled server, dist/cli.js and everything it imports from dist/, into one CommonJS file,
+// dist/bundle/cli.cjs, which bin/stratus.js runs through bin/run-bundle.js with a V8 code cache
+// (Node 20 keeps none for ES modules: hence CommonJS). A start then loads one file instead of
+// about 1,600 small ones, and skips most of its compiling (docs/performance.md). esbuild, not
+// hand-written code: tsx already depends on it.
 //
 // What stays as it was:
-// - Packages are imported from node_modules at run time, except INLINE (pure ES modules without
-//   files of their own to read at run time). Native addons (better-sqlite3), packages that find
-//   files beside their code (pino's transports, the API reference's assets) and CommonJS ones
-//   keep their own resolution.
+// - Packages in EXTERNAL are loaded from node_modules at run time; every other one is inlined,
+//   a few with edits that defer work a start does not need (bin/bundle-transforms.js).
 // - `import.meta.url` of each compiled file still names that file: data files (the catalogue,
 //   address pools, the console, package.json) are found where the unbundled build finds them.
-// - Dynamic imports stay lazy: code splitting puts each in a chunk of its own (the QEMU driver,
-//   the S3 blob store and its AWS SDK, the CLI's commands), loaded when first used.
+// - Dynamic imports stay lazy: each becomes a `require` of a module of the bundle that is
+//   evaluated when first imported (the QEMU driver, the S3 blob store and its AWS SDK, the
+//   CLI's commands). The sources have no top-level await (a CommonJS bundle could not hold it).
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';

@@ -21,9 +21,16 @@ import vm from 'node:vm';
 export function runBundle(file, { cacheAfterMs = 1000 } = {}) {
   const cacheFile = `${file}.cache`;
   const source = fs.readFileSync(file, 'utf8');
+  // V8 checks a cache against the source's length, not its text: the cache names the file it
+  // was made for (inode, size, mtime), and one made for another build is not offered to V8.
+  const st = fs.statSync(file);
+  const identity = Buffer.from(`${st.ino}:${st.size}:${st.mtimeMs}\n`);
   let cachedData;
   try {
-    cachedData = fs.readFileSync(cacheFile);
+    const stored = fs.readFileSync(cacheFile);
+    if (stored.subarray(0, identity.length).equals(identity)) {
+      cachedData = stored.subarray(identity.length);
+    }
   } catch {
     cachedData = undefined;
   }
@@ -38,7 +45,7 @@ export function runBundle(file, { cacheAfterMs = 1000 } = {}) {
   const writeCache = () => {
     const tmp = `${cacheFile}.${process.pid}.tmp`;
     try {
-      fs.writeFileSync(tmp, script.createCachedData());
+      fs.writeFileSync(tmp, Buffer.concat([identity, script.createCachedData()]));
       fs.renameSync(tmp, cacheFile);
     } catch {
       fs.rmSync(tmp, { force: true });

@@ -3,6 +3,7 @@ import {
   mkdtempSync,
   readdirSync,
   readFileSync,
+  renameSync,
   rmSync,
   statSync,
   writeFileSync,
@@ -70,6 +71,20 @@ describe('the bundle code cache (bin/run-bundle.js)', () => {
     expect(rejected.cacheUsed).toBe(false);
     expect((rejected.exports.main as (n: number) => number)(1)).toBe(2);
     await rejected.started();
+    expect(load(bundle).cacheUsed).toBe(true);
+  });
+
+  it('runBundle: a cache made for another build of the bundle, even of the same length, is not used', async () => {
+    await load(bundle).started();
+    const text = readFileSync(bundle, 'utf8');
+    const other = text.replace('x * 2', 'x * 3');
+    expect(other.length).toBe(text.length);
+    writeFileSync(`${bundle}.new`, other);
+    renameSync(`${bundle}.new`, bundle); // as a build writes it: a new file
+    const next = load(bundle);
+    expect(next.cacheUsed).toBe(false);
+    expect((next.exports.main as (n: number) => number)(2)).toBe(6);
+    await next.started();
     expect(load(bundle).cacheUsed).toBe(true);
   });
 
