@@ -114,7 +114,7 @@ async function bundled(pkg: string, out: string): Promise<string> {
 
 describe('the bundle router (bin/bundle-transforms.js)', () => {
   type Router = {
-    on: (m: string, p: string, h: () => void) => void;
+    on: (m: string, p: string, ...rest: [() => void] | [object, () => void]) => void;
     find: (m: string, p: string) => { params: Record<string, string>; handler: () => void } | null;
     trees: Record<string, { staticChildrenNodes: { matchPrefix: { name: string } }[] }>;
   };
