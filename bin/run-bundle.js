@@ -4,7 +4,8 @@
 // skips parsing and compiling the functions the cache holds. The cache is made by the first
 // `serve` whose start had none (or whose cache V8 rejected: another Node or V8 version, other
 // V8 flags, another bundle), a second after its server listens, so the functions the start and
-// its first requests compiled lazily are in it too. It is written to a temporary file renamed
+// its first requests compiled lazily are in it too (or as it stops, if that comes first). It is
+// written to a temporary file renamed
 // into place (a concurrent start reads the old cache or the new one, never half of one);
 // where the folder cannot be written (an installed package owned by another user) each start
 // compiles as it would without a cache.
@@ -42,7 +43,10 @@ export function runBundle(file, { cacheAfterMs = 1000 } = {}) {
     .runInThisContext()
     .call(module.exports, module.exports, require, module, file, path.dirname(file));
 
+  let state = needsCache ? 'needed' : 'done';
   const writeCache = () => {
+    if (state === 'done') return;
+    state = 'done';
     const tmp = `${cacheFile}.${process.pid}.tmp`;
     try {
       fs.writeFileSync(tmp, Buffer.concat([identity, script.createCachedData()]));
@@ -56,13 +60,18 @@ export function runBundle(file, { cacheAfterMs = 1000 } = {}) {
     cacheUsed: !needsCache,
     /** Resolves once the cache is written (or found not needed, or not writable). */
     started() {
-      if (!needsCache) return Promise.resolve();
+      if (state !== 'needed') return Promise.resolve();
+      state = 'pending';
       return new Promise((resolve) => {
         setTimeout(() => {
           writeCache();
           resolve();
         }, cacheAfterMs).unref();
       });
+    },
+    /** When the CLI returns: a server stopped before its cache was written writes it now. */
+    finished() {
+      if (state === 'pending') writeCache();
     },
   };
 }

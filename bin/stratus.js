@@ -31,6 +31,7 @@ function buildIsFresh() {
 
 let main;
 let started;
+let finished;
 if (process.env.STRATUS_FROM_SOURCE !== '1' && buildIsFresh()) {
   // The build's bundle of the same code (bin/build-bundle.js) starts faster, with its code
   // cache (bin/run-bundle.js); a build made without it runs the compiled files.
@@ -40,6 +41,7 @@ if (process.env.STRATUS_FROM_SOURCE !== '1' && buildIsFresh()) {
     const loaded = runBundle(bundle);
     ({ main } = loaded.exports);
     started = loaded.started;
+    finished = loaded.finished;
   } else {
     ({ main } = await import('../dist/cli.js'));
   }
@@ -49,3 +51,4 @@ if (process.env.STRATUS_FROM_SOURCE !== '1' && buildIsFresh()) {
   ({ main } = await import('../src/cli.ts'));
 }
 process.exitCode = await main(process.argv.slice(2), { started });
+finished?.();

@@ -22,6 +22,7 @@ interface Loaded {
   exports: Record<string, unknown>;
   cacheUsed: boolean;
   started: () => Promise<void>;
+  finished: () => void;
 }
 const load = (file: string): Loaded => runBundle(file, { cacheAfterMs: 0 }) as Loaded;
 
@@ -51,6 +52,19 @@ describe('the bundle code cache (bin/run-bundle.js)', () => {
     await first.started();
     expect(statSync(`${bundle}.cache`).size).toBeGreaterThan(0);
     expect(readdirSync(dir).sort()).toEqual(['cli.cjs', 'cli.cjs.cache']);
+  });
+
+  it('runBundle: a server stopped before its cache was due writes it as the CLI returns', () => {
+    const loaded = runBundle(bundle, { cacheAfterMs: 60_000 }) as Loaded;
+    void loaded.started();
+    loaded.finished();
+    expect(statSync(`${bundle}.cache`).size).toBeGreaterThan(0);
+    expect(load(bundle).cacheUsed).toBe(true);
+  });
+
+  it('runBundle: a CLI command that starts no server writes no cache', () => {
+    load(bundle).finished();
+    expect(readdirSync(dir)).toEqual(['cli.cjs']);
   });
 
   it('runBundle: the next start takes the cache V8 made and does not write it again', async () => {
