@@ -5,10 +5,10 @@
 // `serve` whose start had none (or whose cache V8 rejected: another Node or V8 version, other
 // V8 flags, another bundle), a second after its server listens, so the functions the start and
 // its first requests compiled lazily are in it too (or as it stops, if that comes first). It is
-// written to a temporary file renamed
-// into place (a concurrent start reads the old cache or the new one, never half of one);
-// where the folder cannot be written (an installed package owned by another user) each start
-// compiles as it would without a cache.
+// written to a temporary file renamed into place (a concurrent start reads the old cache or the
+// new one, never half of one); where the folder cannot be written (an installed package owned
+// by another user) each start compiles as it would without a cache. A start with other V8 flags
+// than the cache's (V8 rejects it) makes it again for its own flags.
 import fs from 'node:fs';
 import Module, { createRequire } from 'node:module';
 import path from 'node:path';

@@ -1,8 +1,8 @@
 #!/usr/bin/env node
 // The `stratus` command. It runs the compiled output in dist/ (made by `npm run build`, which
-// `npm install` runs; its bundle, dist/bundle/, where there is one, with its code cache) when that build is newer
-// than every file under src/; otherwise, as after an edit, the TypeScript sources through tsx's
-// loader, so a stale build never runs. The package made by `npm pack` has no src/ and always
+// `npm install` runs; its bundle, dist/bundle/, where there is one, with its code cache) when
+// that build is newer than every file under src/; otherwise, as after an edit, the TypeScript
+// sources through tsx's loader, so a stale build never runs. The package made by `npm pack` has no src/ and always
 // runs dist/.
 import fs from 'node:fs';
 import path from 'node:path';
