@@ -30,7 +30,9 @@ COPY --from=build /app/bin ./bin
 # bin/stratus.js runs dist/ when it is newer than every file of src/ (it is: built last).
 COPY --from=build /app/src ./src
 COPY --from=build /app/dist ./dist
-RUN mkdir -p /data && chown node:node /data
+# The first start writes the bundle's code cache beside it (bin/run-bundle.js): the folder is
+# the server user's, so each container's later starts take it.
+RUN mkdir -p /data && chown node:node /data /app/dist/bundle
 USER node
 VOLUME ["/data"]
 EXPOSE 8080

@@ -1,22 +1,23 @@
 // Part of `npm run build` (after tsc and the data files, before the BUILD stamp): bundles the
-// compiled server, dist/cli.js and everything it imports from dist/, into dist/bundle/, which
-// bin/stratus.js runs. A start then loads a few large files instead of about 1,600 small ones
-// (compiled sources and the pure-ESM packages below), which was most of the start-up time
-// (docs/performance.md). esbuild, not hand-written code: tsx already depends on it.
+// compiled server, dist/cli.js and everything it imports from dist/, into one CommonJS file,
+// dist/bundle/cli.cjs, which bin/stratus.js runs through bin/run-bundle.js with a V8 code cache
+// (Node 20 keeps none for ES modules: hence CommonJS). A start then loads one file instead of
+// about 1,600 small ones, and skips most of its compiling (docs/performance.md). esbuild, not
+// hand-written code: tsx already depends on it.
 //
 // What stays as it was:
-// - Packages are imported from node_modules at run time, except INLINE (pure ES modules without
-//   files of their own to read at run time). Native addons (better-sqlite3), packages that find
-//   files beside their code (pino's transports, the API reference's assets) and CommonJS ones
-//   keep their own resolution.
+// - Packages in EXTERNAL are loaded from node_modules at run time; every other one is inlined,
+//   a few with edits that defer work a start does not need (bin/bundle-transforms.js).
 // - `import.meta.url` of each compiled file still names that file: data files (the catalogue,
 //   address pools, the console, package.json) are found where the unbundled build finds them.
-// - Dynamic imports stay lazy: code splitting puts each in a chunk of its own (the QEMU driver,
-//   the S3 blob store and its AWS SDK, the CLI's commands), loaded when first used.
+// - Dynamic imports stay lazy: each becomes a `require` of a module of the bundle that is
+//   evaluated when first imported (the QEMU driver, the S3 blob store and its AWS SDK, the
+//   CLI's commands). The sources have no top-level await (a CommonJS bundle could not hold it).
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
+import { bundleTransforms } from './bundle-transforms.js';
 
 const root = path.join(path.dirname(fileURLToPath(import.meta.url)), '..');
 const dist = path.join(root, 'dist');
@@ -24,20 +25,13 @@ const outdir = path.join(dist, 'bundle');
 
 /**
  * Packages kept in node_modules, loaded by their own resolution at run time: native addons
- * (better-sqlite3), packages that start files beside their code (pino's transports and their
- * worker threads), and ones only loaded on demand by a dynamic import (the
- * PostgreSQL driver, the AWS SDK, the password dictionary, tsx). Every other package is bundled
- * in, CommonJS ones included: a start then resolves, reads and wraps none of their files.
+ * (better-sqlite3), the development log format (pino-pretty, loaded only with LOG_FORMAT=pretty),
+ * and ones only loaded on demand (the PostgreSQL driver, the AWS SDK, the password dictionary,
+ * tsx). Every other package is bundled in, CommonJS ones included: a start then resolves, reads
+ * and wraps none of their files. pino is bundled too: its transports' worker files (unused by
+ * Stratus, which logs to a stream) would still be found in its folder (`__dirname` below).
  */
-const EXTERNAL = new Set([
-  'better-sqlite3',
-  'pino',
-  'pino-pretty',
-  'thread-stream',
-  'pg',
-  'zxcvbn',
-  'tsx',
-]);
+const EXTERNAL = new Set(['better-sqlite3', 'pino-pretty', 'pg', 'zxcvbn', 'tsx']);
 const isExternal = (pkg) => EXTERNAL.has(pkg) || pkg.startsWith('@aws-sdk/');
 
 const packageOf = (spec) =>
@@ -75,7 +69,10 @@ const packageDirs = {
   },
 };
 
-/** Each compiled file's `import.meta.url`, rewritten relative to the chunk that will hold it. */
+/**
+ * Each compiled file's `import.meta.url`, rewritten relative to the bundle: the bundle is
+ * CommonJS (no `import.meta`), so the bundle's own URL comes from its `__filename`.
+ */
 const ownUrls = {
   name: 'own-import-meta-url',
   setup(b) {
@@ -87,7 +84,7 @@ const ownUrls = {
       return {
         contents: text.replaceAll(
           'import.meta.url',
-          `new URL(${JSON.stringify(rel)}, import.meta.url).href`,
+          `new URL(${JSON.stringify(rel)}, __stratusBundleUrl).href`,
         ),
         loader: 'js',
       };
@@ -111,18 +108,23 @@ fs.rmSync(outdir, { recursive: true, force: true });
 await build({
   entryPoints: [path.join(dist, 'cli.js')],
   bundle: true,
-  splitting: true,
-  format: 'esm',
+  format: 'cjs',
   platform: 'node',
   target: 'node20',
-  outdir,
-  chunkNames: 'chunk-[hash]',
+  outfile: path.join(outdir, 'cli.cjs'),
   logLevel: 'warning',
-  plugins: [ownUrls, packageDirs, externals],
-  // The CommonJS packages bundled in call `require` for Node's own modules.
+  // `require.resolve` of a bundled package's package.json is meant: packageDirs finds the
+  // package's folder at run time that way.
+  logOverride: { 'require-resolve-not-external': 'silent' },
+  plugins: [ownUrls, bundleTransforms, packageDirs, externals],
+  // `import()` becomes `require`: a module inside the bundle is still evaluated only when first
+  // imported, and the external packages left to import this way all have CommonJS entries.
+  supported: { 'dynamic-import': false },
   banner: {
-    js: "import { createRequire as __stratusRequire } from 'node:module'; const require = __stratusRequire(import.meta.url);",
+    js: "'use strict';\nvar __stratusBundleUrl = require('node:url').pathToFileURL(__filename).href;",
   },
 });
-const files = fs.readdirSync(outdir);
-process.stdout.write(`dist/bundle/: the server in ${files.length} files\n`);
+const size = fs.statSync(path.join(outdir, 'cli.cjs')).size;
+process.stdout.write(
+  `dist/bundle/cli.cjs: the server in one file (${(size / 1e6).toFixed(1)} MB)\n`,
+);

@@ -49,8 +49,14 @@ async function imagesCommand(rest: string[]): Promise<number> {
   return r.status ?? 1;
 }
 
+/** What the runner of the CLI (bin/stratus.js) is told. */
+export interface CliHooks {
+  /** Called once `serve` listens: bin/run-bundle.js then makes the bundle's code cache. */
+  started?: () => void;
+}
+
 /** Runs the CLI; returns the exit code. */
-export async function main(argv: string[]): Promise<number> {
+export async function main(argv: string[], hooks: CliHooks = {}): Promise<number> {
   const [command, ...rest] = argv;
   try {
     const config = envToConfig(readEnv());
@@ -63,6 +69,7 @@ export async function main(argv: string[]): Promise<number> {
         }
         const noWorker = rest.includes('--no-worker');
         const running = await serve(noWorker ? { ...config, inProcessWorker: false } : config);
+        hooks.started?.();
         await untilSignal(running.close);
         return 0;
       }

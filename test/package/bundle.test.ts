@@ -1,0 +1,286 @@
+import {
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { build } from 'esbuild';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+// @ts-expect-error: plain JavaScript of bin/, without types
+import { bundleTransforms } from '../../bin/bundle-transforms.js';
+// @ts-expect-error: plain JavaScript of bin/, without types
+import { runBundle } from '../../bin/run-bundle.js';
+
+interface Loaded {
+  exports: Record<string, unknown>;
+  cacheUsed: boolean;
+  started: () => Promise<void>;
+  finished: () => void;
+}
+const load = (file: string): Loaded => runBundle(file, { cacheAfterMs: 0 }) as Loaded;
+
+let dir: string;
+let bundle: string;
+beforeEach(() => {
+  dir = mkdtempSync(path.join(tmpdir(), 'stratus-bundle-'));
+  bundle = path.join(dir, 'cli.cjs');
+  // A CommonJS file like the bundle: its own require, __filename and functions compiled lazily.
+  writeFileSync(
+    bundle,
+    `'use strict';
+const p = require('node:path');
+function answer(x) { return x * 2; }
+exports.main = (n) => answer(n);
+exports.where = () => p.basename(__filename);`,
+  );
+});
+afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+describe('the bundle code cache (bin/run-bundle.js)', () => {
+  it('runBundle: a start without a cache runs the bundle and writes the cache once the server started', async () => {
+    const first = load(bundle);
+    expect(first.cacheUsed).toBe(false);
+    expect((first.exports.main as (n: number) => number)(21)).toBe(42);
+    expect((first.exports.where as () => string)()).toBe('cli.cjs');
+    await first.started();
+    expect(statSync(`${bundle}.cache`).size).toBeGreaterThan(0);
+    expect(readdirSync(dir).sort()).toEqual(['cli.cjs', 'cli.cjs.cache']);
+  });
+
+  it('runBundle: a server stopped before its cache was due writes it as the CLI returns', () => {
+    const loaded = runBundle(bundle, { cacheAfterMs: 60_000 }) as Loaded;
+    void loaded.started();
+    loaded.finished();
+    expect(statSync(`${bundle}.cache`).size).toBeGreaterThan(0);
+    expect(load(bundle).cacheUsed).toBe(true);
+  });
+
+  it('runBundle: a CLI command that starts no server writes no cache', () => {
+    load(bundle).finished();
+    expect(readdirSync(dir)).toEqual(['cli.cjs']);
+  });
+
+  it('runBundle: the next start takes the cache V8 made and does not write it again', async () => {
+    await load(bundle).started();
+    const made = readFileSync(`${bundle}.cache`);
+    const next = load(bundle);
+    expect(next.cacheUsed).toBe(true);
+    expect((next.exports.main as (n: number) => number)(2)).toBe(4);
+    writeFileSync(`${bundle}.cache`, made); // the same bytes, a new mtime
+    const before = statSync(`${bundle}.cache`).mtimeMs;
+    await next.started();
+    expect(statSync(`${bundle}.cache`).mtimeMs).toBe(before);
+  });
+
+  it('runBundle: a cache V8 rejects (another bundle or V8) is made again by the next server', async () => {
+    writeFileSync(`${bundle}.cache`, Buffer.from('not a code cache'));
+    const rejected = load(bundle);
+    expect(rejected.cacheUsed).toBe(false);
+    expect((rejected.exports.main as (n: number) => number)(1)).toBe(2);
+    await rejected.started();
+    expect(load(bundle).cacheUsed).toBe(true);
+  });
+
+  it('runBundle: a cache made for another build of the bundle, even of the same length, is not used', async () => {
+    await load(bundle).started();
+    const text = readFileSync(bundle, 'utf8');
+    const other = text.replace('x * 2', 'x * 3');
+    expect(other.length).toBe(text.length);
+    writeFileSync(`${bundle}.new`, other);
+    renameSync(`${bundle}.new`, bundle); // as a build writes it: a new file
+    const next = load(bundle);
+    expect(next.cacheUsed).toBe(false);
+    expect((next.exports.main as (n: number) => number)(2)).toBe(6);
+    await next.started();
+    expect(load(bundle).cacheUsed).toBe(true);
+  });
+
+  it('runBundle: a cache that cannot be written leaves the start as it was and no temporary file', async () => {
+    mkdirSync(`${bundle}.cache`); // a folder where the file would go
+    const loaded = load(bundle);
+    expect(loaded.cacheUsed).toBe(false);
+    await loaded.started();
+    expect(readdirSync(dir).sort()).toEqual(['cli.cjs', 'cli.cjs.cache']);
+    expect(statSync(`${bundle}.cache`).isDirectory()).toBe(true);
+  });
+});
+
+/** One package built alone as the bundle builds it (bin/bundle-transforms.js), CommonJS. */
+async function bundled(pkg: string, out: string): Promise<string> {
+  await build({
+    entryPoints: [createRequire(import.meta.url).resolve(pkg)],
+    bundle: true,
+    format: 'cjs',
+    platform: 'node',
+    outfile: out,
+    logLevel: 'silent',
+    plugins: [bundleTransforms],
+  });
+  return out;
+}
+
+describe('the bundle router (bin/bundle-transforms.js)', () => {
+  type Router = {
+    on: (m: string, p: string, ...rest: [() => void] | [object, () => void]) => void;
+    find: (m: string, p: string) => { params: Record<string, string>; handler: () => void } | null;
+    trees: Record<string, { staticChildrenNodes: { matchPrefix: { name: string } }[] }>;
+  };
+  const ROUTES = [
+    '/v4/compute/instances',
+    '/v4/compute/instances/:instanceId',
+    '/v4/compute/instances/:instanceId/disks/:diskId',
+    '/v4/compute/instances/:instanceId/configs',
+    '/v4/compute/images',
+    '/v4/compute/types/:typeId',
+    '/v4/networking/ips/:address',
+    '/v4/networking/firewalls/:firewallId/rules',
+    '/v4/regions',
+    '/v4/regions/:regionId/availability',
+    '/v4/profile',
+    '/v4/profile/tokens/:tokenId',
+  ];
+  const PATHS = [
+    '/v4/compute/instances',
+    '/v4/compute/instances/12',
+    '/v4/compute/instances/12/disks/7',
+    '/v4/compute/instances/12/configs',
+    '/v4/compute/images',
+    '/v4/compute/imagez',
+    '/v4/compute/types/g6-nanode-1',
+    '/v4/networking/ips/192.0.2.1',
+    '/v4/networking/firewalls/3/rules',
+    '/v4/networking/firewalls/3/rulez',
+    '/v4/regions',
+    '/v4/regions/us-east/availability',
+    '/v4/profile',
+    '/v4/profile/tokens/5',
+    '/v4/prof',
+    '/v4/regionsx',
+  ];
+
+  it('find-my-way in the bundle: compiles its matchers at their first use and routes exactly as the library does', async () => {
+    const out = await bundled('find-my-way', path.join(dir, 'router.cjs'));
+    const require = createRequire(import.meta.url);
+    const make = (lib: (o?: object) => Router) => {
+      const r = lib();
+      ROUTES.forEach((p, i) => {
+        const handler = () => i;
+        Object.defineProperty(handler, 'name', { value: `route${i}` });
+        r.on('GET', p, handler);
+      });
+      // Routes with constraints: the node's constraint matcher is compiled at its first call.
+      r.on('GET', '/v4/regions', { constraints: { host: 'a.example' } }, function hostA() {});
+      r.on('GET', '/v4/profile', { constraints: { version: '1.2.0' } }, function v120() {});
+      return r;
+    };
+    const lazy = make(require(out) as (o?: object) => Router);
+    const own = make(require('find-my-way') as (o?: object) => Router);
+    // Nothing compiled yet: the root's static children still hold the lazy matcher.
+    const names = (r: Router) =>
+      Object.values(r.trees).flatMap((t) => t.staticChildrenNodes.map((n) => n.matchPrefix.name));
+    expect(names(lazy)).toContain('lazyPrefixMatch');
+    expect(names(own)).not.toContain('lazyPrefixMatch');
+    for (const p of [...PATHS, ...PATHS]) {
+      const a = lazy.find('GET', p);
+      const b = own.find('GET', p);
+      expect({ p, handler: a?.handler.name, params: { ...a?.params } }).toEqual({
+        p,
+        handler: b?.handler.name,
+        params: { ...b?.params },
+      });
+    }
+    expect(names(lazy)).not.toContain('lazyPrefixMatch');
+    const constrained = [
+      ['/v4/regions', { host: 'a.example' }],
+      ['/v4/regions', { host: 'b.example' }],
+      ['/v4/regions', {}],
+      ['/v4/profile', { version: '1.x' }],
+      ['/v4/profile', { version: '2.x' }],
+      ['/v4/profile', {}],
+    ] as const;
+    type Find = (m: string, p: string, c: object) => { handler: () => void } | null;
+    for (const [p, c] of constrained) {
+      const a = (lazy.find as Find)('GET', p, c);
+      const b = (own.find as Find)('GET', p, c);
+      expect({ p, c, handler: a?.handler.name }).toEqual({ p, c, handler: b?.handler.name });
+    }
+  });
+});
+
+describe('packages edited by the bundle (bin/bundle-transforms.js)', () => {
+  it('fastify in the bundle: loads HTTP/2 and HTTPS only when such a server is made', async () => {
+    const out = await bundled('fastify', path.join(dir, 'fastify.cjs'));
+    const probe = `
+      const loaded = () => ['http2', 'https'].filter((m) => process.moduleLoadList.includes('NativeModule ' + m));
+      const fastify = require(${JSON.stringify(out)});
+      const atLoad = loaded();
+      const plain = fastify();
+      plain.get('/', async () => ({ ok: true }));
+      plain.inject('/').then(async (r) => {
+        const afterPlain = loaded();
+        const h2 = fastify({ http2: true });
+        await h2.ready();
+        console.log(JSON.stringify({ atLoad, afterPlain, status: r.statusCode, h2: h2.server.constructor.name, end: loaded() }));
+      });`;
+    const { execFileSync } = await import('node:child_process');
+    const result = JSON.parse(execFileSync(process.execPath, ['-e', probe], { encoding: 'utf8' }));
+    expect(result).toEqual({
+      atLoad: [],
+      afterPlain: [],
+      status: 200,
+      h2: 'Http2Server',
+      end: ['http2'],
+    });
+  });
+
+  it('@fastify/static in the bundle: serves files without a walk (wildcard) and with one (glob, loaded then)', async () => {
+    const out = await bundled('@fastify/static', path.join(dir, 'static.cjs'));
+    const root = path.join(dir, 'public');
+    mkdirSync(root);
+    writeFileSync(path.join(root, 'a.txt'), 'hello');
+    const fastifyStatic = createRequire(import.meta.url)(out);
+    const { default: Fastify } = await import('fastify');
+    for (const wildcard of [true, false]) {
+      const app = Fastify();
+      await app.register(fastifyStatic, { root, prefix: '/files/', wildcard });
+      const r = await app.inject('/files/a.txt');
+      expect({ wildcard, status: r.statusCode, body: r.body }).toEqual({
+        wildcard,
+        status: 200,
+        body: 'hello',
+      });
+      expect((await app.inject('/files/b.txt')).statusCode).toBe(404);
+      await app.close();
+    }
+  });
+
+  it('@fastify/swagger in the bundle: the YAML document is the one of the library as published', async () => {
+    const out = await bundled('@fastify/swagger', path.join(dir, 'swagger.cjs'));
+    const { default: Fastify } = await import('fastify');
+    const docs = [];
+    for (const swagger of [
+      createRequire(import.meta.url)(out),
+      (await import('@fastify/swagger')).default,
+    ]) {
+      const app = Fastify();
+      await app.register(swagger, { openapi: { info: { title: 't', version: '1' } } });
+      app.get(
+        '/v4/things/:id',
+        { schema: { params: { type: 'object', properties: { id: { type: 'integer' } } } } },
+        async () => ({}),
+      );
+      await app.ready();
+      docs.push((app as unknown as { swagger: (o: object) => string }).swagger({ yaml: true }));
+      await app.close();
+    }
+    expect(docs[0]).toContain('/v4/things/{id}');
+    expect(docs[0]).toBe(docs[1]);
+  });
+});
