@@ -17,6 +17,9 @@ const account = () => import('./pages/account');
 const billing = () => import('./pages/billing');
 const profile = () => import('./pages/profile');
 const operator = () => import('./pages/operator');
+const support = () => import('./pages/support');
+const longview = () => import('./pages/longview');
+const managed = () => import('./pages/managed');
 
 export const router = createBrowserRouter([
   { path: '/', Component: Landing },
@@ -57,6 +60,11 @@ export const router = createBrowserRouter([
       { path: 'billing/invoices/:id', ...page(billing, 'InvoiceDetail') },
       { path: 'transfers', ...page(billing, 'Transfers') },
       { path: 'profile', ...page(profile, 'ProfilePage') },
+      { path: 'support/tickets', ...page(support, 'SupportTickets') },
+      { path: 'support/tickets/:id', ...page(support, 'TicketDetail') },
+      { path: 'longview', ...page(longview, 'Longview') },
+      { path: 'longview/:id', ...page(longview, 'LongviewClientDetail') },
+      { path: 'managed', ...page(managed, 'Managed') },
       { path: '*', Component: () => <p>No such page.</p> },
     ],
   },

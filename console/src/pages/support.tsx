@@ -1,0 +1,267 @@
+import { useQuery, useQueryClient } from '@tanstack/react-query';
+import { useId, useState } from 'react';
+import { Link, useNavigate, useParams } from 'react-router';
+import { ActionButton, Disclosure, Form } from '../components/form';
+import { ListView } from '../components/list';
+import { Details, ErrorBox, Loading, Section, Status } from '../components/ui';
+import { all, get, post } from '../lib/api';
+import { useServes } from '../lib/openapi';
+
+interface Ticket {
+  id: number;
+  summary: string;
+  description: string;
+  status: string;
+  closable: boolean;
+  opened: string;
+  opened_by: string;
+  updated: string;
+  updated_by: string | null;
+  closed: string | null;
+  attachments: string[];
+  entity: { id: number | null; label: string; type: string; url: string } | null;
+}
+
+interface Reply {
+  id: number;
+  created: string;
+  created_by: string;
+  description: string;
+  from_compute: boolean;
+}
+
+/** What a ticket may be about: the create body's field and the collection to choose from. */
+const ABOUT: { field: string; label: string; path: string; serves: string }[] = [
+  { field: 'compute_id', label: 'An instance', path: '/compute/instances', serves: '' },
+  { field: 'volume_id', label: 'A volume', path: '/volumes', serves: '' },
+  { field: 'domain_id', label: 'A domain', path: '/domains', serves: '/domains' },
+  { field: 'firewall_id', label: 'A firewall', path: '/networking/firewalls', serves: '' },
+  { field: 'nodebalancer_id', label: 'A NodeBalancer', path: '/nodebalancers', serves: '' },
+  { field: 'vpc_id', label: 'A VPC', path: '/vpcs', serves: '' },
+  {
+    field: 'longviewclient_id',
+    label: 'A Longview client',
+    path: '/longview/clients',
+    serves: '/longview/clients',
+  },
+];
+
+/** A time of the API (UTC), as it gives it. */
+const when = (iso: string | null) => (iso ? `${iso.replace('T', ' ')} UTC` : '—');
+
+/** Support tickets: open ones (new, open) and closed ones, as the API lists them to this user. */
+export function SupportTickets() {
+  const [closed, setClosed] = useState(false);
+  return (
+    <>
+      <h1>Support tickets</h1>
+      <div className="tabs" role="tablist" aria-label="Tickets">
+        <button type="button" role="tab" aria-selected={!closed} onClick={() => setClosed(false)}>
+          Open
+        </button>
+        <button type="button" role="tab" aria-selected={closed} onClick={() => setClosed(true)}>
+          Closed
+        </button>
+      </div>
+      <ListView<Ticket>
+        key={String(closed)}
+        path="/support/tickets"
+        title={closed ? 'Closed tickets' : 'Open tickets'}
+        rowKey={(r) => r.id}
+        baseFilter={closed ? { closed: { '+neq': null } } : { closed: null }}
+        orderBy={['opened', 'updated', 'closed']}
+        columns={[
+          {
+            key: 'summary',
+            label: 'Summary',
+            render: (r) => <Link to={`/console/support/tickets/${r.id}`}>{r.summary}</Link>,
+          },
+          { key: 'id', label: 'Ticket' },
+          { key: 'entity', label: 'About', render: (r) => r.entity?.label ?? '—' },
+          { key: 'status', label: 'Status', render: (r) => <Status value={r.status} /> },
+          { key: 'opened_by', label: 'Opened by' },
+          { key: 'updated', label: 'Updated', render: (r) => when(r.updated) },
+        ]}
+      />
+      <Disclosure label="Open a ticket">
+        <OpenTicket />
+      </Disclosure>
+    </>
+  );
+}
+
+/** A new ticket: summary, description and, optionally, one entity of the account. */
+function OpenTicket() {
+  const id = useId();
+  const navigate = useNavigate();
+  const client = useQueryClient();
+  const serves = useServes();
+  const choices = ABOUT.filter((a) => a.serves === '' || serves(a.serves));
+  const [about, setAbout] = useState('');
+  const kind = choices.find((a) => a.field === about);
+  const entities = useQuery({
+    queryKey: [kind?.path, 'all'],
+    enabled: kind !== undefined,
+    queryFn: () => all<{ id: number; label?: string; domain?: string }>(kind?.path ?? ''),
+  });
+  return (
+    <>
+      <div className="field">
+        <label htmlFor={`${id}-about`}>About</label>
+        <select id={`${id}-about`} value={about} onChange={(e) => setAbout(e.target.value)}>
+          <option value="">Nothing in particular</option>
+          {choices.map((a) => (
+            <option key={a.field} value={a.field}>
+              {a.label}
+            </option>
+          ))}
+        </select>
+      </div>
+      <ErrorBox error={entities.error} />
+      <Form
+        key={about}
+        fields={[
+          { name: 'summary', label: 'Summary', required: true, help: '1 to 64 characters.' },
+          { name: 'description', label: 'Description', type: 'textarea', required: true },
+          ...(kind
+            ? [
+                {
+                  name: kind.field,
+                  label: `Which ${kind.label.replace(/^An? /, '').toLowerCase()}`,
+                  type: 'select' as const,
+                  required: true,
+                  options: (entities.data ?? []).map((e) => ({
+                    value: String(e.id),
+                    label: e.label ?? e.domain ?? String(e.id),
+                  })),
+                },
+              ]
+            : []),
+        ]}
+        submitLabel="Open ticket"
+        onSubmit={async (v) => {
+          if (kind && v[kind.field] === undefined)
+            throw new Error(
+              `Choose the ${kind.label.replace(/^An? /, '').toLowerCase()}, or “Nothing in particular”.`,
+            );
+          const body = kind ? { ...v, [kind.field]: Number(v[kind.field]) } : v;
+          const t = await post<Ticket>('/support/tickets', body);
+          await client.invalidateQueries({ queryKey: ['/support/tickets'] });
+          navigate(`/console/support/tickets/${t.id}`);
+        }}
+      />
+    </>
+  );
+}
+
+/** One ticket: its description and replies as a thread, a reply, an attachment, close. */
+export function TicketDetail() {
+  const { id } = useParams();
+  const client = useQueryClient();
+  const path = `/support/tickets/${id}`;
+  const q = useQuery({ queryKey: [path], queryFn: () => get<Ticket>(path) });
+  const replies = useQuery({
+    queryKey: [`${path}/replies`, 'all'],
+    queryFn: () => all<Reply>(`${path}/replies`),
+  });
+  if (q.error) return <ErrorBox error={q.error} />;
+  if (!q.data) return <Loading />;
+  const t = q.data;
+  const refresh = () => client.invalidateQueries();
+  const isClosed = t.status === 'closed';
+  return (
+    <>
+      <div className="page-head">
+        <h1>
+          #{t.id}: {t.summary}
+        </h1>
+        {t.closable ? (
+          <ActionButton
+            label="Close ticket"
+            secondary
+            confirm="Close this ticket? A closed ticket takes no more replies."
+            run={async () => {
+              await post(`${path}/close`);
+              await refresh();
+            }}
+          />
+        ) : null}
+      </div>
+      <Section title="Ticket">
+        <Details
+          value={{
+            status: t.status,
+            about: t.entity ? `${t.entity.type} ${t.entity.label}` : null,
+            opened: when(t.opened),
+            opened_by: t.opened_by,
+            updated: when(t.updated),
+            closed: t.closed ? when(t.closed) : null,
+            closable: t.closable,
+            attachments: t.attachments,
+          }}
+        />
+      </Section>
+      <Section title="Conversation">
+        <ol className="thread" aria-label="Conversation">
+          <li className="thread-item">
+            <p className="thread-head">
+              <strong>{t.opened_by}</strong> <span className="muted">{when(t.opened)}</span>
+            </p>
+            <p className="thread-body">{t.description}</p>
+          </li>
+          {(replies.data ?? []).map((r) => (
+            <li key={r.id} className={r.from_compute ? 'thread-item support' : 'thread-item'}>
+              <p className="thread-head">
+                <strong>{r.created_by}</strong>
+                {r.from_compute ? ' (support)' : ''}{' '}
+                <span className="muted">{when(r.created)}</span>
+              </p>
+              <p className="thread-body">{r.description}</p>
+            </li>
+          ))}
+        </ol>
+        <ErrorBox error={replies.error} />
+        {replies.isLoading ? <Loading what="Loading replies" /> : null}
+      </Section>
+      {isClosed ? (
+        <p className="muted">This ticket is closed: it takes no more replies or attachments.</p>
+      ) : (
+        <>
+          <Section title="Reply">
+            <Form
+              key={replies.data?.length ?? 0}
+              fields={[
+                { name: 'description', label: 'Your reply', type: 'textarea', required: true },
+              ]}
+              submitLabel="Reply"
+              onSubmit={async (v) => {
+                await post(`${path}/replies`, v);
+                await refresh();
+              }}
+            />
+          </Section>
+          <Disclosure label="Attach a file">
+            <Form
+              fields={[
+                {
+                  name: 'file',
+                  label: 'File',
+                  type: 'file',
+                  required: true,
+                  help: '.gif, .jpg, .jpeg, .pjpg, .pjpeg, .tif, .tiff, .png, .pdf or .txt, at most 5 MiB.',
+                },
+              ]}
+              submitLabel="Attach"
+              onSubmit={async (v) => {
+                const data = new FormData();
+                if (v.file instanceof File) data.append('file', v.file, v.file.name);
+                await post(`${path}/attachments`, data);
+                await refresh();
+              }}
+            />
+          </Disclosure>
+        </>
+      )}
+    </>
+  );
+}

@@ -1,0 +1,293 @@
+import { readFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import type { AddressInfo } from 'node:net';
+import { fileURLToPath } from 'node:url';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { chromiumInstalled, launchChromium } from '../../helpers/chromium.js';
+import { createTestUser } from '../../helpers/auth.js';
+import { buildTestApp, type TestApp } from '../../helpers/build-test-app.js';
+import { ensureConsoleBuild } from '../../helpers/console-build.js';
+
+/**
+ * The console's pages of the referred areas in a real browser (Chromium through playwright-core),
+ * against one server of the test on its manual clock (the test runs the due jobs itself): support
+ * tickets (open one about a volume, reply, support's answer in the thread, an attachment, close;
+ * a restricted user sees only its own tickets), Longview (a client created, renamed, its keys, the
+ * plan changed) and Managed (enabled, a contact, a credential whose password is never shown back,
+ * a failing service seen as a problem with its issue and ticket). axe-core checks each new page.
+ * The prerequisite (Chromium installed on CI) is asserted by console.browser.test.ts.
+ */
+const installed = chromiumInstalled();
+const OPERATOR = 'operator-token-for-the-referred-console-test';
+const FLOW_MS = 120_000;
+const AXE = readFileSync(
+  fileURLToPath(new URL('../../../node_modules/axe-core/axe.min.js', import.meta.url)),
+  'utf8',
+);
+
+/** A local port nothing listens on (a TCP check of it is refused). */
+async function closedPort(): Promise<number> {
+  const s = createServer();
+  await new Promise<void>((r) => s.listen(0, '127.0.0.1', r));
+  const { port } = s.address() as AddressInfo;
+  await new Promise<void>((r) => s.close(() => r()));
+  return port;
+}
+
+describe.skipIf(!installed)('web console: support, Longview, Managed (Chromium)', () => {
+  let browser: Browser;
+  let t: TestApp;
+  let base: string;
+  let ctx: BrowserContext;
+  let page: Page;
+
+  /** axe-core on the page: no serious or critical violation. */
+  async function accessible(p: Page, what: string): Promise<void> {
+    await p.addScriptTag({ content: AXE });
+    const found = await p.evaluate(async () => {
+      const axe = (globalThis as any).axe as {
+        run: () => Promise<{
+          violations: { id: string; impact: string; nodes: { target: string[] }[] }[];
+        }>;
+      };
+      const r = await axe.run();
+      return r.violations
+        .filter((v) => v.impact === 'serious' || v.impact === 'critical')
+        .map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`);
+    });
+    expect(found, `axe on ${what}`).toEqual([]);
+  }
+
+  /** A tab of the console signed in with a token (pasted, as a personal access token). */
+  async function signedIn(token: string, width = 1280): Promise<Page> {
+    const c = await browser.newContext({ viewport: { width, height: 900 }, bypassCSP: true });
+    const p = await c.newPage();
+    p.setDefaultTimeout(30_000);
+    p.on('dialog', (d) => void d.accept());
+    await p.goto(`${base}/console/sign-in`);
+    await p.getByLabel('Personal access token').fill(token);
+    await p.getByRole('button', { name: 'Use this token' }).click();
+    await p.getByRole('heading', { name: 'Overview' }).waitFor();
+    return p;
+  }
+
+  const nav = (p: Page, name: string) => p.locator('#nav').getByRole('link', { name });
+
+  beforeAll(async () => {
+    ensureConsoleBuild();
+    browser = await launchChromium();
+    t = await buildTestApp({ env: { STRATUS_OPERATOR_TOKEN: OPERATOR } });
+    await t.app.listen({ host: '127.0.0.1', port: 0 });
+    base = `http://127.0.0.1:${(t.app.server.address() as AddressInfo).port}`;
+    page = await signedIn(t.admin.token);
+    ctx = page.context();
+  }, FLOW_MS);
+  afterAll(async () => {
+    await ctx?.close();
+    await browser?.close();
+    await t?.close();
+  });
+
+  it(
+    "support tickets: open one about a volume, reply, read support's answer, attach a file, close",
+    async () => {
+      const vol = await t.post('/v4/volumes', { label: 'data-1', region: 'us-east', size: 20 });
+      expect(vol.status).toBe(200);
+      await nav(page, 'Support tickets').click();
+      await page.getByRole('heading', { name: 'Support tickets' }).waitFor();
+      await page.getByText('Open a ticket').click();
+      await page.getByLabel('About').selectOption({ label: 'A volume' });
+      await page.getByLabel('Which volume').selectOption({ label: 'data-1' });
+      await page.getByLabel('Summary').fill('Volume is slow');
+      await page.getByLabel('Description').fill('Reads take seconds.\nSince this morning.');
+      await page.getByRole('button', { name: 'Open ticket' }).click();
+      await page.getByRole('heading', { name: /Volume is slow/ }).waitFor();
+      const id = Number(new URL(page.url()).pathname.split('/').pop());
+      const ticket = (await t.get(`/v4/support/tickets/${id}`)).body;
+      expect(ticket).toMatchObject({
+        summary: 'Volume is slow',
+        description: 'Reads take seconds.\nSince this morning.',
+        entity: { id: vol.body.id, type: 'volume', label: 'data-1' },
+        status: 'new',
+      });
+      await accessible(page, 'a ticket');
+
+      // A reply in the form, then support's answer (the emulator control) in the thread.
+      await page.getByLabel('Your reply').fill('It is the volume data-1.');
+      await page.getByRole('button', { name: 'Reply', exact: true }).click();
+      const thread = page.getByRole('list', { name: 'Conversation' });
+      await thread.getByText('It is the volume data-1.').waitFor();
+      const answer = await t.post(
+        `/_stratus/support/tickets/${id}/replies`,
+        { description: 'We are looking into it.' },
+        { token: OPERATOR },
+      );
+      expect(answer.status).toBe(200);
+      await page.reload();
+      await thread.getByText('We are looking into it.').waitFor();
+      expect(await thread.locator('li').count()).toBe(3);
+      expect(await thread.locator('li.support').textContent()).toContain('(support)');
+
+      // An attachment, multipart, as the API takes it.
+      await page.getByText('Attach a file').click();
+      await page.getByLabel('File').setInputFiles({
+        name: 'iostat.txt',
+        mimeType: 'text/plain',
+        buffer: Buffer.from('sda 12.0 0.1\n'),
+      });
+      await page.getByRole('button', { name: 'Attach' }).click();
+      await page.getByText('iostat.txt').waitFor();
+      expect((await t.get(`/v4/support/tickets/${id}`)).body.attachments).toEqual(['iostat.txt']);
+
+      await page.getByRole('button', { name: 'Close ticket' }).click();
+      await page.getByText('This ticket is closed').waitFor();
+      expect(await page.getByRole('button', { name: 'Reply', exact: true }).count()).toBe(0);
+      expect((await t.get(`/v4/support/tickets/${id}`)).body.status).toBe('closed');
+
+      // The list: not among the open tickets, among the closed ones.
+      await nav(page, 'Support tickets').click();
+      const open = page.getByRole('region', { name: 'Open tickets' });
+      await open.getByText('None yet.').waitFor();
+      await page.getByRole('tab', { name: 'Closed' }).click();
+      await page.getByRole('link', { name: 'Volume is slow' }).waitFor();
+      await accessible(page, 'the ticket list');
+    },
+    FLOW_MS,
+  );
+
+  it(
+    'support tickets: a restricted user sees its own tickets only, and no Managed',
+    async () => {
+      const user = await createTestUser(t, { username: 'helpdesk-user' });
+      const mine = await t.post(
+        '/v4/support/tickets',
+        { summary: 'My own question', description: 'How do I resize?' },
+        { token: user.token },
+      );
+      expect(mine.status).toBe(200);
+      const p = await signedIn(user.token, 375);
+      await p.getByRole('button', { name: 'Menu' }).click();
+      const text = (await p.locator('#nav').textContent()) ?? '';
+      expect(text).toContain('Support tickets');
+      expect(text).not.toContain('Managed');
+      expect(text).not.toContain('Longview');
+      await nav(p, 'Support tickets').click();
+      await p.getByRole('link', { name: 'My own question' }).waitFor();
+      await p.getByRole('tab', { name: 'Closed' }).click();
+      await p.getByRole('region', { name: 'Closed tickets' }).getByText('None yet.').waitFor();
+      expect(await p.getByRole('link', { name: 'Volume is slow' }).count()).toBe(0);
+      await p.context().close();
+    },
+    FLOW_MS,
+  );
+
+  it(
+    'Longview: a client created in the form shows its keys; renamed; the plan changed',
+    async () => {
+      await nav(page, 'Longview').click();
+      await page.getByRole('heading', { name: 'Longview', exact: true }).waitFor();
+      await expect
+        .poll(() => page.getByTestId('longview-plan').textContent())
+        .toContain('Longview Free');
+      const add = page.locator('details', { hasText: 'Add a client' });
+      await add.getByText('Add a client').click();
+      await add.getByLabel('Label').fill('web-agent');
+      await page.getByRole('button', { name: 'Add client' }).click();
+      await page.getByRole('heading', { name: 'web-agent' }).waitFor();
+      const c = (await t.get('/v4/longview/clients', { filter: { label: 'web-agent' } })).body
+        .data[0];
+      const details = (await page.locator('dl.details').textContent()) ?? '';
+      expect(details).toContain(c.api_key);
+      expect(details).toContain(c.install_code);
+      expect(c.install_code).toMatch(/^[0-9A-F]{8}-/);
+      await accessible(page, 'a Longview client');
+
+      await page.locator('summary', { hasText: 'Rename' }).click();
+      await page.getByLabel('Label').fill('web-agent-2');
+      await page.getByRole('button', { name: 'Rename' }).click();
+      await page.getByRole('heading', { name: 'web-agent-2' }).waitFor();
+
+      await nav(page, 'Longview').click();
+      await page.getByRole('link', { name: 'web-agent-2' }).waitFor();
+      await page.getByRole('combobox', { name: 'Plan' }).selectOption('longview-3');
+      await page.getByRole('button', { name: 'Change plan' }).click();
+      await expect
+        .poll(() => page.getByTestId('longview-plan').textContent())
+        .toContain('Longview Pro 3 pack');
+      expect((await t.get('/v4/longview/plan')).body.id).toBe('longview-3');
+      await accessible(page, 'Longview');
+
+      await page.getByRole('link', { name: 'web-agent-2' }).click();
+      await page.getByRole('button', { name: 'Delete' }).click();
+      await page.getByRole('heading', { name: 'Longview', exact: true }).waitFor();
+      expect((await t.get('/v4/longview/clients')).body.results).toBe(0);
+    },
+    FLOW_MS,
+  );
+
+  it(
+    'Managed: enabled from the console; a contact, a credential never shown back, a failing service opens an issue',
+    async () => {
+      await nav(page, 'Managed').click();
+      await page.getByRole('button', { name: 'Enable Managed' }).click();
+      await page.getByRole('tab', { name: 'Services' }).waitFor();
+      expect((await t.get('/v4/account/settings')).body.managed).toBe(true);
+
+      await page.getByRole('tab', { name: 'Contacts' }).click();
+      await page.getByText('Add a contact').click();
+      await page.getByLabel('Name').fill('On call');
+      await page.getByLabel('Email').fill('oncall@example.com');
+      await page.getByLabel('Phone', { exact: true }).fill('+1 555 0100');
+      await page.getByRole('button', { name: 'Add contact' }).click();
+      await page.getByRole('cell', { name: 'oncall@example.com' }).waitFor();
+
+      const secret = 'pw-never-shown-7731';
+      await page.getByRole('tab', { name: 'Credentials' }).click();
+      await page.getByText('Add a credential').click();
+      await page.getByLabel('Label').fill('db-admin');
+      await page.getByLabel('Username').first().fill('postgres');
+      await page.getByLabel('Password').first().fill(secret);
+      await page.getByRole('button', { name: 'Add credential' }).click();
+      await page.getByRole('cell', { name: 'db-admin' }).waitFor();
+      await page.getByText(/^ssh-ed25519 /).waitFor();
+      await accessible(page, 'Managed credentials');
+      // The form is emptied by a reload; nothing on the page carries the secret.
+      await page.reload();
+      await page.getByRole('tab', { name: 'Credentials' }).click();
+      await page.getByRole('cell', { name: 'db-admin' }).waitFor();
+      expect(await page.content()).not.toContain(secret);
+
+      const port = await closedPort();
+      await page.getByRole('tab', { name: 'Services' }).click();
+      await page.getByText('Add a service').click();
+      await page.getByLabel('Label').fill('database');
+      await page.getByLabel('Type').selectOption('tcp');
+      await page.getByRole('textbox', { name: 'Address', exact: true }).fill(`127.0.0.1:${port}`);
+      await page.getByLabel('Timeout (seconds)').fill('5');
+      await page.getByLabel('Credential').selectOption({ label: 'db-admin' });
+      await page.getByRole('button', { name: 'Add service' }).click();
+      const row = page.getByRole('row', { name: /database/ });
+      await row.getByText('pending').waitFor();
+      expect(await row.textContent()).toContain('db-admin');
+      // The check (a job) runs: the port refuses, the service is a problem with an issue.
+      await t.runDue();
+      await page.reload();
+      await row.getByText('problem').waitFor();
+      await accessible(page, 'Managed services');
+      await page.getByRole('tab', { name: 'Issues' }).click();
+      const issue = (await t.get('/v4/managed/issues')).body.data[0];
+      await page.getByRole('link', { name: issue.entity.label }).click();
+      await page
+        .getByRole('heading', { name: `#${issue.entity.id}: ${issue.entity.label}` })
+        .waitFor();
+      expect(await page.getByRole('button', { name: 'Close ticket' }).count()).toBe(0);
+
+      await nav(page, 'Managed').click();
+      await page.getByRole('tab', { name: 'Statistics' }).click();
+      await page.getByRole('heading', { name: /Statistics/ }).waitFor();
+      await accessible(page, 'Managed statistics');
+    },
+    FLOW_MS,
+  );
+});
