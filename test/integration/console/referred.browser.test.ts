@@ -227,6 +227,35 @@ describe.skipIf(!installed)('web console: support, Longview, Managed (Chromium)'
   );
 
   it(
+    'Longview: a restricted user with read_only on a client sees it with its keys redacted, no write action and no plan',
+    async () => {
+      const seen = await t.post('/v4/longview/clients', { label: 'shared-agent' });
+      const other = await t.post('/v4/longview/clients', { label: 'other-agent' });
+      expect([seen.status, other.status]).toEqual([200, 200]);
+      const user = await createTestUser(t, {
+        username: 'longview-reader',
+        grants: [{ type: 'longview', id: seen.body.id, permissions: 'read_only' }],
+      });
+      const p = await signedIn(user.token);
+      await nav(p, 'Longview').click();
+      await p.getByRole('link', { name: 'shared-agent' }).waitFor();
+      expect(await p.getByRole('link', { name: 'other-agent' }).count()).toBe(0);
+      expect(await p.getByText('Add a client').count()).toBe(0);
+      expect(await p.getByRole('heading', { name: 'Plan' }).count()).toBe(0);
+      await p.getByRole('link', { name: 'shared-agent' }).click();
+      await p.getByRole('heading', { name: 'shared-agent' }).waitFor();
+      expect(await p.locator('dl.details').textContent()).toContain('[REDACTED]');
+      expect(await p.locator('dl.details').textContent()).not.toContain(seen.body.api_key);
+      expect(await p.getByRole('button', { name: 'Delete' }).count()).toBe(0);
+      expect(await p.locator('summary', { hasText: 'Rename' }).count()).toBe(0);
+      await p.context().close();
+      for (const c of [seen, other])
+        expect((await t.del(`/v4/longview/clients/${c.body.id}`)).status).toBe(200);
+    },
+    FLOW_MS,
+  );
+
+  it(
     'Managed: enabled from the console; a contact, a credential never shown back, a failing service opens an issue',
     async () => {
       await nav(page, 'Managed').click();
