@@ -1,7 +1,8 @@
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { useId, useState } from 'react';
 import { Link, useNavigate, useParams } from 'react-router';
-import { ActionButton, Disclosure, Form } from '../components/form';
+import { ActionButton, Disclosure, Form, type Values } from '../components/form';
+import { useCan } from '../components/layout';
 import { ListView } from '../components/list';
 import { Details, ErrorBox, Loading, Section, Status } from '../components/ui';
 import { all, get, post } from '../lib/api';
@@ -38,6 +39,7 @@ const ABOUT: { field: string; label: string; path: string; serves: string }[] = 
   { field: 'firewall_id', label: 'A firewall', path: '/networking/firewalls', serves: '' },
   { field: 'nodebalancer_id', label: 'A NodeBalancer', path: '/nodebalancers', serves: '' },
   { field: 'vpc_id', label: 'A VPC', path: '/vpcs', serves: '' },
+  { field: 'vlan', label: 'A VLAN', path: '/networking/vlans', serves: '/networking/vlans' },
   {
     field: 'longviewclient_id',
     label: 'A Longview client',
@@ -46,7 +48,15 @@ const ABOUT: { field: string; label: string; path: string; serves: string }[] = 
   },
 ];
 
-/** A time of the API (UTC), as it gives it. */
+/** One entity to choose: its id (a VLAN: its label and region, the body's `vlan` and `region`). */
+interface Choice {
+  id?: number;
+  label?: string;
+  domain?: string;
+  region?: string;
+}
+const VLAN_SEP = '\n';
+
 const when = (iso: string | null) => (iso ? `${iso.replace('T', ' ')} UTC` : '—');
 
 /** Support tickets: open ones (new, open) and closed ones, as the API lists them to this user. */
@@ -96,14 +106,25 @@ function OpenTicket() {
   const navigate = useNavigate();
   const client = useQueryClient();
   const serves = useServes();
+  const can = useCan();
   const choices = ABOUT.filter((a) => a.serves === '' || serves(a.serves));
   const [about, setAbout] = useState('');
   const kind = choices.find((a) => a.field === about);
   const entities = useQuery({
     queryKey: [kind?.path, 'all'],
     enabled: kind !== undefined,
-    queryFn: () => all<{ id: number; label?: string; domain?: string }>(kind?.path ?? ''),
+    queryFn: () => all<Choice>(kind?.path ?? ''),
   });
+  // A Managed issue (`managed_issue`) needs Managed on the account: unrestricted users only.
+  const settings = useQuery({
+    queryKey: ['/account/settings'],
+    enabled: can.unrestricted,
+    queryFn: () => get<{ managed: boolean }>('/account/settings'),
+  });
+  const value = (e: Choice) =>
+    kind?.field === 'vlan' ? `${e.label}${VLAN_SEP}${e.region}` : String(e.id);
+  const name = (e: Choice) =>
+    kind?.field === 'vlan' ? `${e.label} (${e.region})` : (e.label ?? e.domain ?? String(e.id));
   return (
     <>
       <div className="field">
@@ -115,6 +136,7 @@ function OpenTicket() {
               {a.label}
             </option>
           ))}
+          {settings.data?.managed ? <option value="managed_issue">Managed</option> : null}
         </select>
       </div>
       <ErrorBox error={entities.error} />
@@ -130,21 +152,24 @@ function OpenTicket() {
                   label: `Which ${kind.label.replace(/^An? /, '').toLowerCase()}`,
                   type: 'select' as const,
                   required: true,
-                  options: (entities.data ?? []).map((e) => ({
-                    value: String(e.id),
-                    label: e.label ?? e.domain ?? String(e.id),
-                  })),
+                  options: (entities.data ?? []).map((e) => ({ value: value(e), label: name(e) })),
                 },
               ]
             : []),
         ]}
         submitLabel="Open ticket"
         onSubmit={async (v) => {
-          if (kind && v[kind.field] === undefined)
+          const chosen = kind ? v[kind.field] : undefined;
+          if (kind && chosen === undefined)
             throw new Error(
               `Choose the ${kind.label.replace(/^An? /, '').toLowerCase()}, or “Nothing in particular”.`,
             );
-          const body = kind ? { ...v, [kind.field]: Number(v[kind.field]) } : v;
+          const body: Values = { summary: v.summary, description: v.description };
+          if (about === 'managed_issue') body.managed_issue = true;
+          else if (kind?.field === 'vlan') {
+            const [vlan, region] = String(chosen).split(VLAN_SEP);
+            Object.assign(body, { vlan, region });
+          } else if (kind) body[kind.field] = Number(chosen);
           const t = await post<Ticket>('/support/tickets', body);
           await client.invalidateQueries({ queryKey: ['/support/tickets'] });
           navigate(`/console/support/tickets/${t.id}`);

@@ -8,6 +8,7 @@ import { chromiumInstalled, launchChromium } from '../../helpers/chromium.js';
 import { createTestUser } from '../../helpers/auth.js';
 import { buildTestApp, type TestApp } from '../../helpers/build-test-app.js';
 import { ensureConsoleBuild } from '../../helpers/console-build.js';
+import { instance } from '../networking/fixtures.js';
 
 /**
  * The console's pages of the referred areas in a real browser (Chromium through playwright-core),
@@ -183,6 +184,41 @@ describe.skipIf(!installed)('web console: support, Longview, Managed (Chromium)'
   );
 
   it(
+    'support tickets: one about a VLAN names it by its label and region',
+    async () => {
+      // Another unrestricted user: the API opens at most 2 tickets a minute per token.
+      const user = await createTestUser(t, { username: 'netops', restricted: false });
+      await instance(t, {
+        label: 'vlan-host',
+        extra: {
+          interfaces: [
+            { purpose: 'public' },
+            { purpose: 'vlan', label: 'backend', ipam_address: '10.0.0.1/24' },
+          ],
+        },
+      });
+      const p = await signedIn(user.token);
+      await nav(p, 'Support tickets').click();
+      await p.getByText('Open a ticket').click();
+      await p.getByLabel('About').selectOption({ label: 'A VLAN' });
+      await p.getByLabel('Which vlan').selectOption({ label: 'backend (us-east)' });
+      await p.getByLabel('Summary').fill('VLAN drops packets');
+      await p.getByLabel('Description').fill('Between the two hosts.');
+      await p.getByRole('button', { name: 'Open ticket' }).click();
+      await p.getByRole('heading', { name: /VLAN drops packets/ }).waitFor();
+      const id = Number(new URL(p.url()).pathname.split('/').pop());
+      expect((await t.get(`/v4/support/tickets/${id}`)).body.entity).toEqual({
+        id: null,
+        label: 'backend',
+        type: 'vlan',
+        url: '/v4/networking/vlans',
+      });
+      await p.context().close();
+    },
+    FLOW_MS,
+  );
+
+  it(
     'Longview: a client created in the form shows its keys; renamed; the plan changed',
     async () => {
       await nav(page, 'Longview').click();
@@ -316,6 +352,23 @@ describe.skipIf(!installed)('web console: support, Longview, Managed (Chromium)'
       await page.getByRole('tab', { name: 'Statistics' }).click();
       await page.getByRole('heading', { name: /Statistics/ }).waitFor();
       await accessible(page, 'Managed statistics');
+
+      // With Managed on, a ticket may be about Managed itself (a Managed issue, no entity).
+      await nav(page, 'Support tickets').click();
+      await page.getByText('Open a ticket').click();
+      await page.getByLabel('About').selectOption({ label: 'Managed' });
+      await page.getByLabel('Summary').fill('Monitor our API too');
+      await page.getByLabel('Description').fill('Please add a check.');
+      await page.getByRole('button', { name: 'Open ticket' }).click();
+      await page.getByRole('heading', { name: /Monitor our API too/ }).waitFor();
+      const tid = Number(new URL(page.url()).pathname.split('/').pop());
+      expect((await t.get(`/v4/support/tickets/${tid}`)).body.entity).toBeNull();
+      const stored = await t.ctx.db.db
+        .selectFrom('support_tickets')
+        .select('managed_issue')
+        .where('id', '=', tid)
+        .executeTakeFirstOrThrow();
+      expect(Number(stored.managed_issue)).toBe(1);
     },
     FLOW_MS,
   );
