@@ -7,7 +7,7 @@ export function Status({ value }: { value: string | null | undefined }) {
   const tone =
     /^(running|active|enabled|finished|successful|completed|paid|ready|ok|accepted)$/.test(v)
       ? 'ok'
-      : /(fail|error|declined|offline|deleted|canceled|cancelled|stale)/.test(v)
+      : /(fail|error|declined|offline|deleted|canceled|cancelled|stale|problem)/.test(v)
         ? 'bad'
         : /^(offline|stopped|disabled|notification|pending|unknown)$/.test(v)
           ? 'idle'

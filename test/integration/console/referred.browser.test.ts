@@ -1,6 +1,7 @@
-import { readFileSync } from 'node:fs';
+import { mkdirSync, readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import type { AddressInfo } from 'node:net';
+import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -22,6 +23,8 @@ import { instance } from '../networking/fixtures.js';
 const installed = chromiumInstalled();
 const OPERATOR = 'operator-token-for-the-referred-console-test';
 const FLOW_MS = 120_000;
+const SHOTS = process.env.STRATUS_SCREENSHOTS === '1';
+const SHOT_DIR = fileURLToPath(new URL('../../../docs/console/', import.meta.url));
 const AXE = readFileSync(
   fileURLToPath(new URL('../../../node_modules/axe-core/axe.min.js', import.meta.url)),
   'utf8',
@@ -58,6 +61,12 @@ describe.skipIf(!installed)('web console: support, Longview, Managed (Chromium)'
         .map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`);
     });
     expect(found, `axe on ${what}`).toEqual([]);
+  }
+
+  async function shot(p: Page, name: string): Promise<void> {
+    if (!SHOTS) return;
+    mkdirSync(SHOT_DIR, { recursive: true });
+    await p.screenshot({ path: path.join(SHOT_DIR, `${name}.png`), fullPage: true });
   }
 
   /** A tab of the console signed in with a token (pasted, as a personal access token). */
@@ -127,6 +136,7 @@ describe.skipIf(!installed)('web console: support, Longview, Managed (Chromium)'
       expect(answer.status).toBe(200);
       await page.reload();
       await thread.getByText('We are looking into it.').waitFor();
+      await shot(page, 'support-ticket');
       expect(await thread.locator('li').count()).toBe(3);
       expect(await thread.locator('li.support').textContent()).toContain('(support)');
 
@@ -340,6 +350,7 @@ describe.skipIf(!installed)('web console: support, Longview, Managed (Chromium)'
       await page.reload();
       await row.getByText('problem').waitFor();
       await accessible(page, 'Managed services');
+      await shot(page, 'managed');
       await page.getByRole('tab', { name: 'Issues' }).click();
       const issue = (await t.get('/v4/managed/issues')).body.data[0];
       await page.getByRole('link', { name: issue.entity.label }).click();
