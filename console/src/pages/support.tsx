@@ -57,6 +57,17 @@ interface Choice {
 }
 const VLAN_SEP = '\n';
 
+/** The console's page of a ticket's entity, by its type (a VLAN has none). */
+const PAGE_OF: Record<string, string> = {
+  compute: 'instances',
+  volume: 'volumes',
+  domain: 'domains',
+  firewall: 'firewalls',
+  nodebalancer: 'nodebalancers',
+  vpc: 'vpcs',
+  longview: 'longview',
+};
+
 const when = (iso: string | null) => (iso ? `${iso.replace('T', ' ')} UTC` : '—');
 
 /** Support tickets: open ones (new, open) and closed ones, as the API lists them to this user. */
@@ -213,10 +224,20 @@ export function TicketDetail() {
         ) : null}
       </div>
       <Section title="Ticket">
+        {t.entity ? (
+          <p>
+            About the {t.entity.type === 'compute' ? 'instance' : t.entity.type}{' '}
+            {t.entity.id !== null && PAGE_OF[t.entity.type] ? (
+              <Link to={`/console/${PAGE_OF[t.entity.type]}/${t.entity.id}`}>{t.entity.label}</Link>
+            ) : (
+              <strong>{t.entity.label}</strong>
+            )}
+            .
+          </p>
+        ) : null}
         <Details
           value={{
             status: t.status,
-            about: t.entity ? `${t.entity.type} ${t.entity.label}` : null,
             opened: when(t.opened),
             opened_by: t.opened_by,
             updated: when(t.updated),

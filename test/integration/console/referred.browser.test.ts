@@ -121,6 +121,9 @@ describe.skipIf(!installed)('web console: support, Longview, Managed (Chromium)'
         entity: { id: vol.body.id, type: 'volume', label: 'data-1' },
         status: 'new',
       });
+      expect(await page.getByRole('link', { name: 'data-1' }).getAttribute('href')).toBe(
+        `/console/volumes/${vol.body.id}`,
+      );
       await accessible(page, 'a ticket');
 
       // A reply in the form, then support's answer (the emulator control) in the thread.
@@ -304,6 +307,8 @@ describe.skipIf(!installed)('web console: support, Longview, Managed (Chromium)'
   it(
     'Managed: enabled from the console; a contact, a credential never shown back, a failing service opens an issue',
     async () => {
+      // An instance that has run: Managed covers it (SSH access) and charts it (statistics).
+      const host = await instance(t, { label: 'managed-host' });
       await nav(page, 'Managed').click();
       await page.getByRole('button', { name: 'Enable Managed' }).click();
       await page.getByRole('tab', { name: 'Services' }).waitFor();
@@ -360,8 +365,34 @@ describe.skipIf(!installed)('web console: support, Longview, Managed (Chromium)'
       expect(await page.getByRole('button', { name: 'Close ticket' }).count()).toBe(0);
 
       await nav(page, 'Managed').click();
+      await page.getByRole('tab', { name: 'SSH access' }).click();
+      await page.getByText("Change an instance's SSH access").click();
+      await page
+        .getByLabel('Instance', { exact: false })
+        .last()
+        .selectOption({ label: 'managed-host' });
+      await page.getByLabel('User (empty: root)').fill('admin');
+      await page.getByLabel('Port (empty: 22)').fill('2222');
+      await page.getByRole('button', { name: 'Save' }).click();
+      await page.getByRole('cell', { name: '2222' }).waitFor();
+      expect((await t.get(`/v4/managed/compute-settings/${host.id}`)).body.ssh).toEqual({
+        access: true,
+        user: 'admin',
+        ip: 'any',
+        port: 2222,
+      });
+
+      await t.clock.advance(15 * 60_000);
       await page.getByRole('tab', { name: 'Statistics' }).click();
       await page.getByRole('heading', { name: /Statistics/ }).waitFor();
+      const charts = page.locator('figure.chart-figure');
+      await charts.first().waitFor();
+      expect(await charts.locator('figcaption strong').allTextContents()).toEqual([
+        'CPU',
+        'Public network',
+        'Disk I/O',
+      ]);
+      await page.locator('figure.chart-figure canvas').first().waitFor();
       await accessible(page, 'Managed statistics');
 
       // With Managed on, a ticket may be about Managed itself (a Managed issue, no entity).
