@@ -368,8 +368,7 @@ describe.skipIf(!installed)('web console: support, Longview, Managed (Chromium)'
       await page.getByRole('tab', { name: 'SSH access' }).click();
       await page.getByText("Change an instance's SSH access").click();
       await page
-        .getByLabel('Instance', { exact: false })
-        .last()
+        .getByRole('combobox', { name: 'Instance' })
         .selectOption({ label: 'managed-host' });
       await page.getByLabel('User (empty: root)').fill('admin');
       await page.getByLabel('Port (empty: 22)').fill('2222');
