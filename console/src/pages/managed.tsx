@@ -2,7 +2,14 @@ import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { useMemo, useState } from 'react';
 import { Link } from 'react-router';
 import { Chart } from '../components/chart';
-import { ActionButton, Disclosure, Form, removeColumn, type Values } from '../components/form';
+import {
+  ActionButton,
+  Disclosure,
+  type FieldSpec,
+  Form,
+  removeColumn,
+  type Values,
+} from '../components/form';
 import { ListView } from '../components/list';
 import { ErrorBox, Loading, Section, Status } from '../components/ui';
 import { all, get, post, put } from '../lib/api';
@@ -14,6 +21,8 @@ interface Service {
   address: string;
   status: string;
   timeout: number;
+  body: string | null;
+  notes: string | null;
   consultation_group: string;
   credentials: number[];
 }
@@ -116,6 +125,7 @@ const useCredentials = () =>
 
 function Services() {
   const client = useQueryClient();
+  const [editing, setEditing] = useState<Service>();
   const refresh = () => client.invalidateQueries();
   const creds = useCredentials();
   const label = (id: number) => creds.data?.find((c) => c.id === id)?.label ?? `#${id}`;
@@ -152,9 +162,55 @@ function Services() {
               />
             ),
           },
+          {
+            key: 'edit',
+            label: 'Edit',
+            render: (r) => (
+              <button type="button" className="secondary" onClick={() => setEditing(r)}>
+                Edit
+              </button>
+            ),
+          },
           removeColumn('Delete', (r) => `/managed/services/${r.id}`, refresh),
         ]}
       />
+      {editing ? (
+        <Section title={`Edit ${editing.label}`}>
+          <Form
+            key={editing.id}
+            fields={[
+              { name: 'label', label: 'Label', required: true, initial: editing.label },
+              { name: 'address', label: 'Address', required: true, initial: editing.address },
+              {
+                name: 'timeout',
+                label: 'Timeout (seconds)',
+                type: 'number',
+                required: true,
+                initial: editing.timeout,
+              },
+              { name: 'body', label: 'Expected text in the answer', initial: editing.body ?? '' },
+              {
+                name: 'consultation_group',
+                label: 'Consultation group',
+                initial: editing.consultation_group,
+              },
+              { name: 'notes', label: 'Notes', type: 'textarea', initial: editing.notes ?? '' },
+            ]}
+            submitLabel="Save service"
+            onSubmit={async (v) => {
+              // Emptied optional fields are cleared, not left as they were.
+              await put(`/managed/services/${editing.id}`, {
+                body: null,
+                notes: null,
+                consultation_group: '',
+                ...v,
+              });
+              setEditing(undefined);
+              await refresh();
+            }}
+          />
+        </Section>
+      ) : null}
       <Disclosure label="Add a service">
         <Form
           fields={[
@@ -197,8 +253,23 @@ function Services() {
   );
 }
 
+const contactFields = (c?: Contact): FieldSpec[] => [
+  { name: 'name', label: 'Name', required: true, initial: c?.name ?? '' },
+  { name: 'email', label: 'Email', type: 'email', required: true, initial: c?.email ?? '' },
+  { name: 'primary', label: 'Phone', initial: c?.phone.primary ?? '' },
+  { name: 'secondary', label: 'Second phone', initial: c?.phone.secondary ?? '' },
+  { name: 'group', label: 'Group', initial: c?.group ?? '' },
+];
+/** An emptied phone or group is cleared (null), as the API takes it. */
+const contactBody = ({ primary, secondary, group, ...v }: Values) => ({
+  ...v,
+  group: group ?? null,
+  phone: { primary: primary ?? null, secondary: secondary ?? null },
+});
+
 function Contacts() {
   const client = useQueryClient();
+  const [editing, setEditing] = useState<Contact>();
   const refresh = () => client.invalidateQueries();
   return (
     <>
@@ -213,24 +284,38 @@ function Contacts() {
           { key: 'primary', label: 'Phone', render: (r) => r.phone.primary ?? '—' },
           { key: 'secondary', label: 'Second phone', render: (r) => r.phone.secondary ?? '—' },
           { key: 'group', label: 'Group' },
+          {
+            key: 'edit',
+            label: 'Edit',
+            render: (r) => (
+              <button type="button" className="secondary" onClick={() => setEditing(r)}>
+                Edit
+              </button>
+            ),
+          },
           removeColumn('Delete', (r) => `/managed/contacts/${r.id}`, refresh),
         ]}
       />
+      {editing ? (
+        <Section title={`Edit ${editing.name}`}>
+          <Form
+            key={editing.id}
+            fields={contactFields(editing)}
+            submitLabel="Save contact"
+            onSubmit={async (v) => {
+              await put(`/managed/contacts/${editing.id}`, contactBody(v));
+              setEditing(undefined);
+              await refresh();
+            }}
+          />
+        </Section>
+      ) : null}
       <Disclosure label="Add a contact">
         <Form
-          fields={[
-            { name: 'name', label: 'Name', required: true },
-            { name: 'email', label: 'Email', type: 'email', required: true },
-            { name: 'primary', label: 'Phone' },
-            { name: 'secondary', label: 'Second phone' },
-            { name: 'group', label: 'Group' },
-          ]}
+          fields={contactFields()}
           submitLabel="Add contact"
-          onSubmit={async ({ primary, secondary, ...v }: Values) => {
-            await post('/managed/contacts', {
-              ...v,
-              phone: { primary: primary ?? null, secondary: secondary ?? null },
-            });
+          onSubmit={async (v) => {
+            await post('/managed/contacts', contactBody(v));
             await refresh();
           }}
         />

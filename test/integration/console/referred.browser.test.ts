@@ -321,6 +321,18 @@ describe.skipIf(!installed)('web console: support, Longview, Managed (Chromium)'
       await page.getByLabel('Phone', { exact: true }).fill('+1 555 0100');
       await page.getByRole('button', { name: 'Add contact' }).click();
       await page.getByRole('cell', { name: 'oncall@example.com' }).waitFor();
+      // Edited in place: a group set, the second phone left empty (null).
+      await page.getByRole('button', { name: 'Edit' }).click();
+      const edit = page.getByRole('region', { name: 'Edit On call' });
+      await edit.getByLabel('Group').fill('night-shift');
+      await edit.getByRole('button', { name: 'Save contact' }).click();
+      await page.getByRole('cell', { name: 'night-shift' }).waitFor();
+      const contact = (await t.get('/v4/managed/contacts')).body.data[0];
+      expect(contact).toMatchObject({
+        name: 'On call',
+        group: 'night-shift',
+        phone: { primary: '+1 555 0100', secondary: null },
+      });
 
       const secret = 'pw-never-shown-7731';
       await page.getByRole('tab', { name: 'Credentials' }).click();
@@ -356,6 +368,19 @@ describe.skipIf(!installed)('web console: support, Longview, Managed (Chromium)'
       await row.getByText('problem').waitFor();
       await accessible(page, 'Managed services');
       await shot(page, 'managed');
+      // Edited: a change to what is checked (the timeout) makes it pending again.
+      await row.getByRole('button', { name: 'Edit' }).click();
+      const editService = page.getByRole('region', { name: 'Edit database' });
+      await editService.getByLabel('Notes').fill('Primary database.');
+      await editService.getByLabel('Timeout (seconds)').fill('7');
+      await editService.getByRole('button', { name: 'Save service' }).click();
+      await row.getByText('pending').waitFor();
+      expect((await t.get('/v4/managed/services')).body.data[0]).toMatchObject({
+        label: 'database',
+        notes: 'Primary database.',
+        timeout: 7,
+        status: 'pending',
+      });
       await page.getByRole('tab', { name: 'Issues' }).click();
       const issue = (await t.get('/v4/managed/issues')).body.data[0];
       await page.getByRole('link', { name: issue.entity.label }).click();
