@@ -326,7 +326,12 @@ function Contacts() {
 
 function Credentials() {
   const client = useQueryClient();
-  const refresh = () => client.invalidateQueries();
+  // A sent secret leaves the page at once: the forms start empty again.
+  const [sent, setSent] = useState(0);
+  const refresh = async () => {
+    setSent((n) => n + 1);
+    await client.invalidateQueries();
+  };
   const creds = useCredentials();
   const key = useQuery({
     queryKey: ['/managed/credentials/sshkey'],
@@ -361,6 +366,7 @@ function Credentials() {
       <Disclosure label="Add a credential">
         <p className="muted">The username and password are stored sealed and never shown again.</p>
         <Form
+          key={`add-${sent}`}
           fields={[
             { name: 'label', label: 'Label', required: true, help: '2 to 75 characters.' },
             { name: 'username', label: 'Username', autoComplete: 'off' },
@@ -375,7 +381,7 @@ function Credentials() {
       </Disclosure>
       <Disclosure label="Replace a credential's username and password">
         <Form
-          key={creds.data?.length ?? 0}
+          key={`replace-${sent}-${creds.data?.length ?? 0}`}
           fields={[
             {
               name: 'id',

@@ -200,6 +200,9 @@ export function TicketDetail() {
     queryKey: [`${path}/replies`, 'all'],
     queryFn: () => all<Reply>(`${path}/replies`),
   });
+  // The reply and attachment forms start empty again after they were sent (not when an answer
+  // arrives while one is being written).
+  const [sent, setSent] = useState(0);
   if (q.error) return <ErrorBox error={q.error} />;
   if (!q.data) return <Loading />;
   const t = q.data;
@@ -275,19 +278,21 @@ export function TicketDetail() {
         <>
           <Section title="Reply">
             <Form
-              key={replies.data?.length ?? 0}
+              key={`reply-${sent}`}
               fields={[
                 { name: 'description', label: 'Your reply', type: 'textarea', required: true },
               ]}
               submitLabel="Reply"
               onSubmit={async (v) => {
                 await post(`${path}/replies`, v);
+                setSent((n) => n + 1);
                 await refresh();
               }}
             />
           </Section>
           <Disclosure label="Attach a file">
             <Form
+              key={`file-${sent}`}
               fields={[
                 {
                   name: 'file',
@@ -302,6 +307,7 @@ export function TicketDetail() {
                 const data = new FormData();
                 if (v.file instanceof File) data.append('file', v.file, v.file.name);
                 await post(`${path}/attachments`, data);
+                setSent((n) => n + 1);
                 await refresh();
               }}
             />
