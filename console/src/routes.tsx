@@ -19,6 +19,9 @@ const profile = () => import('./pages/profile');
 const operator = () => import('./pages/operator');
 const placement = () => import('./pages/placement');
 const reservedIps = () => import('./pages/reserved-ips');
+const support = () => import('./pages/support');
+const longview = () => import('./pages/longview');
+const managed = () => import('./pages/managed');
 
 export const router = createBrowserRouter([
   { path: '/', Component: Landing },
@@ -63,6 +66,11 @@ export const router = createBrowserRouter([
       { path: 'placement-groups', ...page(placement, 'PlacementGroups') },
       { path: 'placement-groups/:id', ...page(placement, 'PlacementGroupDetail') },
       { path: 'reserved-ips', ...page(reservedIps, 'ReservedIps') },
+      { path: 'support/tickets', ...page(support, 'SupportTickets') },
+      { path: 'support/tickets/:id', ...page(support, 'TicketDetail') },
+      { path: 'longview', ...page(longview, 'Longview') },
+      { path: 'longview/:id', ...page(longview, 'LongviewClientDetail') },
+      { path: 'managed', ...page(managed, 'Managed') },
       { path: '*', Component: () => <p>No such page.</p> },
     ],
   },

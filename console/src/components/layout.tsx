@@ -73,6 +73,26 @@ const NAV: { title: string; items: NavItem[] }[] = [
       { to: '/console/profile', label: 'My profile', show: () => true },
     ],
   },
+  {
+    title: 'Monitoring & help',
+    items: [
+      {
+        to: '/console/longview',
+        label: 'Longview',
+        show: (c, s) => s('/longview/clients') && (c.see('longview') || c.account !== null),
+      },
+      {
+        to: '/console/managed',
+        label: 'Managed',
+        show: (c, s) => s('/managed/services') && c.unrestricted,
+      },
+      {
+        to: '/console/support/tickets',
+        label: 'Support tickets',
+        show: (_c, s) => s('/support/tickets'),
+      },
+    ],
+  },
 ];
 
 /** The signed-in shell: the header, the navigation (a menu on a narrow screen), the page. */

@@ -9,7 +9,9 @@ export function Status({ value }: { value: string | null | undefined }) {
       v,
     )
       ? 'ok'
-      : /(fail|error|declined|offline|deleted|canceled|cancelled|stale|non_compliant)/.test(v)
+      : /(fail|error|declined|offline|deleted|canceled|cancelled|stale|non_compliant|problem)/.test(
+            v,
+          )
         ? 'bad'
         : /^(offline|stopped|disabled|notification|pending|unknown)$/.test(v)
           ? 'idle'

@@ -45,7 +45,9 @@ async function send(method: string, url: string, o: CallOptions, token?: string)
     headers['x-filter'] = typeof o.filter === 'string' ? o.filter : JSON.stringify(o.filter);
   let body: BodyInit | undefined;
   if (o.body !== undefined) {
-    if (o.contentType) {
+    // multipart/form-data: the browser writes the content type with its boundary.
+    if (o.body instanceof FormData) body = o.body;
+    else if (o.contentType) {
       headers['content-type'] = o.contentType;
       body = o.body as BodyInit;
     } else {

@@ -37,7 +37,8 @@ export type GrantType =
   | 'vpc'
   | 'image'
   | 'stackscript'
-  | 'domain';
+  | 'domain'
+  | 'longview';
 
 export interface Can {
   unrestricted: boolean;
@@ -59,6 +60,7 @@ const ADD: Record<GrantType, string> = {
   image: 'add_images',
   stackscript: 'add_stackscripts',
   domain: 'add_domains',
+  longview: 'add_longview',
 };
 
 /** What the signed-in user may see and do, from its profile and grants. */
