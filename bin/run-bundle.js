@@ -13,6 +13,7 @@ import fs from 'node:fs';
 import Module, { createRequire } from 'node:module';
 import path from 'node:path';
 import vm from 'node:vm';
+import { crc32 } from 'node:zlib';
 
 /**
  * Loads the bundle; returns its exports (the CLI's `main`), whether V8 took the cache
@@ -22,15 +23,20 @@ import vm from 'node:vm';
 export function runBundle(file, { cacheAfterMs = 1000 } = {}) {
   const cacheFile = `${file}.cache`;
   const source = fs.readFileSync(file, 'utf8');
-  // V8 checks a cache against the source's length, not its text: the cache names the file it
-  // was made for (inode, size, mtime), and one made for another build is not offered to V8.
+  // V8 checks a cache against the source's length, not its text, and (in release builds) does
+  // not check the cache's own bytes: the cache's first line names the file it was made for
+  // (inode, size, mtime) and the CRC-32 of the bytes after it, so one made for another build, or
+  // damaged on disk, is not offered to V8.
   const st = fs.statSync(file);
-  const identity = Buffer.from(`${st.ino}:${st.size}:${st.mtimeMs}\n`);
+  const identity = `${st.ino}:${st.size}:${st.mtimeMs}:`;
   let cachedData;
   try {
     const stored = fs.readFileSync(cacheFile);
-    if (stored.subarray(0, identity.length).equals(identity)) {
-      cachedData = stored.subarray(identity.length);
+    const eol = stored.indexOf(10);
+    const head = eol > 0 ? stored.subarray(0, eol).toString('latin1') : '';
+    const data = stored.subarray(eol + 1);
+    if (head.startsWith(identity) && head.slice(identity.length) === String(crc32(data))) {
+      cachedData = data;
     }
   } catch {
     cachedData = undefined;
@@ -49,7 +55,8 @@ export function runBundle(file, { cacheAfterMs = 1000 } = {}) {
     state = 'done';
     const tmp = `${cacheFile}.${process.pid}.tmp`;
     try {
-      fs.writeFileSync(tmp, Buffer.concat([identity, script.createCachedData()]));
+      const data = script.createCachedData();
+      fs.writeFileSync(tmp, Buffer.concat([Buffer.from(`${identity}${crc32(data)}\n`), data]));
       fs.renameSync(tmp, cacheFile);
     } catch {
       fs.rmSync(tmp, { force: true });

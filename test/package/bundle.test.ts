@@ -102,6 +102,21 @@ describe('the bundle code cache (bin/run-bundle.js)', () => {
     expect(load(bundle).cacheUsed).toBe(true);
   });
 
+  it('runBundle: a cache damaged on disk after it was written is not used and is made again', async () => {
+    await load(bundle).started();
+    const made = readFileSync(`${bundle}.cache`);
+    const damaged = Buffer.from(made);
+    const at = made.indexOf(10) + 1 + Math.floor((made.length - made.indexOf(10)) / 2);
+    damaged[at] = damaged[at] ^ 0xff; // one byte of V8's data flipped, the first line intact
+    writeFileSync(`${bundle}.cache`, damaged);
+    const next = load(bundle);
+    expect(next.cacheUsed).toBe(false);
+    expect((next.exports.main as (n: number) => number)(5)).toBe(10);
+    await next.started();
+    expect(readFileSync(`${bundle}.cache`).equals(damaged)).toBe(false);
+    expect(load(bundle).cacheUsed).toBe(true);
+  });
+
   it('runBundle: a cache that cannot be written leaves the start as it was and no temporary file', async () => {
     mkdirSync(`${bundle}.cache`); // a folder where the file would go
     const loaded = load(bundle);
