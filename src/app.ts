@@ -11,20 +11,20 @@ import Fastify, {
 import FindMyWay from 'find-my-way';
 import type { AppContext } from './context.js';
 import { errors } from './errors/errors.js';
-import { authHook } from './http/auth-hook.js';
 import { errorHandler } from './http/error-handler.js';
 import { intRangeHook } from './http/int-range.js';
 import { nulBytesHook } from './http/nul-bytes.js';
 import { nullOptionalsHook } from './http/null-optional.js';
-import { HeadRoutes } from './http/head-routes.js';
+import { HeadRoutes, headOnSend } from './http/head-routes.js';
 import { canonicalIdsHook, integerParams } from './http/path-ids.js';
 import { notProvidedReason, unservedRouter } from './http/unserved.js';
 import { lazySerializerFactory, lazyValidator } from './http/lazy-compilers.js';
-import { ProductWord, wordFilterHook, wordInHook, wordOutHook } from './http/product-word.js';
+import { ProductWord, wordFilter, wordInHook, wordOut } from './http/product-word.js';
+import { lazyChildLoggerFactory } from './http/request-logger.js';
+import { routeGate } from './http/route-gate.js';
 import './http/route-config.js';
 import type { StratusApp } from './http/stratus-app.js';
-import { FAULT_RULES_DOC, faultsHook } from './modules/controls/faults.js';
-import { operatorHook } from './modules/controls/operator.js';
+import { FAULT_RULES_DOC } from './modules/controls/faults.js';
 import { registerOpenApi, SPEC_VERSION } from './http/openapi.js';
 import { registerProbes } from './platform/probes.js';
 import { registerAreas } from './platform/register-areas.js';
@@ -101,6 +101,8 @@ export async function buildApp(ctx: AppContext): Promise<StratusApp> {
     loggerInstance: httpLog as FastifyBaseLogger,
     // One log line per request is written in onResponse, with the operationId.
     logController: new LogController({ disableRequestLogging: true }),
+    // Each request's pino child is made at its first log line (src/http/request-logger.ts).
+    childLoggerFactory: lazyChildLoggerFactory,
     bodyLimit: ctx.config.bodyLimit,
     requestIdHeader: 'x-request-id',
     // Undecodable URLs and over-long path parameters: the error envelope, not Fastify's body.
@@ -163,10 +165,14 @@ export async function buildApp(ctx: AppContext): Promise<StratusApp> {
     return knownRouter;
   };
   const seen = new Set<string>();
-  app.addHook('onRequest', heads.restore);
+  // Set by a route's request gate; declared so that every request object has the same shape.
+  app.decorateRequest('routeInfo', null);
   app.addHook('onRoute', (route: RouteOptions) => {
     heads.noteRoute(route);
     const cfg = route.config ?? {};
+    // The operator token, authentication and faults: one hook of the routes that need them.
+    const gate = routeGate(ctx, route.url, route.config);
+    if (gate) route.onRequest = [gate, ...[route.onRequest ?? []].flat()];
     if (cfg.operationId) {
       route.schema ??= {};
       const schema = route.schema as Record<string, unknown>;
@@ -225,29 +231,32 @@ export async function buildApp(ctx: AppContext): Promise<StratusApp> {
     return errorHandler(err, req, reply);
   });
 
-  // `application/json`, as the real service labels its answers (Fastify adds a charset).
-  app.addHook('onSend', (_req, reply, payload, done) => {
-    if (reply.getHeader('content-type') === 'application/json; charset=utf-8') {
-      reply.header('content-type', 'application/json');
-    }
-    done(null, payload);
-  });
-  if (word) {
-    app.addHook('onRequest', wordFilterHook(word));
-    app.addHook('onSend', wordOutHook(word));
-  }
+  // The one onRequest hook of every request (the routes that need the operator token,
+  // authentication or faults add theirs: src/http/route-gate.ts): a HEAD routed as its GET is a
+  // HEAD again, the X-Filter in the canonical word, and the headers of every answer.
   app.addHook('onRequest', (req, reply, done) => {
+    heads.restore(req);
+    if (word) wordFilter(word, req);
     reply.headers(COMMON_HEADERS);
     reply.header('x-request-id', req.id);
     done();
   });
-  const { faults, operator } = ctx.areas.controls;
-  app.addHook('onRequest', operatorHook(operator));
-  app.addHook('onRequest', authHook(ctx));
-  app.addHook('onRequest', faultsHook(ctx.db, faults));
+  // The one onSend hook: `application/json` as the real service labels its answers (Fastify adds
+  // a charset), the answer in the product word, and no body for a HEAD routed as its GET (last:
+  // its Content-Length is the translated body's).
+  app.addHook('onSend', (req, reply, payload, done) => {
+    if (reply.getHeader('content-type') === 'application/json; charset=utf-8') {
+      reply.header('content-type', 'application/json');
+    }
+    const out = word ? wordOut(word, req, reply, payload) : payload;
+    done(null, heads.routedAsGet(req) ? headOnSend(reply, out) : out);
+  });
   app.addHook('onResponse', (req, reply, done) => {
+    // The route as its gate recorded it; Fastify's `routeOptions` (an object built at each
+    // read) only for routes without a gate.
+    const route = req.routeInfo;
     const op =
-      req.routeOptions.config?.operationId ??
+      (route ? route.operationId : req.routeOptions.config?.operationId) ??
       req.operation ??
       (reply.statusCode === 404
         ? 'not_found'
@@ -260,14 +269,18 @@ export async function buildApp(ctx: AppContext): Promise<StratusApp> {
     // id is the child logger's `reqId` already; a route whose path carries a credential (an
     // upload URL's secret) is logged by its pattern.
     if ((req.log as Partial<Logger>).isLevelEnabled?.('info') === false) return done();
-    const pattern = req.routeOptions.url;
+    const pattern = route ? route.url : req.routeOptions.url;
     const path =
       pattern && SECRET_PARAM.test(pattern) ? pattern : (req.url.split('?')[0] ?? req.url);
     req.log.info(
       {
         method: req.method,
         path,
-        operation: req.routeOptions.config?.operationId ?? req.operation ?? pattern ?? null,
+        operation:
+          (route ? route.operationId : req.routeOptions.config?.operationId) ??
+          req.operation ??
+          pattern ??
+          null,
         status: reply.statusCode,
         ms: Math.round(reply.elapsedTime * 10) / 10,
         account: req.principal?.accountEuuid ?? null,

@@ -116,18 +116,29 @@ export async function principalFromToken(
 /**
  * What the auth hook calls: the principal of a bearer token through the principal cache
  * (src/auth/principal-cache.ts), with the token's expiry checked against `nowMs` on every hit.
- * Unknown tokens are never cached.
+ * Unknown tokens are never cached. A hit (and a token of an impossible length) is answered
+ * synchronously, without a promise: most authenticated requests then pay no asynchronous hop;
+ * a miss answers a promise of the database's answer.
  */
-export async function authenticate(
+export function authenticate(
   db: Database,
   token: string,
   nowMs: number,
-): Promise<Principal | undefined> {
+): Principal | undefined | Promise<Principal | undefined> {
   if (!isTokenLength(token)) return undefined;
   const hash = hashSecret(token);
   const cache = principalCache(db);
   const hit = cache.get(hash, nowMs);
   if (hit) return 'principal' in hit ? hit.principal : undefined;
+  return lookupAndCache(db, cache, hash, nowMs);
+}
+
+async function lookupAndCache(
+  db: Database,
+  cache: ReturnType<typeof principalCache>,
+  hash: string,
+  nowMs: number,
+): Promise<Principal | undefined> {
   const generation = cache.generation;
   const row = await lookup(db, hash, isoSeconds(nowMs));
   const principal = row ? toPrincipal(row) : undefined;

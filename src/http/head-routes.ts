@@ -13,9 +13,10 @@ type Marked = IncomingMessage & { [AS_GET]?: true };
  * bench/where-time-goes.md).
  * Instead, a HEAD request that no route of its own answers is routed as the GET of its path
  * (`route`, called where the URL is rewritten, before routing), is a HEAD again from its first
- * hook on (`restore`: the handler, the hooks, the logs and Node's HTTP server see HEAD), and its
- * answer loses its body the way Fastify's HEAD routes drop it (`headOnSend`, the last onSend hook
- * of every GET route): the same status, headers and Content-Length as the GET, no body.
+ * hook on (`restore`, called by the app's one onRequest hook: the handler, the hooks, the logs and
+ * Node's HTTP server see HEAD), and its answer loses its body the way Fastify's HEAD routes drop
+ * it (`headOnSend`, called last by the app's one onSend hook for the requests `route` marked):
+ * the same status, headers and Content-Length as the GET, no body.
  *
  * Routes that declare HEAD (the S3 data plane, static files) keep answering it themselves, and a
  * GET route registered with `exposeHeadRoute: false` still has no HEAD.
@@ -38,10 +39,6 @@ export class HeadRoutes {
     if (methods.includes('HEAD') || (methods.includes('GET') && route.exposeHeadRoute === false)) {
       this.own.push(route.url);
       this.router = undefined;
-      return;
-    }
-    if (methods.includes('GET')) {
-      route.onSend = [...[route.onSend ?? []].flat(), headOnSend] as RouteOptions['onSend'];
     }
   }
 
@@ -53,11 +50,15 @@ export class HeadRoutes {
     (req as Marked)[AS_GET] = true;
   }
 
-  /** The first onRequest hook: the request is a HEAD again for everything after routing. */
-  readonly restore = (req: FastifyRequest, _reply: FastifyReply, done: () => void): void => {
+  /** First thing in the first onRequest hook: the request is a HEAD again after routing. */
+  restore(req: FastifyRequest): void {
     if ((req.raw as Marked)[AS_GET]) req.raw.method = 'HEAD';
-    done();
-  };
+  }
+
+  /** Whether `route` routed this request (a HEAD) as its GET: its answer must lose its body. */
+  routedAsGet(req: FastifyRequest): boolean {
+    return (req.raw as Marked)[AS_GET] === true;
+  }
 
   private ownRouter(): ReturnType<typeof FindMyWay> {
     if (this.router) return this.router;
@@ -70,22 +71,13 @@ export class HeadRoutes {
 
 /**
  * The answer to a HEAD of a GET route, as Fastify's own HEAD routes give it: the GET's headers
- * with the Content-Length of its body, and no body (a stream is drained, not sent).
+ * with the Content-Length of its body, and no body (a stream is drained, not sent). Returns the
+ * payload to send (null).
  */
-function headOnSend(
-  req: FastifyRequest,
-  reply: FastifyReply,
-  payload: unknown,
-  done: (err: null, payload: unknown) => void,
-): void {
-  if (req.method !== 'HEAD') {
-    done(null, payload);
-    return;
-  }
+export function headOnSend(reply: FastifyReply, payload: unknown): null {
   if (payload === undefined || payload === null) {
     reply.header('content-length', '0');
-    done(null, null);
-    return;
+    return null;
   }
   const p = payload as {
     resume?: () => void;
@@ -96,16 +88,14 @@ function headOnSend(
   if (typeof p.resume === 'function') {
     p.on?.('error', (err) => reply.log.error({ err }, 'Error on Stream found for HEAD route'));
     p.resume();
-    done(null, null);
-    return;
+    return null;
   }
   if (typeof p.getReader === 'function') {
     p.cancel?.('Stream cancelled by HEAD route').catch((err: unknown) => {
       reply.log.error({ err }, 'Error on Stream found for HEAD route');
     });
-    done(null, null);
-    return;
+    return null;
   }
   reply.header('content-length', String(Buffer.byteLength(payload as string | Buffer)));
-  done(null, null);
+  return null;
 }

@@ -5,6 +5,8 @@ interface Series {
   count: number;
   sum: number;
   buckets: number[];
+  /** Requests by status. */
+  statuses: Map<number, number>;
 }
 
 export interface JobGauges {
@@ -18,22 +20,29 @@ const esc = (s: string) => s.replace(/\\/g, '\\\\').replace(/"/g, '\\"');
 
 /** Prometheus metrics: requests and latency by operation and status, job gauges, the areas' own. */
 export class Metrics {
-  private readonly requests = new Map<string, number>();
-  private readonly latency = new Map<string, Series>();
+  /** operation → method → series: looked up by the strings a request already has, none built. */
+  private readonly series = new Map<string, Map<string, Series>>();
 
   observe(operation: string, method: string, status: number, seconds: number): void {
-    const key = `${operation}\u0000${method}\u0000${status}`;
-    this.requests.set(key, (this.requests.get(key) ?? 0) + 1);
-    const lk = `${operation}\u0000${method}`;
-    let s = this.latency.get(lk);
-    if (!s) {
-      s = { count: 0, sum: 0, buckets: BUCKETS.map(() => 0) };
-      this.latency.set(lk, s);
+    let byMethod = this.series.get(operation);
+    if (!byMethod) {
+      byMethod = new Map();
+      this.series.set(operation, byMethod);
     }
+    let s = byMethod.get(method);
+    if (!s) {
+      s = { count: 0, sum: 0, buckets: BUCKETS.map(() => 0), statuses: new Map() };
+      byMethod.set(method, s);
+    }
+    s.statuses.set(status, (s.statuses.get(status) ?? 0) + 1);
     s.count++;
     s.sum += seconds;
     for (let i = 0; i < BUCKETS.length; i++)
       if (seconds <= (BUCKETS[i] as number)) s.buckets[i] = (s.buckets[i] ?? 0) + 1;
+  }
+
+  private *eachSeries(): Generator<[string, string, Series]> {
+    for (const [op, byMethod] of this.series) for (const [m, s] of byMethod) yield [op, m, s];
   }
 
   /** The text format: the requests, the jobs, then the lines of the areas (`metrics` of a module). */
@@ -41,16 +50,16 @@ export class Metrics {
     const out: string[] = [];
     out.push('# HELP stratus_http_requests_total HTTP requests by operation, method and status.');
     out.push('# TYPE stratus_http_requests_total counter');
-    for (const [key, n] of this.requests) {
-      const [op, method, status] = key.split('\u0000') as [string, string, string];
-      out.push(
-        `stratus_http_requests_total{operation="${esc(op)}",method="${method}",status="${status}"} ${n}`,
-      );
+    for (const [op, method, s] of this.eachSeries()) {
+      for (const [status, n] of s.statuses) {
+        out.push(
+          `stratus_http_requests_total{operation="${esc(op)}",method="${method}",status="${status}"} ${n}`,
+        );
+      }
     }
     out.push('# HELP stratus_http_request_duration_seconds Request latency by operation.');
     out.push('# TYPE stratus_http_request_duration_seconds histogram');
-    for (const [key, s] of this.latency) {
-      const [op, method] = key.split('\u0000') as [string, string];
+    for (const [op, method, s] of this.eachSeries()) {
       const labels = `operation="${esc(op)}",method="${method}"`;
       BUCKETS.forEach((b, i) => {
         out.push(

@@ -409,14 +409,11 @@ function underV4(url: string): boolean {
   return url.startsWith('/v4/') || url === '/v4' || url.startsWith('/v4?');
 }
 
-/** onRequest, first: X-Filter in the canonical word. */
-export function wordFilterHook(pw: ProductWord) {
-  return (req: FastifyRequest, _reply: FastifyReply, done: () => void): void => {
-    const f = req.headers['x-filter'];
-    if (typeof f === 'string' && underV4(req.url))
-      req.headers['x-filter'] = pw.inFilter(f, catalogueText(req.routeOptions.config.operationId));
-    done();
-  };
+/** In the app's onRequest hook: X-Filter in the canonical word. */
+export function wordFilter(pw: ProductWord, req: FastifyRequest): void {
+  const f = req.headers['x-filter'];
+  if (typeof f === 'string' && underV4(req.url))
+    req.headers['x-filter'] = pw.inFilter(f, catalogueText(req.routeOptions.config.operationId));
 }
 
 /** preValidation of a /v4 route, first: body and query in the canonical word. */
@@ -432,7 +429,11 @@ export function wordInHook(pw: ProductWord, schema: { body?: unknown; querystrin
 
 const SCOPE_HEADERS = ['x-oauth-scopes', 'x-accepted-oauth-scopes'] as const;
 
-function translateAnswer(
+/**
+ * In the app's onSend hook: answers of /v4 in the word (JSON bodies, scope headers, the OpenAPI
+ * document). Returns the payload to send.
+ */
+export function wordOut(
   pw: ProductWord,
   req: FastifyRequest,
   reply: FastifyReply,
@@ -465,16 +466,4 @@ function translateAnswer(
   }
   if (catalogue !== undefined && reply.statusCode < 300) pw.outCatalogue(parsed, catalogue);
   return JSON.stringify(pw.outTree(parsed));
-}
-
-/** onSend: answers of /v4 in the word (JSON bodies, scope headers, the OpenAPI document). */
-export function wordOutHook(pw: ProductWord) {
-  return (
-    req: FastifyRequest,
-    reply: FastifyReply,
-    payload: unknown,
-    done: (err: null, payload: unknown) => void,
-  ): void => {
-    done(null, translateAnswer(pw, req, reply, payload));
-  };
 }

@@ -75,14 +75,17 @@ export interface RateDecision {
   retryAfterSeconds?: number;
 }
 
-/** Counts one request against the general and the operation limits. */
-export async function checkRateLimit(
+/**
+ * Counts one request against the general and the operation limits: synchronously with the
+ * in-process store, a promise with the database's.
+ */
+export function checkRateLimit(
   store: RateLimitStore,
   who: string,
   operationId: string,
   opClass: RateLimitClass | 'paged' | 'operation',
   nowMs: number,
-): Promise<RateDecision> {
+): RateDecision | Promise<RateDecision> {
   const opLimit = LIMITS[opClass];
   const res = store.hitMany(
     [
@@ -91,7 +94,12 @@ export async function checkRateLimit(
     ],
     nowMs,
   );
-  const [general, op] = (res instanceof Promise ? await res : res) as [Hit, Hit];
+  return res instanceof Promise
+    ? res.then((hits) => decide(hits as [Hit, Hit], opLimit, nowMs))
+    : decide(res as [Hit, Hit], opLimit, nowMs);
+}
+
+function decide([general, op]: [Hit, Hit], opLimit: Limit, nowMs: number): RateDecision {
   const decision: RateDecision = {
     limit: opLimit.limit,
     remaining: Math.max(0, opLimit.limit - op.count),

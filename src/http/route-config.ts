@@ -1,4 +1,5 @@
 import type { Principal } from '../auth/principal.js';
+import type { RouteInfo } from './route-gate.js';
 
 /** Rate-limit classes beyond the general ones (reference §5). */
 export type RateLimitClass =
@@ -37,6 +38,8 @@ declare module 'fastify' {
   }
   interface FastifyRequest {
     principal?: Principal;
+    /** The route as its request gate recorded it (src/http/route-gate.ts), for the log and metrics. */
+    routeInfo: RouteInfo | null;
     /** The operation of a request served outside the API routes (the S3 data plane's, e.g.
      * `s3:GetObject`), for the request log line and metrics. */
     operation?: string;

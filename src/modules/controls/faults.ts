@@ -234,9 +234,12 @@ export function faultError(rule: FaultRule, path: string): ApiError | undefined 
   }
 }
 
-/** onRequest, after authentication: API operations only (never `/_stratus/`). */
-export function faultsHook(db: Database, faults: FaultSet) {
-  const apply = async (req: FastifyRequest, operationId: string): Promise<void> => {
+/**
+ * The request gate's step after authentication, on routes with an operationId (API operations,
+ * never `/_stratus/`). Without rules (the usual case) a request pays one length test, no promise.
+ */
+export function faultsStep(db: Database, faults: FaultSet, operationId: string) {
+  const apply = async (req: FastifyRequest): Promise<void> => {
     const path = req.url.split('?')[0] ?? '/';
     const rule = await faults.pick(db, {
       method: req.method,
@@ -249,16 +252,6 @@ export function faultsHook(db: Database, faults: FaultSet) {
     const err = faultError(rule, path);
     if (err) throw err;
   };
-  return (req: FastifyRequest, _reply: FastifyReply, done: (err?: Error) => void): void => {
-    const operationId = req.routeOptions.config?.operationId;
-    // Without rules (the usual case) a request pays one length test, no promise.
-    if (!operationId || faults.rules.length === 0) {
-      done();
-      return;
-    }
-    apply(req, operationId).then(
-      () => done(),
-      (err: Error) => done(err),
-    );
-  };
+  return (req: FastifyRequest, _reply: FastifyReply): void | Promise<void> =>
+    faults.rules.length === 0 ? undefined : apply(req);
 }

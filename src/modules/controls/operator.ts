@@ -49,30 +49,26 @@ function isDocsPath(path: string): boolean {
 }
 
 /**
- * onRequest: every `/_stratus/` route needs `Authorization: Bearer <operator token>`, but the API
- * reference and the routes that declare `config.operatorToken: false`.
+ * Whether a route needs `Authorization: Bearer <operator token>`: every `/_stratus/` route (by
+ * its pattern: `//_stratus/reset` reaches the same route) but the API reference and the routes
+ * that declare `config.operatorToken: false`. Decided once per route, when it is registered.
  */
-export function operatorHook(auth: OperatorAuth) {
-  return (req: FastifyRequest, _reply: FastifyReply, done: (err?: Error) => void): void => {
-    // The matched route, not the raw URL: `//_stratus/reset` reaches the same route.
-    const path = req.routeOptions.url ?? '';
-    // API requests pay one string test, no promise.
-    if (
-      !path.startsWith('/_stratus/') ||
-      req.routeOptions.config?.operatorToken === false ||
-      isDocsPath(path)
-    ) {
-      done();
-      return;
-    }
-    const m = /^Bearer\s+(\S+)\s*$/i.exec(req.headers.authorization ?? '');
-    if (!m?.[1]) {
-      done(errors.invalidToken());
-      return;
-    }
-    auth.verify(m[1]).then(
-      (ok) => done(ok ? undefined : errors.invalidToken()),
-      (err: Error) => done(err),
-    );
+export function guardsOperator(
+  url: string,
+  config: { operatorToken?: false } | undefined,
+): boolean {
+  return url.startsWith('/_stratus/') && config?.operatorToken !== false && !isDocsPath(url);
+}
+
+const BEARER = /^Bearer\s+(\S+)\s*$/i;
+
+/** The request gate's step of a route that `guardsOperator`: checks the operator token. */
+export function operatorStep(auth: OperatorAuth) {
+  return (req: FastifyRequest, _reply: FastifyReply): Promise<void> => {
+    const m = BEARER.exec(req.headers.authorization ?? '');
+    if (!m?.[1]) throw errors.invalidToken();
+    return auth.verify(m[1]).then((ok) => {
+      if (!ok) throw errors.invalidToken();
+    });
   };
 }

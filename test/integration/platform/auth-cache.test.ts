@@ -65,6 +65,18 @@ describe('principal cache', () => {
     expect(cache().stats.misses).toBe(before.misses);
   });
 
+  it('authenticate: a cached token is answered without a promise, an uncached one with one', async () => {
+    const { token } = await createTestUser(t, { restricted: false });
+    await warm(token);
+    const hit = authenticate(t.ctx.db, token, t.ctx.clock.nowMs());
+    expect(hit).not.toBeInstanceOf(Promise);
+    expect((hit as Principal).username).toBeDefined();
+    const { token: other } = await createTestUser(t, { restricted: false });
+    const miss = authenticate(t.ctx.db, other, t.ctx.clock.nowMs());
+    expect(miss).toBeInstanceOf(Promise);
+    expect((await miss)?.tokenId).toBeGreaterThan(0);
+  });
+
   it('deletePersonalAccessToken: the deleted token is 401 at once', async () => {
     const { token } = await createTestUser(t, { restricted: false });
     const id = await tokenIdOf(token);

@@ -1,0 +1,117 @@
+/**
+ * Two (or more) builds side by side, loaded in turns (`npm run bench:turns`): for a change of the
+ * request pipeline on a shared machine, where a whole `npm run bench` is too noisy. Each root
+ * (ROOTS, comma-separated: a copy of the previous build's `bin/`, `dist/` and `package.json` with
+ * a `node_modules` link, and this worktree) serves its own seeded SQLite database; each round
+ * loads every path (PATHS) on every server in turn, 32 connections for SECS seconds; printed: req/s
+ * and the server's CPU per request (min, first quartile, median over ROUNDS rounds).
+ */
+import { spawn } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { runLoad } from './load.js';
+import { seedDatabase } from './seed.js';
+import { processCpuMs, SERVE_NODE_FLAGS } from './servers.js';
+
+const token = `bench-${Math.random().toString(36).slice(2)}-token-0123456789`;
+const roots = (process.env.ROOTS ?? process.cwd()).split(',');
+const paths = (process.env.PATHS ?? '/v4/profile,/v4/compute/types/g6-nanode-1').split(',');
+const rounds = Number(process.env.ROUNDS ?? 4);
+const secs = Number(process.env.SECS ?? 3);
+
+async function start(root: string, env: Record<string, string>) {
+  const dataDir = await mkdtemp(path.join(os.tmpdir(), 'stratus-turns-'));
+  await seedDatabase({
+    databaseUrl: `sqlite:${path.join(dataDir, 'stratus.db')}`,
+    adminToken: token,
+    events: 1000,
+    entities: 10,
+    instances: 0,
+  });
+  const child = spawn(process.execPath, [...SERVE_NODE_FLAGS, 'bin/stratus.js', 'serve'], {
+    cwd: root,
+    env: {
+      PATH: process.env.PATH,
+      HOME: process.env.HOME,
+      HOST: '127.0.0.1',
+      PORT: '0',
+      STRATUS_RATE_LIMITS: 'off',
+      LOG_LEVEL: 'warn',
+      STRATUS_ADMIN_TOKEN: token,
+      STRATUS_DATA_DIR: dataDir,
+      ...env,
+    },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  const url = await new Promise<string>((resolve) => {
+    let buf = '';
+    child.stdout?.on('data', (c: Buffer) => {
+      buf += c.toString();
+      const m = /listening on (http:\/\/\S+?)\/v4\b/.exec(buf);
+      if (m?.[1]) resolve(m[1]);
+    });
+  });
+  const stop = async (): Promise<void> => {
+    await new Promise<void>((resolve) => {
+      child.once('exit', () => resolve());
+      child.kill('SIGTERM');
+    });
+    await rm(dataDir, { recursive: true, force: true });
+  };
+  return { url, pid: child.pid as number, stop };
+}
+
+const env: Record<string, string> = process.env.WORD
+  ? { STRATUS_PRODUCT_WORD: process.env.WORD }
+  : {};
+const servers = [];
+for (const r of roots) servers.push(await start(r, env));
+const results: Record<string, { rps: number[]; ms: number[] }> = {};
+try {
+  for (const s of servers)
+    for (const p of paths)
+      await runLoad({
+        url: s.url + p,
+        headers: { authorization: `Bearer ${token}` },
+        connections: 32,
+        seconds: 1,
+      });
+  for (let i = 0; i < rounds; i++) {
+    for (const p of paths) {
+      for (const [j, s] of servers.entries()) {
+        const before = await processCpuMs(s.pid);
+        const r = await runLoad({
+          url: s.url + p,
+          headers: { authorization: `Bearer ${token}` },
+          connections: 32,
+          seconds: secs,
+        });
+        const cpu = (await processCpuMs(s.pid)) - before;
+        const key = `${p} ${roots[j]}`;
+        results[key] ??= { rps: [], ms: [] };
+        results[key].rps.push(Math.round(r.rps));
+        results[key].ms.push(Number((cpu / r.requests).toFixed(4)));
+        if (r.failures) console.log('FAILURES', key, r.failures);
+      }
+    }
+  }
+} finally {
+  for (const s of servers) await s.stop();
+}
+const med = (a: number[]) => [...a].sort((x, y) => x - y)[Math.floor(a.length / 2)];
+const lo = (a: number[]) => [...a].sort((x, y) => x - y);
+for (const [k, v] of Object.entries(results))
+  console.log(
+    k.padEnd(50),
+    'req/s med',
+    med(v.rps),
+    'max',
+    Math.max(...v.rps),
+    '| ms/req min',
+    Math.min(...v.ms),
+    'p25',
+    lo(v.ms)[Math.floor(v.ms.length / 4)],
+    'med',
+    med(v.ms),
+  );
