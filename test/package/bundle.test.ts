@@ -107,7 +107,7 @@ describe('the bundle code cache (bin/run-bundle.js)', () => {
     const made = readFileSync(`${bundle}.cache`);
     const damaged = Buffer.from(made);
     const at = made.indexOf(10) + 1 + Math.floor((made.length - made.indexOf(10)) / 2);
-    damaged[at] = damaged[at] ^ 0xff; // one byte of V8's data flipped, the first line intact
+    damaged[at] = (damaged[at] ?? 0) ^ 0xff; // one byte of V8's data flipped, the first line intact
     writeFileSync(`${bundle}.cache`, damaged);
     const next = load(bundle);
     expect(next.cacheUsed).toBe(false);
