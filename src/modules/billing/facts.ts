@@ -92,14 +92,18 @@ export async function syncFacts(
   owner: FactOwner,
   lines: readonly BillableLine[],
   atMs: number,
+  /** The owner was inserted by this transaction (ids are never reused): it has no open facts. */
+  created = false,
 ): Promise<void> {
-  const open = await db.db
-    .selectFrom('billing_facts')
-    .selectAll()
-    .where('entity_type', '=', owner.entityType)
-    .where('entity_id', '=', owner.entityId)
-    .where('to_ms', 'is', null)
-    .execute();
+  const open = created
+    ? []
+    : await db.db
+        .selectFrom('billing_facts')
+        .selectAll()
+        .where('entity_type', '=', owner.entityType)
+        .where('entity_id', '=', owner.entityId)
+        .where('to_ms', 'is', null)
+        .execute();
   const kept = new Set<number>();
   for (const f of open) {
     const line = lines.find((l) => sameCharge(f, l, owner.accountId));
