@@ -5,6 +5,7 @@ import { sql } from 'kysely';
 import type { Logger } from 'pino';
 import type { Config } from '../config/config.js';
 import type { Database } from '../db/database.js';
+import { isRetryableTxError } from '../errors/db-errors.js';
 import type { Clock } from '../lib/clock.js';
 import { isoSeconds } from '../lib/time.js';
 import type { ComputeDriver } from '../machines/driver.js';
@@ -171,6 +172,9 @@ export class JobRunner {
           });
           this.deps.log.debug({ jobId: job.id, job: job.name }, 'job step done');
         } catch (err) {
+          // A deadlock or serialization failure is not the step's fault: the whole batch is
+          // retried (Database.transaction), as a step in a transaction of its own was.
+          if (isRetryableTxError(err)) throw err;
           const error = err instanceof Error ? err : new Error(String(err));
           const final = await this.failWithin(tx, job, def, payload, error);
           if (final) tally.failed++;

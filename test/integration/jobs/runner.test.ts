@@ -410,6 +410,26 @@ describe('JobRunner', () => {
     expect(hooked).toBe(3);
   });
 
+  it('runDue: a deadlock in a batched step retries the batch, and costs the step no attempt', async () => {
+    let deadlocks = 1;
+    behave = async (ctx) => {
+      if (ctx.jobId === b.jobId && deadlocks-- > 0) {
+        throw Object.assign(new Error('deadlock detected'), { code: '40P01' });
+      }
+    };
+    const a = await start(flaky, (id) => ({ eventId: id, failTimes: 0 }), { computeId: 1 });
+    const b = await start(flaky, (id) => ({ eventId: id, failTimes: 0 }), { computeId: 2 });
+    expect(await runner.runDue()).toBe(2);
+    // The batch ran twice (a's step too, its first run rolled back with the batch).
+    expect(calls.map((c) => c.jobId)).toEqual([a.jobId, b.jobId, a.jobId, b.jobId]);
+    expect(calls.map((c) => c.attempt)).toEqual([1, 1, 1, 1]);
+    for (const j of [a, b]) {
+      expect(await job(j.jobId)).toBeUndefined();
+      expect((await event(j.eventId)).status).toBe('finished');
+    }
+    expect(runner.stats).toMatchObject({ steps: 2, succeeded: 2, failed: 0, retried: 0 });
+  });
+
   it('runDue: a step whose job fails for good in a batch runs onFailure there; the others commit', async () => {
     const a = await start(flaky, (id) => ({ eventId: id, failTimes: 9 }), { computeId: 1 });
     const b = await start(flaky, (id) => ({ eventId: id, failTimes: 0 }), { computeId: 2 });
