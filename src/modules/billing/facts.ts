@@ -92,7 +92,10 @@ export async function syncFacts(
   owner: FactOwner,
   lines: readonly BillableLine[],
   atMs: number,
-  /** The owner was inserted by this transaction (ids are never reused): it has no open facts. */
+  /**
+   * The owner was inserted by this transaction: it has no open facts (an id is not handed out
+   * again while rows naming it remain; only a full reset restarts the sequences, clearing them all).
+   */
   created = false,
 ): Promise<void> {
   const open = created

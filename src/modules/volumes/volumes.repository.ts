@@ -51,8 +51,8 @@ export async function toApiVolumes(
   db: Database,
   rows: readonly VolumeRow[],
   /**
-   * The rows were inserted by the caller's transaction (a create; ids are never reused): they
-   * have no locks yet, and tags only when the create gave some.
+   * The rows were inserted by the caller's transaction (a create; an id is not handed out again
+   * while rows naming it remain): they have no locks yet, and tags only when the create gave some.
    */
   created?: { tagged: boolean },
 ): Promise<ApiVolume[]> {
