@@ -1,4 +1,5 @@
 import {
+  CompiledQuery,
   type ColumnType,
   type Generated,
   Kysely,
@@ -19,6 +20,8 @@ interface TxState {
   hooks: CommitHook[];
   /** Last statements of the transaction, one per key, run in key order just before COMMIT. */
   beforeCommit: Map<string, (tx: Database) => Promise<void>>;
+  /** Savepoints opened so far (their names are numbered). */
+  savepoints: number;
 }
 
 /**
@@ -111,7 +114,7 @@ export class Database {
   async transaction<T>(fn: (tx: Database) => Promise<T>): Promise<T> {
     if (this.tx) return fn(this);
     for (let attempt = 1; ; attempt++) {
-      const state: TxState = { hooks: [], beforeCommit: new Map() };
+      const state: TxState = { hooks: [], beforeCommit: new Map(), savepoints: 0 };
       try {
         const result = await this.db
           .transaction()
@@ -144,6 +147,35 @@ export class Database {
   beforeCommit(key: string, fn: (tx: Database) => Promise<void>): void {
     if (!this.tx) throw new Error('beforeCommit: expected to run inside a transaction');
     if (!this.tx.beforeCommit.has(key)) this.tx.beforeCommit.set(key, fn);
+  }
+
+  /**
+   * Runs fn inside a savepoint of the current transaction: if fn throws, what it wrote is rolled
+   * back, and so are the on-commit and before-commit hooks it registered, while the rest of the
+   * transaction goes on; the error is rethrown. Throws outside a transaction.
+   */
+  async savepoint<T>(fn: (tx: Database) => Promise<T>): Promise<T> {
+    const state = this.tx;
+    if (!state) throw new Error('savepoint: expected to run inside a transaction');
+    // A numbered name, fixed text: no query to build (a job batch opens one per step).
+    const name = `sp_${++state.savepoints}`;
+    const run = (text: string) => this.db.executeQuery(CompiledQuery.raw(text));
+    const hooks = state.hooks.length;
+    const keys = new Set(state.beforeCommit.keys());
+    await run(`savepoint ${name}`);
+    try {
+      const out = await fn(this);
+      await run(`release savepoint ${name}`);
+      return out;
+    } catch (err) {
+      await run(`rollback to savepoint ${name}`);
+      await run(`release savepoint ${name}`);
+      state.hooks.length = hooks;
+      for (const key of [...state.beforeCommit.keys()]) {
+        if (!keys.has(key)) state.beforeCommit.delete(key);
+      }
+      throw err;
+    }
   }
 
   /** Runs fn after the transaction commits (at once when there is none). */

@@ -61,6 +61,12 @@ export interface JobDefinition<P, R = unknown> {
    * A throw fails the step like one in `handle` (retried with back-off, then `onFailure`).
    */
   perform?(ctx: WorkContext, payload: P): Promise<PerformResult<P>>;
+  /**
+   * Whether `perform` has work for this step (default: always, when there is a `perform`). A step
+   * without work outside the database runs within the runner's batch transaction, with the steps of
+   * other jobs due at the same time, each in its own savepoint (see runner.ts).
+   */
+  performs?(machines: ComputeDriver, payload: P): boolean;
   /** Runs (in its own transaction) when the job has failed for good: write the failed event, release the entity. */
   onFailure?(ctx: JobContext, payload: P, error: Error): Promise<void>;
 }

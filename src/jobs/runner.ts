@@ -5,12 +5,13 @@ import { sql } from 'kysely';
 import type { Logger } from 'pino';
 import type { Config } from '../config/config.js';
 import type { Database } from '../db/database.js';
+import { isRetryableTxError } from '../errors/db-errors.js';
 import type { Clock } from '../lib/clock.js';
 import { isoSeconds } from '../lib/time.js';
 import type { ComputeDriver } from '../machines/driver.js';
 import { SimulatedDriver } from '../machines/simulated.js';
 import type { EventWriter } from '../modules/events/events.writer.js';
-import { defaultBackoff, type JobContext, type JobDefinition } from './job.js';
+import { defaultBackoff, type JobContext, type JobDefinition, type StepResult } from './job.js';
 import type { JobQueue } from './queue.js';
 import type { Timing } from './timing.js';
 
@@ -46,6 +47,15 @@ interface ClaimedJob {
   payload: string;
   attempts: number;
   max_attempts: number;
+}
+
+/** What a batch's inline steps did, counted once the batch commits. */
+interface Tally {
+  steps: number;
+  succeeded: number;
+  failed: number;
+  retried: number;
+  dueAgain: boolean;
 }
 
 export interface RunnerStats {
@@ -90,14 +100,23 @@ export class JobRunner {
     this.pollMs = deps.pollMs ?? 100;
   }
 
-  /** Claims the jobs due now (up to a batch) and marks them running for this worker. */
-  private async claim(): Promise<ClaimedJob[]> {
+  /**
+   * Claims the jobs due now (up to a batch) in one transaction, and runs in that same transaction
+   * the steps that have no work outside the database (no `prepare`, no `perform` for this step:
+   * `runsInline`), each in its own savepoint: a step's effects commit with its job's next step or
+   * end, or not at all, and a step that throws rolls back alone (then counts as a failed attempt,
+   * in the same transaction). One commit for the batch instead of a claim and one transaction per
+   * step. The other jobs are marked running for this worker (leased) and returned, for `runStep`.
+   * A crash before the commit leaves every job of the batch queued, as it was.
+   */
+  private async claimAndRun(): Promise<{ leased: ClaimedJob[]; inline: number; full: boolean }> {
     const { db, clock } = this.deps;
     // Wall time, not the job clock: the heartbeat says whether this process works the queue.
     this.lastPassMs = Date.now();
     const now = clock.nowMs();
     const skipLocked = db.dialect === 'postgres' ? sql` for update skip locked` : sql``;
-    return db.transaction(async (tx) => {
+    const out = await db.transaction(async (tx) => {
+      const tally: Tally = { steps: 0, succeeded: 0, failed: 0, retried: 0, dueAgain: false };
       // A job whose worker died keeps its lock only until the lease ends (see nextDueAt). The
       // lost run counts as an attempt, so a step that kills its worker every time ends `failed`.
       await tx.db
@@ -112,21 +131,127 @@ export class JobRunner {
         .where('status', '=', 'running')
         .where('locked_until', '<=', now)
         .execute();
-      const result = await sql<ClaimedJob>`
-        update jobs set status = 'running', locked_by = ${this.workerId},
-          locked_until = ${now + this.leaseMs}, updated = ${isoSeconds(now)}
-        where id in (
-          select id from jobs where status = 'queued' and run_at <= ${now}
-          order by run_at, id limit ${this.batchSize}${skipLocked}
-        )
-        returning id, name, payload, attempts, max_attempts`.execute(tx.db);
-      return [...result.rows].sort((a, b) => a.id - b.id);
+      const due = await sql<ClaimedJob>`
+        select id, name, payload, attempts, max_attempts from jobs
+        where status = 'queued' and run_at <= ${now}
+        order by run_at, id limit ${this.batchSize}${skipLocked}`.execute(tx.db);
+      const jobs = [...due.rows].sort((a, b) => a.id - b.id);
+      const leased: ClaimedJob[] = [];
+      const inline: { job: ClaimedJob; def: AnyJobDefinition; payload: Record<string, unknown> }[] =
+        [];
+      for (const job of jobs) {
+        const step = this.runsInline(job);
+        if (step) inline.push({ job, ...step });
+        else leased.push(job);
+      }
+      if (leased.length > 0) {
+        await tx.db
+          .updateTable('jobs')
+          .set({
+            status: 'running',
+            locked_by: this.workerId,
+            locked_until: now + this.leaseMs,
+            updated: isoSeconds(now),
+          })
+          .where(
+            'id',
+            'in',
+            leased.map((j) => j.id),
+          )
+          .execute();
+      }
+      for (const { job, def, payload } of inline) {
+        // Stopped meanwhile (the loop only): the steps not begun stay queued, as they were.
+        if (this.stopping && this.loop) break;
+        tally.steps++;
+        try {
+          await tx.savepoint(async (sp) => {
+            const result = await def.handle(this.context(sp, job), payload);
+            if (await this.complete(sp, job, def, result)) tally.succeeded++;
+            if (result && result.delayMs <= 0) tally.dueAgain = true;
+          });
+          this.deps.log.debug({ jobId: job.id, job: job.name }, 'job step done');
+        } catch (err) {
+          // A deadlock or serialization failure is not the step's fault: the whole batch is
+          // retried (Database.transaction), as a step in a transaction of its own was.
+          if (isRetryableTxError(err)) throw err;
+          const error = err instanceof Error ? err : new Error(String(err));
+          const final = await this.failWithin(tx, job, def, payload, error);
+          if (final) tally.failed++;
+          else tally.retried++;
+        }
+      }
+      return { leased, inline: tally.steps, full: jobs.length === this.batchSize, tally };
     });
+    // Counted once the batch committed (a transaction retried after a serialization failure
+    // runs its steps again).
+    const { tally } = out;
+    this.stats.steps += tally.steps;
+    this.stats.succeeded += tally.succeeded;
+    this.stats.failed += tally.failed;
+    this.stats.retried += tally.retried;
+    if (tally.dueAgain) this.dueAgain = true;
+    return { leased: out.leased, inline: out.inline, full: out.full };
+  }
+
+  /**
+   * The job's definition and payload when its step runs inside the batch's transaction: a known
+   * job, attempts left, no `prepare`, and no `perform` work for this step.
+   */
+  private runsInline(
+    job: ClaimedJob,
+  ): { def: AnyJobDefinition; payload: Record<string, unknown> } | undefined {
+    const def = this.defs.get(job.name);
+    if (!def || def.prepare || job.attempts >= job.max_attempts) return undefined;
+    let payload: Record<string, unknown>;
+    try {
+      payload = JSON.parse(job.payload) as Record<string, unknown>;
+    } catch {
+      return undefined; // `runStep` fails it
+    }
+    if (def.perform && def.performs?.(this.deps.machines ?? SIMULATED, payload) !== false) {
+      return undefined;
+    }
+    return { def, payload };
+  }
+
+  /**
+   * Records a step's outcome in its transaction: the next step queued (attempts start afresh), or
+   * the job deleted. True when the job ended.
+   */
+  private async complete(
+    tx: Database,
+    job: ClaimedJob,
+    def: AnyJobDefinition,
+    result: StepResult<unknown>,
+  ): Promise<boolean> {
+    const { clock } = this.deps;
+    if (!result) {
+      await tx.db.deleteFrom('jobs').where('id', '=', job.id).execute();
+      return true;
+    }
+    const next = { ...(result.next as object), $version: def.version };
+    await tx.db
+      .updateTable('jobs')
+      .set({
+        status: 'queued',
+        payload: JSON.stringify(next),
+        run_at: clock.nowMs() + Math.max(0, result.delayMs),
+        // Attempts count the failures of the current step: the next step starts afresh.
+        attempts: 0,
+        locked_by: null,
+        locked_until: null,
+        updated: isoSeconds(clock.nowMs()),
+      })
+      .where('id', '=', job.id)
+      .execute();
+    return false;
   }
 
   private context(db: Database, job: ClaimedJob): JobContext {
     const { clock, timing, events, queue, entities, log, blobs } = this.deps;
     const machines = this.deps.machines ?? SIMULATED;
+    let child: Logger | undefined;
     return {
       ...(blobs ? { blobs } : {}),
       db,
@@ -137,7 +262,11 @@ export class JobRunner {
       queue,
       entities,
       machines,
-      log: log.child({ jobId: job.id, job: job.name }),
+      // Made at first use: most steps log nothing, and a pino child is not free.
+      get log() {
+        child ??= log.child({ jobId: job.id, job: job.name });
+        return child;
+      },
       jobId: job.id,
       attempt: job.attempts + 1,
     };
@@ -145,7 +274,7 @@ export class JobRunner {
 
   /** Runs one claimed job's current step. */
   private async runStep(job: ClaimedJob): Promise<void> {
-    const { db, clock, log } = this.deps;
+    const { db, log } = this.deps;
     const def = this.defs.get(job.name);
     let payload: Record<string, unknown> = {};
     this.stats.steps++;
@@ -175,27 +304,8 @@ export class JobRunner {
           .executeTakeFirst();
         if (own?.status !== 'running' || own.locked_by !== this.workerId) return;
         const result = await def.handle(this.context(tx, job), payload, prepared);
-        if (result) {
-          const next = { ...(result.next as object), $version: def.version };
-          await tx.db
-            .updateTable('jobs')
-            .set({
-              status: 'queued',
-              payload: JSON.stringify(next),
-              run_at: clock.nowMs() + Math.max(0, result.delayMs),
-              // Attempts count the failures of the current step: the next step starts afresh.
-              attempts: 0,
-              locked_by: null,
-              locked_until: null,
-              updated: isoSeconds(clock.nowMs()),
-            })
-            .where('id', '=', job.id)
-            .execute();
-          if (result.delayMs <= 0) this.dueAgain = true;
-        } else {
-          await tx.db.deleteFrom('jobs').where('id', '=', job.id).execute();
-          this.stats.succeeded++;
-        }
+        if (await this.complete(tx, job, def, result)) this.stats.succeeded++;
+        if (result && result.delayMs <= 0) this.dueAgain = true;
       });
       log.debug({ jobId: job.id, job: job.name }, 'job step done');
     } catch (err) {
@@ -256,35 +366,51 @@ export class JobRunner {
       .execute();
   }
 
+  /** A failed attempt's columns: queued again after the back-off, or failed for good. */
+  private failedRow(
+    def: AnyJobDefinition | undefined,
+    error: Error,
+    attempts: number,
+    final: boolean,
+  ) {
+    const now = this.deps.clock.nowMs();
+    return {
+      status: final ? 'failed' : 'queued',
+      attempts,
+      last_error: error.message.slice(0, 2000),
+      run_at: final ? now : now + (def?.backoffMs ?? defaultBackoff)(attempts),
+      locked_by: null,
+      locked_until: null,
+      updated: isoSeconds(now),
+    } as const;
+  }
+
+  /** Whether this failed attempt ends the job, and logs it. */
+  private isFinal(job: ClaimedJob, def: AnyJobDefinition | undefined, error: Error): boolean {
+    const attempts = job.attempts + 1;
+    // An error that says retrying cannot help (`final`: a full host, an image missing) ends the job.
+    const final =
+      !def || attempts >= job.max_attempts || (error as { final?: unknown }).final === true;
+    this.deps.log.warn(
+      { jobId: job.id, job: job.name, attempt: attempts, final, err: error.message },
+      'job step failed',
+    );
+    return final;
+  }
+
   private async fail(
     job: ClaimedJob,
     def: AnyJobDefinition | undefined,
     payload: Record<string, unknown>,
     error: Error,
   ): Promise<void> {
-    const { db, clock, log } = this.deps;
-    const attempts = job.attempts + 1;
-    // An error that says retrying cannot help (`final`: a full host, an image missing) ends the job.
-    const final =
-      !def || attempts >= job.max_attempts || (error as { final?: unknown }).final === true;
-    log.warn(
-      { jobId: job.id, job: job.name, attempt: attempts, final, err: error.message },
-      'job step failed',
-    );
-    const now = clock.nowMs();
+    const { db, log } = this.deps;
+    const final = this.isFinal(job, def, error);
     // Only while the job is still ours: a runner that lost its lease leaves the job alone.
     const mark = async (tx: Database): Promise<boolean> => {
       const res = await tx.db
         .updateTable('jobs')
-        .set({
-          status: final ? 'failed' : 'queued',
-          attempts,
-          last_error: error.message.slice(0, 2000),
-          run_at: final ? now : now + (def?.backoffMs ?? defaultBackoff)(attempts),
-          locked_by: null,
-          locked_until: null,
-          updated: isoSeconds(now),
-        })
+        .set(this.failedRow(def, error, job.attempts + 1, final))
         .where('id', '=', job.id)
         .where('locked_by', '=', this.workerId)
         .executeTakeFirst();
@@ -305,6 +431,37 @@ export class JobRunner {
     if (!marked) return;
     if (final) this.stats.failed++;
     else this.stats.retried++;
+  }
+
+  /**
+   * `fail` for a step run inside the batch's transaction (its own savepoint already rolled back):
+   * the job's row and, when the job has failed for good, its `onFailure`, in a savepoint of their
+   * own; an `onFailure` that throws is rolled back and the job fails without it. True when final.
+   */
+  private async failWithin(
+    tx: Database,
+    job: ClaimedJob,
+    def: AnyJobDefinition,
+    payload: Record<string, unknown>,
+    error: Error,
+  ): Promise<boolean> {
+    const final = this.isFinal(job, def, error);
+    const mark = (d: Database) =>
+      d.db
+        .updateTable('jobs')
+        .set(this.failedRow(def, error, job.attempts + 1, final))
+        .where('id', '=', job.id)
+        .execute();
+    try {
+      await tx.savepoint(async (sp) => {
+        await mark(sp);
+        if (final && def.onFailure) await def.onFailure(this.context(sp, job), payload, error);
+      });
+    } catch (hookError) {
+      this.deps.log.error({ jobId: job.id, job: job.name, err: hookError }, 'job onFailure failed');
+      await mark(tx);
+    }
+    return final;
   }
 
   /** Claims and runs every job due now, once. Returns how many steps ran. */
@@ -351,21 +508,22 @@ export class JobRunner {
   }
 
   /**
-   * One pass of the loop: claims once and runs what it got. `more` when the queue may hold jobs
-   * due now: the batch was full, or a step left its job due at once.
+   * One pass of the loop: claims once (running the batch's inline steps in the claim's
+   * transaction) and runs the leased steps. `more` when the queue may hold jobs due now: the
+   * batch was full, or a step left its job due at once.
    */
   private async pass(): Promise<{ ran: number; more: boolean }> {
     this.dueAgain = false;
-    const claimed = await this.claim();
-    for (const [i, job] of claimed.entries()) {
+    const { leased, inline, full } = await this.claimAndRun();
+    for (const [i, job] of leased.entries()) {
       // Only the loop gives jobs back when stopped: `runDue` called by a test or the clock runs on.
       if (this.stopping && this.loop) {
-        await this.release(claimed.slice(i).map((j) => j.id));
-        return { ran: i, more: false };
+        await this.release(leased.slice(i).map((j) => j.id));
+        return { ran: inline + i, more: false };
       }
       await this.runStep(job);
     }
-    return { ran: claimed.length, more: claimed.length === this.batchSize || this.dueAgain };
+    return { ran: inline + leased.length, more: full || this.dueAgain };
   }
 
   /** Wakes the loop now (after an enqueue in this process). */

@@ -83,6 +83,45 @@ describe('Database.transaction', () => {
     expect(ran).toBe(false);
   });
 
+  it('savepoint: a failed savepoint drops its rows and its hooks; the transaction’s others commit', async () => {
+    const before = await regions(db);
+    const insert = async (tx: Database, id: string) =>
+      tx.db
+        .insertInto('regions')
+        .values({
+          ...(await tx.db.selectFrom('regions').selectAll().executeTakeFirstOrThrow()),
+          id,
+        })
+        .execute();
+    const calls: string[] = [];
+    await db.transaction(async (tx) => {
+      await tx.savepoint(async (sp) => {
+        await insert(sp, 'zz-sp-kept');
+        sp.onCommit(() => void calls.push('kept'));
+        sp.beforeCommit('kept', async () => void calls.push('before kept'));
+      });
+      await expect(
+        tx.savepoint(async (sp) => {
+          await insert(sp, 'zz-sp-dropped');
+          sp.onCommit(() => void calls.push('dropped'));
+          sp.beforeCommit('dropped', async () => void calls.push('before dropped'));
+          throw new Error('step broke');
+        }),
+      ).rejects.toThrow('step broke');
+      // The transaction goes on after the rollback to the savepoint.
+      expect(await regions(tx)).toBe(before + 1);
+    });
+    expect(calls).toEqual(['before kept', 'kept']);
+    const ids = await db.db
+      .selectFrom('regions')
+      .select('id')
+      .where('id', 'like', 'zz-sp-%')
+      .execute();
+    expect(ids.map((r) => r.id)).toEqual(['zz-sp-kept']);
+    await db.db.deleteFrom('regions').where('id', '=', 'zz-sp-kept').execute();
+    await expect(db.savepoint(async () => 1)).rejects.toThrow(/inside a transaction/);
+  });
+
   it('beforeCommit: outside a transaction it is a programming error', () => {
     expect(() => db.beforeCommit('x', async () => {})).toThrow(/inside a transaction/);
   });

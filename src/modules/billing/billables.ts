@@ -110,7 +110,7 @@ export async function billVolume(
   db: Database,
   volumeId: number,
   nowIso: string,
-  /** The volume as the caller just wrote it (a create), instead of reading it again. */
+  /** The volume as the caller just inserted it (a create): not read again, no open facts. */
   written?: BilledVolume,
 ) {
   const v =
@@ -130,7 +130,7 @@ export async function billVolume(
     quantity: v.size,
     price: priceIn(VOLUME_PRICES[0] as (typeof VOLUME_PRICES)[0], v.region),
   };
-  await syncFacts(db, { accountId: v.account_id, ...owner }, [line], at(nowIso));
+  await syncFacts(db, { accountId: v.account_id, ...owner }, [line], at(nowIso), !!written);
 }
 
 /** A NodeBalancer: hourly, like an instance. */

@@ -92,14 +92,21 @@ export async function syncFacts(
   owner: FactOwner,
   lines: readonly BillableLine[],
   atMs: number,
+  /**
+   * The owner was inserted by this transaction: it has no open facts (an id is not handed out
+   * again while rows naming it remain; only a full reset restarts the sequences, clearing them all).
+   */
+  created = false,
 ): Promise<void> {
-  const open = await db.db
-    .selectFrom('billing_facts')
-    .selectAll()
-    .where('entity_type', '=', owner.entityType)
-    .where('entity_id', '=', owner.entityId)
-    .where('to_ms', 'is', null)
-    .execute();
+  const open = created
+    ? []
+    : await db.db
+        .selectFrom('billing_facts')
+        .selectAll()
+        .where('entity_type', '=', owner.entityType)
+        .where('entity_id', '=', owner.entityId)
+        .where('to_ms', 'is', null)
+        .execute();
   const kept = new Set<number>();
   for (const f of open) {
     const line = lines.find((l) => sameCharge(f, l, owner.accountId));

@@ -84,6 +84,7 @@ export class ControlsService {
     const target = clock.nowMs() + ms;
     let steps = 0;
     let wait = true;
+    const waitUntil = Date.now() + 10_000;
     for (let i = 0; i < MAX_ADVANCE_STEPS; i++) {
       const ran = await runner.runDue();
       steps += ran;
@@ -91,7 +92,12 @@ export class ControlsService {
       const next = await this.nextQueuedAt();
       if (next === undefined || next > target) break;
       if (next > clock.nowMs()) clock.advanceTo(next);
-      else if (ran === 0) break; // due, yet nothing to claim: another process is on it
+      else if (ran === 0) {
+        // Due, yet nothing to claim: another runner has it in its batch's open transaction
+        // (PostgreSQL: the rows are locked, still queued). Its commit moves it on: wait for that.
+        if (Date.now() > waitUntil) break;
+        await new Promise((r) => setTimeout(r, 10));
+      }
     }
     clock.advanceTo(target);
     steps += await runner.runDue();

@@ -2,6 +2,7 @@ import { Type } from '@sinclair/typebox';
 import type { JobContext, PerformResult, WorkContext } from '../../jobs/job.js';
 import { defineJob } from '../../jobs/job.js';
 import type { WorkKind } from '../../jobs/timing.js';
+import type { ComputeDriver } from '../../machines/driver.js';
 import { isoSeconds } from '../../lib/time.js';
 import type { DeleteCascade } from '../../entities/entities.js';
 import { entityRefs } from '../events/events.types.js';
@@ -37,6 +38,10 @@ async function activate(ctx: JobContext, id: number): Promise<void> {
     .execute();
 }
 
+/** Only a real driver's last step has work outside the database: the volume's file. */
+const performs = (machines: ComputeDriver, p: VolumeJobPayload): boolean =>
+  machines.real && p.step >= VOLUME_STEPS;
+
 /**
  * The compute driver's work (src/machines), before the last step, outside the transaction: the
  * volume's file is made, grown, or copied from its source. Nothing with the simulated driver.
@@ -45,7 +50,7 @@ async function performVolume(
   ctx: WorkContext,
   p: VolumeJobPayload,
 ): Promise<PerformResult<VolumeJobPayload>> {
-  if (!ctx.machines.real || p.step < VOLUME_STEPS) return { payload: p };
+  if (!performs(ctx.machines, p)) return { payload: p };
   const vol = await ctx.db.db
     .selectFrom('volumes')
     .select(['id', 'size', 'region', 'label', 'compute_id'])
@@ -80,6 +85,7 @@ export const volumeJob = defineJob<VolumeJobPayload>({
   payload: Type.Object({ volumeId: Type.Integer(), op: Type.String() }),
   maxAttempts: 5,
   perform: performVolume,
+  performs,
   async handle(ctx, p) {
     const vol = await ctx.db.db
       .selectFrom('volumes')

@@ -47,14 +47,23 @@ export async function countAttached(db: Database, computeId: number): Promise<nu
 }
 
 /** Builds the API shape of volumes, with their tags and instance labels, in two queries. */
-export async function toApiVolumes(db: Database, rows: readonly VolumeRow[]): Promise<ApiVolume[]> {
+export async function toApiVolumes(
+  db: Database,
+  rows: readonly VolumeRow[],
+  /**
+   * The rows were inserted by the caller's transaction (a create; an id is not handed out again
+   * while rows naming it remain): they have no locks yet, and tags only when the create gave some.
+   */
+  created?: { tagged: boolean },
+): Promise<ApiVolume[]> {
   const ids = rows.map((r) => r.id);
   const computeIds = [
     ...new Set(rows.flatMap((r) => (r.compute_id === null ? [] : [r.compute_id]))),
   ];
+  const none = Promise.resolve(new Map<number, never[]>());
   const [tags, locks, labels] = await Promise.all([
-    tagsOf(db, 'volume', ids),
-    locksOf(db, 'volume', ids),
+    created && !created.tagged ? none : tagsOf(db, 'volume', ids),
+    created ? none : locksOf(db, 'volume', ids),
     computeIds.length === 0
       ? Promise.resolve([] as { id: number; label: string; status: string }[])
       : db.db

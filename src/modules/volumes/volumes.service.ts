@@ -316,7 +316,7 @@ export class VolumesService {
           created: now,
           updated: now,
         })
-        .returning(['id', 'account_id', 'label', 'region', 'size'])
+        .returningAll()
         .executeTakeFirstOrThrow();
       const id = inserted.id;
       await billVolume(tx, id, now, inserted);
@@ -332,7 +332,9 @@ export class VolumesService {
         username: p.username,
       });
       await this.startWork(tx, p, id, 'create', eventId, id);
-      return this.one(tx, id);
+      // The row as inserted: nothing else in this transaction changed it.
+      const [api] = await toApiVolumes(tx, [inserted], { tagged: (b.tags?.length ?? 0) > 0 });
+      return api as ApiVolume;
     });
   }
 

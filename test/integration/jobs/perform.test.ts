@@ -11,6 +11,8 @@ interface P {
   polls: number;
   seen?: string;
   fail?: 'final' | 'transient';
+  /** No work outside the database for this step (`performs` says so). */
+  idle?: boolean;
 }
 
 const trace: string[] = [];
@@ -19,6 +21,7 @@ const job = defineJob<P>({
   version: 1,
   payload: Type.Object({}),
   maxAttempts: 3,
+  performs: (_machines, p) => p.idle !== true,
   async perform(ctx, p) {
     trace.push(`perform:${ctx.db.isTransaction ? 'tx' : 'no-tx'}:${p.polls}`);
     if (p.fail === 'final') throw new CapacityError('The host is full.');
@@ -69,6 +72,12 @@ describe('job perform phase', () => {
       'perform:no-tx:2',
       'handle:tx:by handle',
     ]);
+    expect(left).toEqual([]);
+  });
+
+  it('performs: a step without work outside the database runs without perform, in the batch transaction', async () => {
+    const left = await run({ polls: 0, idle: true });
+    expect(trace).toEqual(['handle:tx:undefined']);
     expect(left).toEqual([]);
   });
 

@@ -94,6 +94,13 @@ describe('JobRunner', () => {
     },
   });
 
+  /** `test_flaky` with work outside the database (a `perform`): claimed, leased, then run. */
+  const leasedFlaky: JobDefinition<FlakyPayload> = {
+    ...flaky,
+    name: 'test_flaky_leased',
+    perform: async (_ctx, p) => ({ payload: p }),
+  };
+
   const runnerFor = (app: TestApp, db: Database = app.ctx.db, extra = {}) =>
     new JobRunner({
       db,
@@ -103,7 +110,7 @@ describe('JobRunner', () => {
       queue: app.ctx.queue,
       entities: app.ctx.entities,
       log: silent,
-      definitions: [multiStep, flaky, withPrepare],
+      definitions: [multiStep, flaky, leasedFlaky, withPrepare],
       ...extra,
     });
 
@@ -346,6 +353,101 @@ describe('JobRunner', () => {
     expect((await event(eventId)).status).toBe('finished');
   });
 
+  it('runDue: the due steps of several jobs run in their claim’s transaction, one commit for the batch', async () => {
+    const jobs = [];
+    for (const computeId of [1, 2, 3]) {
+      jobs.push(await start(flaky, (id) => ({ eventId: id, failTimes: 0 }), { computeId }));
+    }
+    const db = t.ctx.db;
+    const transaction = db.transaction.bind(db);
+    let transactions = 0;
+    db.transaction = ((fn) => {
+      transactions++;
+      return transaction(fn);
+    }) as Database['transaction'];
+    try {
+      expect(await runner.runDue()).toBe(3);
+    } finally {
+      db.transaction = transaction;
+    }
+    // The batch (claim and three steps), then the claim that finds nothing due: not a claim and
+    // a transaction per step.
+    expect(transactions).toBe(2);
+    for (const j of jobs) {
+      expect(await job(j.jobId)).toBeUndefined();
+      expect((await event(j.eventId)).status).toBe('finished');
+    }
+    expect(runner.stats).toMatchObject({ steps: 3, succeeded: 3, failed: 0, retried: 0 });
+  });
+
+  it('runDue: a step that throws in a batch rolls back alone, with its on-commit hooks; the others commit', async () => {
+    let hooked = 0;
+    behave = async (ctx, p) => {
+      await ctx.events.update(ctx.db, p.eventId, { status: 'started', percentComplete: 50 });
+      ctx.db.onCommit(() => {
+        hooked++;
+      });
+    };
+    const a = await start(flaky, (id) => ({ eventId: id, failTimes: 0 }), { computeId: 1 });
+    const b = await start(flaky, (id) => ({ eventId: id, failTimes: 1 }), { computeId: 2 });
+    const c = await start(flaky, (id) => ({ eventId: id, failTimes: 0 }), { computeId: 3 });
+    expect(await runner.runDue()).toBe(3);
+    // b's step threw: its event change and its hook are gone, and it waits for its retry.
+    expect(await event(b.eventId)).toMatchObject({ status: 'scheduled', percent_complete: null });
+    expect(await job(b.jobId)).toMatchObject({
+      status: 'queued',
+      attempts: 1,
+      last_error: 'boom 1',
+    });
+    for (const j of [a, c]) {
+      expect(await job(j.jobId)).toBeUndefined();
+      expect((await event(j.eventId)).status).toBe('finished');
+    }
+    expect(hooked).toBe(2);
+    expect(runner.stats).toMatchObject({ steps: 3, succeeded: 2, retried: 1 });
+    await settle(t, runner);
+    expect((await event(b.eventId)).status).toBe('finished');
+    expect(hooked).toBe(3);
+  });
+
+  it('runDue: a deadlock in a batched step retries the batch, and costs the step no attempt', async () => {
+    let deadlocks = 1;
+    behave = async (ctx) => {
+      if (ctx.jobId === b.jobId && deadlocks-- > 0) {
+        throw Object.assign(new Error('deadlock detected'), { code: '40P01' });
+      }
+    };
+    const a = await start(flaky, (id) => ({ eventId: id, failTimes: 0 }), { computeId: 1 });
+    const b = await start(flaky, (id) => ({ eventId: id, failTimes: 0 }), { computeId: 2 });
+    expect(await runner.runDue()).toBe(2);
+    // The batch ran twice (a's step too, its first run rolled back with the batch).
+    expect(calls.map((c) => c.jobId)).toEqual([a.jobId, b.jobId, a.jobId, b.jobId]);
+    expect(calls.map((c) => c.attempt)).toEqual([1, 1, 1, 1]);
+    for (const j of [a, b]) {
+      expect(await job(j.jobId)).toBeUndefined();
+      expect((await event(j.eventId)).status).toBe('finished');
+    }
+    expect(runner.stats).toMatchObject({ steps: 2, succeeded: 2, failed: 0, retried: 0 });
+  });
+
+  it('runDue: a step whose job fails for good in a batch runs onFailure there; the others commit', async () => {
+    const a = await start(flaky, (id) => ({ eventId: id, failTimes: 9 }), { computeId: 1 });
+    const b = await start(flaky, (id) => ({ eventId: id, failTimes: 0 }), { computeId: 2 });
+    await t.ctx.db.db.updateTable('jobs').set({ attempts: 2 }).where('id', '=', a.jobId).execute();
+    expect(await runner.runDue()).toBe(2);
+    expect(await job(a.jobId)).toMatchObject({
+      status: 'failed',
+      attempts: 3,
+      last_error: 'boom 3',
+    });
+    expect(await event(a.eventId)).toMatchObject({
+      status: 'failed',
+      message: 'Job failed: boom 3',
+    });
+    expect(await job(b.jobId)).toBeUndefined();
+    expect((await event(b.eventId)).status).toBe('finished');
+  });
+
   it('runDue: a failing onFailure still fails the job', async () => {
     const broken = defineJob<{ n: number }>({
       name: 'test_broken',
@@ -496,13 +598,13 @@ describe('JobRunner', () => {
   });
 
   it('runStep: a runner that lost its lease does not run or fail the job', async () => {
-    const { jobId } = await start(flaky, (id) => ({ eventId: id, failTimes: 9 }));
+    const { jobId } = await start(leasedFlaky, (id) => ({ eventId: id, failTimes: 9 }));
     // The runner claims the job, then another worker takes it over before the step runs.
     const internals = runner as unknown as {
-      claim(): Promise<{ id: number }[]>;
+      claimAndRun(): Promise<{ leased: { id: number }[] }>;
       runStep(job: { id: number }): Promise<void>;
     };
-    const claimed = await internals.claim();
+    const claimed = (await internals.claimAndRun()).leased;
     expect(claimed.map((j) => j.id)).toEqual([jobId]);
     expect(await job(jobId)).toMatchObject({ status: 'running', locked_by: runner.workerId });
     await t.ctx.db.db
@@ -515,7 +617,11 @@ describe('JobRunner', () => {
     expect(await job(jobId)).toMatchObject({ status: 'running', locked_by: 'w-else', attempts: 0 });
   });
 
-  it('stop: finishes the step under way and releases claimed jobs', async () => {
+  it.each([
+    ['steps run in the batch transaction', () => flaky],
+    ['leased steps', () => leasedFlaky],
+  ])('stop: finishes the step under way and releases claimed jobs (%s)', async (_, def) => {
+    const jobDef = def();
     let release: () => void = () => {};
     const gate = new Promise<void>((r) => {
       release = r;
@@ -528,9 +634,9 @@ describe('JobRunner', () => {
       entered();
       await gate;
     };
-    const a = await start(flaky, (id) => ({ eventId: id, failTimes: 0 }), { computeId: 1 });
-    const b = await start(flaky, (id) => ({ eventId: id, failTimes: 0 }), { computeId: 2 });
-    const c = await start(flaky, (id) => ({ eventId: id, failTimes: 0 }), { computeId: 3 });
+    const a = await start(jobDef, (id) => ({ eventId: id, failTimes: 0 }), { computeId: 1 });
+    const b = await start(jobDef, (id) => ({ eventId: id, failTimes: 0 }), { computeId: 2 });
+    const c = await start(jobDef, (id) => ({ eventId: id, failTimes: 0 }), { computeId: 3 });
     runner = runnerFor(t, t.ctx.db, { pollMs: 5 });
     runner.start();
     await inStep;
@@ -569,9 +675,9 @@ describe('JobRunner', () => {
   it('start: after the jobs it claimed, the loop claims again at most once before it sleeps', async () => {
     runner = runnerFor(t, t.ctx.db, { pollMs: 60_000 });
     let claims = 0;
-    const r = runner as unknown as { claim: () => Promise<unknown[]> };
-    const claim = r.claim.bind(runner);
-    r.claim = async () => {
+    const r = runner as unknown as { claimAndRun: () => Promise<unknown> };
+    const claim = r.claimAndRun.bind(runner);
+    r.claimAndRun = async () => {
       claims++;
       return claim();
     };
