@@ -138,6 +138,8 @@ export class ProductWord {
   private readonly idSegIn: RegExp;
   private readonly idWordOut = /(?<![A-Za-z])compute(?![A-Za-z])/g;
   private readonly scopeOut = /(^|[\s,])compute(s?)(?=:)/g;
+  /** Scope headers already translated (`outScopes`). */
+  private readonly scopesOut = new Map<string, string>();
   private readonly urlOut = /^\/v4(beta)?\/compute(?=\/|$|\?)/;
   private readonly docOut = /(?<![A-Za-z])compute(?=s?(?![A-Za-z]))/g;
   /** The word in catalogue text: standalone (digits may touch it), in any of its three cases. */
@@ -396,7 +398,15 @@ export class ProductWord {
   }
 
   outScopes(header: string): string {
-    return header.replace(this.scopeOut, `$1${this.word}$2`);
+    // A server sends a few distinct scope strings (a route's accepted scopes, a token's scopes):
+    // each is translated once.
+    let out = this.scopesOut.get(header);
+    if (out === undefined) {
+      out = header.replace(this.scopeOut, `$1${this.word}$2`);
+      if (this.scopesOut.size >= 1024) this.scopesOut.clear();
+      this.scopesOut.set(header, out);
+    }
+    return out;
   }
 
   /** The OpenAPI document is the server's own text: every standalone `compute` is the word. */
@@ -451,13 +461,11 @@ export function wordOut(
   if (typeof text !== 'string') return payload;
   if (req.url === '/v4/openapi.json' || req.url.startsWith('/v4/openapi.json?'))
     return pw.outDocument(text);
+  // Most answers hold no form of the word: they leave as they are, without a look at the route.
+  const plain = text.indexOf(CANON) < 0 && text.indexOf('Compute') < 0;
+  if (plain && text.indexOf('COMPUTE') < 0) return payload;
   const catalogue = catalogueText(req.routeOptions.config.operationId);
-  if (
-    text.indexOf(CANON) < 0 &&
-    text.indexOf('Compute') < 0 &&
-    (catalogue === undefined || text.indexOf('COMPUTE') < 0)
-  )
-    return payload;
+  if (plain && catalogue === undefined) return payload;
   let parsed: Json;
   try {
     parsed = JSON.parse(text);
