@@ -238,7 +238,7 @@ describe.skipIf(!installed)('web console: placement groups, reserved IPs, locks'
       const own = (await t.get(`/v4/compute/instances/${web2.id}/ips`)).body.ipv4.public[0]
         .address as string;
       await page.goto(`${base}/console/instances/${web2.id}`);
-      await page.getByRole('tab', { name: 'Network' }).click();
+      await page.getByRole('tab', { name: 'Network', exact: true }).click();
       await page.getByRole('button', { name: `Reserve ${own}`, exact: true }).click();
       await page.getByRole('button', { name: `Unreserve ${own}`, exact: true }).waitFor();
       expect((await t.get(`/v4/networking/reserved/ips/${own}`)).body.assigned_entity.id).toBe(
@@ -351,7 +351,7 @@ describe.skipIf(!installed)('web console: placement groups, reserved IPs, locks'
       await p2.goto(`${base}/console/instances/${web2.id}`);
       await p2.getByRole('heading', { name: 'Locks' }).waitFor();
       expect(await p2.getByRole('button', { name: 'Add lock' }).count()).toBe(0);
-      await p2.getByRole('tab', { name: 'Network' }).click();
+      await p2.getByRole('tab', { name: 'Network', exact: true }).click();
       await p2.getByRole('columnheader', { name: 'Reserved' }).waitFor();
       expect(await p2.getByRole('button', { name: /reserve/i }).count()).toBe(0);
       await p2.context().close();
