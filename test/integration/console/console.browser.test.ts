@@ -1,14 +1,13 @@
 import { randomBytes } from 'node:crypto';
-import { mkdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CHROMIUM_MISSING, chromiumInstalled, launchChromium } from '../../helpers/chromium.js';
 import { createTestUser } from '../../helpers/auth.js';
 import { buildTestApp, type TestApp } from '../../helpers/build-test-app.js';
 import { ensureConsoleBuild } from '../../helpers/console-build.js';
+import { accessible, shot } from '../../helpers/console-browser.js';
 import { bootstrapAccount } from '../../../src/modules/identity/bootstrap.js';
 import { givePassword, PASSWORD } from '../oauth/fixtures.js';
 
@@ -23,16 +22,10 @@ import { givePassword, PASSWORD } from '../oauth/fixtures.js';
  */
 const installed = chromiumInstalled();
 const inCi = process.env.CI === 'true' || process.env.CI === '1';
-const SHOTS = process.env.STRATUS_SCREENSHOTS === '1';
-const SHOT_DIR = fileURLToPath(new URL('../../../docs/console/', import.meta.url));
 const OPERATOR = 'operator-token-for-the-console-test';
 const STRONG = 's3cr3t-P4ssw0rd!';
 /** Each flow waits on a browser and on jobs of a shared, busy machine. */
 const FLOW_MS = 180_000;
-const AXE = readFileSync(
-  fileURLToPath(new URL('../../../node_modules/axe-core/axe.min.js', import.meta.url)),
-  'utf8',
-);
 
 describe.runIf(!installed && inCi)('console browser tests: prerequisites', () => {
   it(
@@ -55,29 +48,6 @@ describe.skipIf(!installed)(
     let base: string;
     let ctx: BrowserContext;
     let page: Page;
-
-    /** axe-core on the page: no serious or critical violation. */
-    async function accessible(p: Page, what: string): Promise<void> {
-      await p.addScriptTag({ content: AXE });
-      const found = await p.evaluate(async () => {
-        const axe = (globalThis as any).axe as {
-          run: () => Promise<{
-            violations: { id: string; impact: string; nodes: { target: string[] }[] }[];
-          }>;
-        };
-        const r = await axe.run();
-        return r.violations
-          .filter((v) => v.impact === 'serious' || v.impact === 'critical')
-          .map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`);
-      });
-      expect(found, `axe on ${what}`).toEqual([]);
-    }
-
-    async function shot(p: Page, name: string): Promise<void> {
-      if (!SHOTS) return;
-      mkdirSync(SHOT_DIR, { recursive: true });
-      await p.screenshot({ path: path.join(SHOT_DIR, `${name}.png`), fullPage: true });
-    }
 
     /** The operator panel in a new tab (its token is kept per tab, as sessionStorage is). */
     async function operatorPage(): Promise<Page> {

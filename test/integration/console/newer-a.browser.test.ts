@@ -1,13 +1,11 @@
-import { mkdirSync, readFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestUser } from '../../helpers/auth.js';
 import { buildTestApp, type TestApp } from '../../helpers/build-test-app.js';
 import { chromiumInstalled, launchChromium } from '../../helpers/chromium.js';
 import { ensureConsoleBuild } from '../../helpers/console-build.js';
+import { accessible, shot, signedInPage } from '../../helpers/console-browser.js';
 
 /**
  * The newer areas in the web console, in a real browser (Chromium through playwright-core):
@@ -19,13 +17,7 @@ import { ensureConsoleBuild } from '../../helpers/console-build.js';
  * STRATUS_SCREENSHOTS=1 (`npm run screenshots`) the placement group and reserved IP pages are saved into docs/console/.
  */
 const installed = chromiumInstalled();
-const SHOTS = process.env.STRATUS_SCREENSHOTS === '1';
-const SHOT_DIR = fileURLToPath(new URL('../../../docs/console/', import.meta.url));
 const FLOW_MS = 120_000;
-const AXE = readFileSync(
-  fileURLToPath(new URL('../../../node_modules/axe-core/axe.min.js', import.meta.url)),
-  'utf8',
-);
 
 describe.skipIf(!installed)('web console: placement groups, reserved IPs, locks', () => {
   let browser: Browser;
@@ -35,41 +27,8 @@ describe.skipIf(!installed)('web console: placement groups, reserved IPs, locks'
   let web1: { id: number; label: string };
   let web2: { id: number; label: string };
 
-  /** axe-core on the page: no serious or critical violation. */
-  async function accessible(p: Page, what: string): Promise<void> {
-    await p.addScriptTag({ content: AXE });
-    const found = await p.evaluate(async () => {
-      const axe = (globalThis as any).axe as {
-        run: () => Promise<{
-          violations: { id: string; impact: string; nodes: { target: string[] }[] }[];
-        }>;
-      };
-      const r = await axe.run();
-      return r.violations
-        .filter((v) => v.impact === 'serious' || v.impact === 'critical')
-        .map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`);
-    });
-    expect(found, `axe on ${what}`).toEqual([]);
-  }
-
-  async function shot(p: Page, name: string): Promise<void> {
-    if (!SHOTS) return;
-    mkdirSync(SHOT_DIR, { recursive: true });
-    await p.screenshot({ path: path.join(SHOT_DIR, `${name}.png`), fullPage: true });
-  }
-
   /** A page signed in with a personal access token. */
-  async function signedIn(token: string, width = 1440): Promise<Page> {
-    const c = await browser.newContext({ viewport: { width, height: 900 }, bypassCSP: true });
-    const p = await c.newPage();
-    p.setDefaultTimeout(30_000);
-    p.on('dialog', (d) => void d.accept());
-    await p.goto(`${base}/console/sign-in`);
-    await p.getByLabel('Personal access token').fill(token);
-    await p.getByRole('button', { name: 'Use this token' }).click();
-    await p.getByRole('heading', { name: 'Overview' }).waitFor();
-    return p;
-  }
+  const signedIn = (token: string, width = 1440) => signedInPage(browser, base, token, width);
 
   const instance = async (label: string) => {
     const r = await t.post('/v4/compute/instances', {

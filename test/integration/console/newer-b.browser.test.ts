@@ -1,13 +1,11 @@
-import { mkdirSync, readFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { chromiumInstalled, launchChromium } from '../../helpers/chromium.js';
 import { createTestUser } from '../../helpers/auth.js';
 import { buildTestApp, type TestApp } from '../../helpers/build-test-app.js';
 import { ensureConsoleBuild } from '../../helpers/console-build.js';
+import { accessible, pasteToken, shot } from '../../helpers/console-browser.js';
 
 /**
  * The newer features in the web console, in a real browser (Chromium through playwright-core,
@@ -20,14 +18,8 @@ import { ensureConsoleBuild } from '../../helpers/console-build.js';
  * checks each page changed.
  */
 const installed = chromiumInstalled();
-const SHOTS = process.env.STRATUS_SCREENSHOTS === '1';
-const SHOT_DIR = fileURLToPath(new URL('../../../docs/console/', import.meta.url));
 const STRONG = 's3cr3t-P4ssw0rd!';
 const FLOW_MS = 180_000;
-const AXE = readFileSync(
-  fileURLToPath(new URL('../../../node_modules/axe-core/axe.min.js', import.meta.url)),
-  'utf8',
-);
 
 describe.skipIf(!installed)(
   'web console: the newer features (Chromium)',
@@ -41,36 +33,8 @@ describe.skipIf(!installed)(
     let subnetId: number;
     let groupId: number;
 
-    async function accessible(p: Page, what: string): Promise<void> {
-      await p.addScriptTag({ content: AXE });
-      const found = await p.evaluate(async () => {
-        const axe = (globalThis as any).axe as {
-          run: () => Promise<{
-            violations: { id: string; impact: string; nodes: { target: string[] }[] }[];
-          }>;
-        };
-        const r = await axe.run();
-        return r.violations
-          .filter((v) => v.impact === 'serious' || v.impact === 'critical')
-          .map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`);
-      });
-      expect(found, `axe on ${what}`).toEqual([]);
-    }
-
-    /** With STRATUS_SCREENSHOTS=1 (`npm run screenshots`), the page into docs/console/. */
-    async function shot(p: Page, name: string): Promise<void> {
-      if (!SHOTS) return;
-      mkdirSync(SHOT_DIR, { recursive: true });
-      await p.screenshot({ path: path.join(SHOT_DIR, `${name}.png`), fullPage: true });
-    }
-
     /** Signs in with a personal access token (the sign-in flow itself is console.browser's). */
-    async function signIn(p: Page, token: string): Promise<void> {
-      await p.goto(`${base}/console/sign-in`);
-      await p.getByLabel('Personal access token').fill(token);
-      await p.getByRole('button', { name: 'Use this token' }).click();
-      await p.getByRole('heading', { name: 'Overview' }).waitFor();
-    }
+    const signIn = (p: Page, token: string) => pasteToken(p, base, token);
 
     /** The form inside a disclosure, opened. */
     async function disclosure(p: Page, label: string) {

@@ -1,14 +1,12 @@
-import { mkdirSync, readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import type { AddressInfo } from 'node:net';
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { chromiumInstalled, launchChromium } from '../../helpers/chromium.js';
 import { createTestUser } from '../../helpers/auth.js';
 import { buildTestApp, type TestApp } from '../../helpers/build-test-app.js';
 import { ensureConsoleBuild } from '../../helpers/console-build.js';
+import { accessible, shot, signedInPage } from '../../helpers/console-browser.js';
 import { instance } from '../networking/fixtures.js';
 
 /**
@@ -23,12 +21,6 @@ import { instance } from '../networking/fixtures.js';
 const installed = chromiumInstalled();
 const OPERATOR = 'operator-token-for-the-referred-console-test';
 const FLOW_MS = 120_000;
-const SHOTS = process.env.STRATUS_SCREENSHOTS === '1';
-const SHOT_DIR = fileURLToPath(new URL('../../../docs/console/', import.meta.url));
-const AXE = readFileSync(
-  fileURLToPath(new URL('../../../node_modules/axe-core/axe.min.js', import.meta.url)),
-  'utf8',
-);
 
 /** A local port nothing listens on (a TCP check of it is refused). */
 async function closedPort(): Promise<number> {
@@ -46,41 +38,8 @@ describe.skipIf(!installed)('web console: support, Longview, Managed (Chromium)'
   let ctx: BrowserContext;
   let page: Page;
 
-  /** axe-core on the page: no serious or critical violation. */
-  async function accessible(p: Page, what: string): Promise<void> {
-    await p.addScriptTag({ content: AXE });
-    const found = await p.evaluate(async () => {
-      const axe = (globalThis as any).axe as {
-        run: () => Promise<{
-          violations: { id: string; impact: string; nodes: { target: string[] }[] }[];
-        }>;
-      };
-      const r = await axe.run();
-      return r.violations
-        .filter((v) => v.impact === 'serious' || v.impact === 'critical')
-        .map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`);
-    });
-    expect(found, `axe on ${what}`).toEqual([]);
-  }
-
-  async function shot(p: Page, name: string): Promise<void> {
-    if (!SHOTS) return;
-    mkdirSync(SHOT_DIR, { recursive: true });
-    await p.screenshot({ path: path.join(SHOT_DIR, `${name}.png`), fullPage: true });
-  }
-
   /** A tab of the console signed in with a token (pasted, as a personal access token). */
-  async function signedIn(token: string, width = 1280): Promise<Page> {
-    const c = await browser.newContext({ viewport: { width, height: 900 }, bypassCSP: true });
-    const p = await c.newPage();
-    p.setDefaultTimeout(30_000);
-    p.on('dialog', (d) => void d.accept());
-    await p.goto(`${base}/console/sign-in`);
-    await p.getByLabel('Personal access token').fill(token);
-    await p.getByRole('button', { name: 'Use this token' }).click();
-    await p.getByRole('heading', { name: 'Overview' }).waitFor();
-    return p;
-  }
+  const signedIn = (token: string, width = 1280) => signedInPage(browser, base, token, width);
 
   const nav = (p: Page, name: string) => p.locator('#nav').getByRole('link', { name });
 
