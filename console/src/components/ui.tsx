@@ -153,3 +153,32 @@ export function Section({
 /** Money as the API gives it (US dollars). */
 export const usd = (n: number | null | undefined) =>
   n === null || n === undefined ? '—' : `$${n.toFixed(2)}`;
+
+/** A row of tabs (`role="tablist"`): one button per name, the chosen one `aria-selected`. */
+export function Tabs<T extends string>({
+  label,
+  names,
+  value,
+  onChange,
+}: {
+  label: string;
+  names: readonly T[];
+  value: T;
+  onChange: (name: T) => void;
+}) {
+  return (
+    <div className="tabs" role="tablist" aria-label={label}>
+      {names.map((n) => (
+        <button
+          key={n}
+          type="button"
+          role="tab"
+          aria-selected={value === n}
+          onClick={() => onChange(n)}
+        >
+          {n}
+        </button>
+      ))}
+    </div>
+  );
+}

@@ -68,3 +68,16 @@ export const useImages = () =>
     value: i.id,
     label: `${i.label}${i.is_public ? '' : i.type === 'shared' ? ' (shared)' : ' (private)'}`,
   }));
+
+/** The account's VPCs with their subnets (the choices of a VPC interface). */
+export const useVpcSubnets = () =>
+  useQuery({
+    queryKey: ['options', 'vpc-subnets'],
+    queryFn: () =>
+      all<{
+        id: number;
+        label: string;
+        region: string;
+        subnets: { id: number; label: string; ipv4: string }[];
+      }>('/vpcs'),
+  });

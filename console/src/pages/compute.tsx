@@ -4,8 +4,8 @@ import { Link, useNavigate, useParams } from 'react-router';
 import { ActionButton, Form, type FieldSpec } from '../components/form';
 import { useCan } from '../components/layout';
 import { ListView } from '../components/list';
-import { ErrorBox, Loading, Status } from '../components/ui';
-import { all, del, get, type Page, post } from '../lib/api';
+import { ErrorBox, Loading, Status, Tabs } from '../components/ui';
+import { all, del, get, post } from '../lib/api';
 import {
   regionHas,
   useImages,
@@ -14,6 +14,7 @@ import {
   useRegionList,
   useRegions,
   useTypes,
+  useVpcSubnets,
 } from '../lib/catalogue';
 import { NetworkInterfaces } from './instance-interfaces';
 import { Operations } from './instance-operations';
@@ -146,20 +147,7 @@ export function CreateInstance() {
         '/placement/groups',
       ),
   });
-  const vpcs = useQuery({
-    queryKey: ['options', 'vpc-subnets'],
-    queryFn: async () =>
-      (
-        await get<
-          Page<{
-            id: number;
-            label: string;
-            region: string;
-            subnets: { id: number; label: string; ipv4: string }[];
-          }>
-        >('/vpcs', { query: { page_size: 500 } })
-      ).data,
-  });
+  const vpcs = useVpcSubnets();
   const keys = useOptions<{ id: number; label: string; ssh_key: string }>(
     '/profile/sshkeys',
     (k) => ({
@@ -418,19 +406,7 @@ export function InstanceDetail() {
           </div>
         ) : null}
       </div>
-      <div className="tabs" role="tablist" aria-label="Instance">
-        {TABS.map((t) => (
-          <button
-            key={t}
-            type="button"
-            role="tab"
-            aria-selected={tab === t}
-            onClick={() => setTab(t)}
-          >
-            {t}
-          </button>
-        ))}
-      </div>
+      <Tabs label="Instance" names={TABS} value={tab} onChange={setTab} />
       <div role="tabpanel" aria-label={tab}>
         {tab === 'Summary' ? <Summary i={i} path={path} /> : null}
         {tab === 'Analytics' ? <Analytics path={path} /> : null}

@@ -4,7 +4,7 @@ import { Link } from 'react-router';
 import { ActionButton, Disclosure, Form } from '../components/form';
 import { Details, ErrorBox, Loading, Section, Table } from '../components/ui';
 import { all, del, get, type Page, post, put } from '../lib/api';
-import { useOptions } from '../lib/catalogue';
+import { useOptions, useVpcSubnets } from '../lib/catalogue';
 import type { Instance } from './compute';
 
 /** An interface of the new generation, as `/compute/instances/{id}/interfaces` answers it. */
@@ -145,20 +145,7 @@ function Interfaces({ i, path, writable }: { i: Instance; path: string; writable
     value: String(f.id),
     label: f.label,
   }));
-  const vpcs = useQuery({
-    queryKey: ['options', 'vpc-subnets'],
-    queryFn: async () =>
-      (
-        await get<
-          Page<{
-            id: number;
-            label: string;
-            region: string;
-            subnets: { id: number; label: string; ipv4: string }[];
-          }>
-        >('/vpcs', { query: { page_size: 500 } })
-      ).data,
-  });
+  const vpcs = useVpcSubnets();
   const [kind, setKind] = useState('vpc');
   if (q.error) return <ErrorBox error={q.error} />;
   if (!q.data) return <Loading />;

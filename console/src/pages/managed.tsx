@@ -11,7 +11,7 @@ import {
   type Values,
 } from '../components/form';
 import { ListView } from '../components/list';
-import { ErrorBox, Loading, Section, Status } from '../components/ui';
+import { ErrorBox, Loading, Section, Status, Tabs } from '../components/ui';
 import { all, get, post, put } from '../lib/api';
 
 interface Service {
@@ -92,19 +92,7 @@ export function Managed() {
   return (
     <>
       <h1>Managed</h1>
-      <div className="tabs" role="tablist" aria-label="Managed">
-        {TABS.map((t) => (
-          <button
-            key={t}
-            type="button"
-            role="tab"
-            aria-selected={tab === t}
-            onClick={() => setTab(t)}
-          >
-            {t}
-          </button>
-        ))}
-      </div>
+      <Tabs label="Managed" names={TABS} value={tab} onChange={setTab} />
       <div role="tabpanel" aria-label={tab}>
         {tab === 'Services' ? <Services /> : null}
         {tab === 'Contacts' ? <Contacts /> : null}

@@ -5,7 +5,7 @@ import { ActionButton, Disclosure, Form } from '../components/form';
 import { useCan } from '../components/layout';
 import { Locks } from '../components/locks';
 import { ListView } from '../components/list';
-import { Details, ErrorBox, Loading, Section, Status, Table } from '../components/ui';
+import { Details, ErrorBox, Loading, Section, Status, Table, Tabs } from '../components/ui';
 import { del, get, type Page, post, put } from '../lib/api';
 import { regionHas, useOptions, useRegionList, useRegions } from '../lib/catalogue';
 
@@ -466,14 +466,12 @@ export function StackScripts() {
   return (
     <>
       <h1>StackScripts</h1>
-      <div className="tabs" role="tablist" aria-label="StackScripts">
-        <button type="button" role="tab" aria-selected={mine} onClick={() => setMine(true)}>
-          Mine
-        </button>
-        <button type="button" role="tab" aria-selected={!mine} onClick={() => setMine(false)}>
-          Public
-        </button>
-      </div>
+      <Tabs
+        label="StackScripts"
+        names={['Mine', 'Public'] as const}
+        value={mine ? 'Mine' : 'Public'}
+        onChange={(n) => setMine(n === 'Mine')}
+      />
       <ListView<StackScript>
         key={String(mine)}
         path="/compute/stackscripts"

@@ -4,7 +4,7 @@ import { Link, useNavigate, useParams } from 'react-router';
 import { ActionButton, Disclosure, Form, type Values } from '../components/form';
 import { useCan } from '../components/layout';
 import { ListView } from '../components/list';
-import { Details, ErrorBox, Loading, Section, Status } from '../components/ui';
+import { Details, ErrorBox, Loading, Section, Status, Tabs } from '../components/ui';
 import { all, get, post } from '../lib/api';
 import { useServes } from '../lib/openapi';
 
@@ -76,14 +76,12 @@ export function SupportTickets() {
   return (
     <>
       <h1>Support tickets</h1>
-      <div className="tabs" role="tablist" aria-label="Tickets">
-        <button type="button" role="tab" aria-selected={!closed} onClick={() => setClosed(false)}>
-          Open
-        </button>
-        <button type="button" role="tab" aria-selected={closed} onClick={() => setClosed(true)}>
-          Closed
-        </button>
-      </div>
+      <Tabs
+        label="Tickets"
+        names={['Open', 'Closed'] as const}
+        value={closed ? 'Closed' : 'Open'}
+        onChange={(n) => setClosed(n === 'Closed')}
+      />
       <ListView<Ticket>
         key={String(closed)}
         path="/support/tickets"
