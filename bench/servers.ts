@@ -18,9 +18,10 @@ function startChild(
   env: NodeJS.ProcessEnv,
   urlFrom: (line: string) => string | undefined,
   name: string,
+  cwd = ROOT,
 ): Promise<Server> {
   const child: ChildProcess = spawn(process.execPath, args, {
-    cwd: ROOT,
+    cwd,
     env,
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -72,6 +73,8 @@ export interface StratusOptions {
   nodeArgs?: string[];
   /** Extra environment (e.g. `STRATUS_FEED_CACHE_MB: '0'`). */
   env?: Record<string, string>;
+  /** The build to run (a folder with its `bin/`, `dist/` and `node_modules`): this one by default. */
+  root?: string;
 }
 
 /** The node flags of `npm start` (package.json), so the bench measures what users run. */
@@ -96,6 +99,7 @@ export function startStratus(o: StratusOptions): Promise<Server> {
     env,
     (line) => /listening on (http:\/\/\S+?)\/v4\b/.exec(line)?.[1],
     'stratus',
+    o.root,
   );
 }
 

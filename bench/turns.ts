@@ -6,13 +6,12 @@
  * loads every path (PATHS) on every server in turn, 32 connections for SECS seconds; printed: req/s
  * and the server's CPU per request (min, first quartile, median over ROUNDS rounds).
  */
-import { spawn } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { runLoad } from './load.js';
 import { seedDatabase } from './seed.js';
-import { processCpuMs, SERVE_NODE_FLAGS } from './servers.js';
+import { processCpuMs, type Server, startStratus } from './servers.js';
 
 const token = `bench-${Math.random().toString(36).slice(2)}-token-0123456789`;
 const roots = (process.env.ROOTS ?? process.cwd()).split(',');
@@ -20,7 +19,8 @@ const paths = (process.env.PATHS ?? '/v4/profile,/v4/compute/types/g6-nanode-1')
 const rounds = Number(process.env.ROUNDS ?? 4);
 const secs = Number(process.env.SECS ?? 3);
 
-async function start(root: string, env: Record<string, string>) {
+/** A build's server on a seeded SQLite database of its own (removed when it stops). */
+async function start(root: string, env: Record<string, string>): Promise<Server> {
   const dataDir = await mkdtemp(path.join(os.tmpdir(), 'stratus-turns-'));
   await seedDatabase({
     databaseUrl: `sqlite:${path.join(dataDir, 'stratus.db')}`,
@@ -29,37 +29,14 @@ async function start(root: string, env: Record<string, string>) {
     entities: 10,
     instances: 0,
   });
-  const child = spawn(process.execPath, [...SERVE_NODE_FLAGS, 'bin/stratus.js', 'serve'], {
-    cwd: root,
-    env: {
-      PATH: process.env.PATH,
-      HOME: process.env.HOME,
-      HOST: '127.0.0.1',
-      PORT: '0',
-      STRATUS_RATE_LIMITS: 'off',
-      LOG_LEVEL: 'warn',
-      STRATUS_ADMIN_TOKEN: token,
-      STRATUS_DATA_DIR: dataDir,
-      ...env,
+  const server = await startStratus({ adminToken: token, dataDir, env, root });
+  return {
+    ...server,
+    stop: async () => {
+      await server.stop();
+      await rm(dataDir, { recursive: true, force: true });
     },
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  const url = await new Promise<string>((resolve) => {
-    let buf = '';
-    child.stdout?.on('data', (c: Buffer) => {
-      buf += c.toString();
-      const m = /listening on (http:\/\/\S+?)\/v4\b/.exec(buf);
-      if (m?.[1]) resolve(m[1]);
-    });
-  });
-  const stop = async (): Promise<void> => {
-    await new Promise<void>((resolve) => {
-      child.once('exit', () => resolve());
-      child.kill('SIGTERM');
-    });
-    await rm(dataDir, { recursive: true, force: true });
   };
-  return { url, pid: child.pid as number, stop };
 }
 
 const env: Record<string, string> = process.env.WORD
