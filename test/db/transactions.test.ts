@@ -14,6 +14,16 @@ describe('Database.transaction', () => {
     await t.close();
   });
 
+  /** A copy of the first region under a new id: a row the tests below write and drop. */
+  const insert = async (tx: Database, id: string) =>
+    tx.db
+      .insertInto('regions')
+      .values({
+        ...(await tx.db.selectFrom('regions').selectAll().executeTakeFirstOrThrow()),
+        id,
+      })
+      .execute();
+
   /** How many regions the transaction sees: what the hooks below observe. */
   const regions = async (d: Database) =>
     Number(
@@ -54,14 +64,6 @@ describe('Database.transaction', () => {
 
   it('beforeCommit: a failing hook rolls the transaction back; a failed transaction runs none', async () => {
     const before = await regions(db);
-    const insert = async (tx: Database, id: string) =>
-      tx.db
-        .insertInto('regions')
-        .values({
-          ...(await tx.db.selectFrom('regions').selectAll().executeTakeFirstOrThrow()),
-          id,
-        })
-        .execute();
     await expect(
       db.transaction(async (tx) => {
         await insert(tx, 'zz-test-2');
@@ -85,14 +87,6 @@ describe('Database.transaction', () => {
 
   it('savepoint: a failed savepoint drops its rows and its hooks; the transaction’s others commit', async () => {
     const before = await regions(db);
-    const insert = async (tx: Database, id: string) =>
-      tx.db
-        .insertInto('regions')
-        .values({
-          ...(await tx.db.selectFrom('regions').selectAll().executeTakeFirstOrThrow()),
-          id,
-        })
-        .execute();
     const calls: string[] = [];
     await db.transaction(async (tx) => {
       await tx.savepoint(async (sp) => {
