@@ -11,7 +11,7 @@ import {
   type Values,
 } from '../components/form';
 import { ListView } from '../components/list';
-import { ErrorBox, Loading, Section, Status, Tabs } from '../components/ui';
+import { type Column, ErrorBox, Loading, Section, Status, Tabs } from '../components/ui';
 import { all, get, post, put } from '../lib/api';
 
 interface Service {
@@ -111,6 +111,19 @@ const useCredentials = () =>
     queryFn: () => all<Credential>('/managed/credentials'),
   });
 
+/** A column whose button opens the row in the edit form below the table. */
+function editColumn<T>(setEditing: (row: T) => void): Column<T> {
+  return {
+    key: 'edit',
+    label: 'Edit',
+    render: (r) => (
+      <button type="button" className="secondary" onClick={() => setEditing(r)}>
+        Edit
+      </button>
+    ),
+  };
+}
+
 function Services() {
   const client = useQueryClient();
   const [editing, setEditing] = useState<Service>();
@@ -150,15 +163,7 @@ function Services() {
               />
             ),
           },
-          {
-            key: 'edit',
-            label: 'Edit',
-            render: (r) => (
-              <button type="button" className="secondary" onClick={() => setEditing(r)}>
-                Edit
-              </button>
-            ),
-          },
+          editColumn(setEditing),
           removeColumn('Delete', (r) => `/managed/services/${r.id}`, refresh),
         ]}
       />
@@ -272,15 +277,7 @@ function Contacts() {
           { key: 'primary', label: 'Phone', render: (r) => r.phone.primary ?? '—' },
           { key: 'secondary', label: 'Second phone', render: (r) => r.phone.secondary ?? '—' },
           { key: 'group', label: 'Group' },
-          {
-            key: 'edit',
-            label: 'Edit',
-            render: (r) => (
-              <button type="button" className="secondary" onClick={() => setEditing(r)}>
-                Edit
-              </button>
-            ),
-          },
+          editColumn(setEditing),
           removeColumn('Delete', (r) => `/managed/contacts/${r.id}`, refresh),
         ]}
       />
