@@ -344,6 +344,10 @@ export class ProductWord {
 
   private valueToWord(key: string, value: string): string {
     if (CAPABILITIES.has(key)) return value.replace(this.capitalOut, this.capital);
+    // An error's words, as the live service's name the product: `Compute not found`, `compute_id
+    // is required`, `a compute instance` (never inside another word: `computed`).
+    if (key === 'reason')
+      return value.replace(this.capitalOut, this.capital).replace(this.docOut, this.word);
     if (value.indexOf(CANON) < 0) return value;
     if (VOCAB_VALUES.has(key)) return value.replace(this.valueOut, this.word);
     if (TOKEN_VALUES.has(key)) return value.replace(this.tokenOut, `$1${this.word}`);

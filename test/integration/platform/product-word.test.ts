@@ -219,6 +219,13 @@ describe('STRATUS_PRODUCT_WORD=acme: both directions', () => {
     const bad = await t.post('/v4/volumes', { label: 'v2', size: 10, acme_id: 'x' });
     expect(bad.status).toBe(400);
     expect(JSON.stringify(bad.body)).not.toMatch(/"field":"compute/);
+    const missing = await t.post('/v4/volumes', {
+      label: 'v3',
+      region: 'us-east',
+      acme_id: 999999,
+    });
+    expect(missing.status).toBe(400);
+    expect(missing.body.errors).toEqual([{ reason: 'Acme not found', field: 'acme_id' }]);
   });
 
   it('createPersonalAccessToken: scopes in the word, headers in the word', async () => {
@@ -299,6 +306,26 @@ describe('ProductWord (node): a word that is part of other names', () => {
       entity: { type: 'node', url: '/v4/node/instances/1', label: 'compute_x' },
       action: 'node_boot',
       description: 'compute stuff',
+    });
+  });
+
+  it('outTree: error reasons in the word, in both cases and in field names, never inside a word', () => {
+    expect(
+      pw.outTree({
+        errors: [
+          { reason: 'Compute busy.' },
+          { reason: 'region is required when compute_id is not given', field: 'compute_id' },
+          { reason: 'Volume is already attached to a compute instance.' },
+          { reason: 'The provided header does not match what was computed.' },
+        ],
+      }),
+    ).toEqual({
+      errors: [
+        { reason: 'Node busy.' },
+        { reason: 'region is required when node_id is not given', field: 'node_id' },
+        { reason: 'Volume is already attached to a node instance.' },
+        { reason: 'The provided header does not match what was computed.' },
+      ],
     });
   });
 
