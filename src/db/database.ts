@@ -79,7 +79,7 @@ export class Database {
       dataVersion: handle.dataVersion,
       slots: new Map(),
       closeHooks: [],
-      group: handle.dialect === 'sqlite' ? new GroupCommit(db, opts.group) : undefined,
+      group: handle.exec ? new GroupCommit(db, handle.exec, opts.group) : undefined,
     });
   }
 

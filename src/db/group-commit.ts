@@ -57,8 +57,13 @@ export class GroupCommit<DB> {
   private active: Promise<void> | undefined;
   readonly stats: GroupStats = { groups: 0, members: 0, largest: 0 };
 
+  /**
+   * `exec` runs a statement of fixed text on the connection (SQLite: BEGIN, SAVEPOINT, COMMIT,
+   * prepared once), called only while the group holds the connection.
+   */
   constructor(
     private readonly db: Kysely<DB>,
+    private readonly exec: (text: string) => void,
     private readonly limits: GroupLimits = DEFAULT_GROUP_LIMITS,
   ) {}
 
@@ -83,14 +88,19 @@ export class GroupCommit<DB> {
     }
   }
 
-  /** One group: BEGIN, the members in their savepoints, COMMIT; then the members settle. */
+  /**
+   * One group: BEGIN, the members, COMMIT; then the members settle. The first member runs
+   * without a savepoint of its own: nothing precedes it in the transaction, so when it throws the
+   * whole transaction is rolled back and begun again (two statements fewer for a group of one,
+   * the common case when the server is not busy).
+   */
   private async group(): Promise<void> {
+    const { exec } = this;
     const done: Member<DB>[] = [];
     let begun = false;
     try {
       await this.db.connection().execute(async (conn) => {
-        const run = (text: string) => conn.executeQuery(CompiledQuery.raw(text));
-        await run('begin immediate');
+        exec('begin immediate');
         begun = true;
         try {
           const start = performance.now();
@@ -98,8 +108,10 @@ export class GroupCommit<DB> {
             if (n > 1 && performance.now() - start >= this.limits.ms) break;
             const member = this.queue.shift();
             if (!member) break;
+            // The first of the transaction (none before it, or all before it failed).
+            const first = done.length === 0;
             const name = `member_${n}`;
-            await run(`savepoint ${name}`);
+            if (!first) exec(`savepoint ${name}`);
             let failed = false;
             try {
               member.out = await member.work(conn);
@@ -107,14 +119,23 @@ export class GroupCommit<DB> {
               failed = true;
               member.reject(err);
             }
-            if (failed) await run(`rollback to savepoint ${name}`);
-            await run(`release savepoint ${name}`);
-            if (!failed) done.push(member);
+            if (failed && first) {
+              begun = false;
+              rollback(exec);
+              exec('begin immediate');
+              begun = true;
+            } else if (failed) {
+              exec(`rollback to savepoint ${name}`);
+              exec(`release savepoint ${name}`);
+            } else {
+              if (!first) exec(`release savepoint ${name}`);
+              done.push(member);
+            }
           }
-          await run('commit');
+          exec('commit');
         } catch (err) {
           // Nothing of the group may stay: end the transaction if SQLite has not already.
-          await run('rollback').catch(() => {});
+          if (begun) rollback(exec);
           throw err;
         }
       });
@@ -128,5 +149,14 @@ export class GroupCommit<DB> {
     this.stats.members += done.length;
     this.stats.largest = Math.max(this.stats.largest, done.length);
     for (const m of done) m.resolve(m.out);
+  }
+}
+
+/** ROLLBACK, whatever SQLite has already rolled back by itself (then there is nothing to end). */
+function rollback(exec: (text: string) => void): void {
+  try {
+    exec('rollback');
+  } catch {
+    // no transaction is active
   }
 }
