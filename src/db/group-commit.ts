@@ -1,4 +1,4 @@
-import { CompiledQuery, type Kysely } from 'kysely';
+import type { Kysely } from 'kysely';
 
 /** How much one group may take before it commits: members, and milliseconds of their work. */
 export interface GroupLimits {
