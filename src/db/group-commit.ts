@@ -38,8 +38,8 @@ const nextTurn: (fn: () => void) => void = setImmediate;
  * `begin immediate` transaction (the write lock is taken at once, so no statement or COMMIT of the
  * group meets SQLITE_BUSY when another process, the admin CLI, writes the same file:
  * `busy_timeout` covers the wait at BEGIN, where nothing has been done yet) and runs the queued
- * members one after another, each inside its own savepoint (`member_<n>`; `Database.savepoint`
- * names its own `sp_<n>`), until the queue is empty or the group reaches its limits
+ * members one after another, each inside its own savepoint (`member_<n>`, but for the first:
+ * see `group`; `Database.savepoint` names its own `sp_<n>`), until the queue is empty or the group reaches its limits
  * (`GroupLimits`: latency stays bounded), then commits once.
  *
  * - A member's promise settles only after the COMMIT that stored its work: durability is as
