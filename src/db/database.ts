@@ -10,9 +10,12 @@ import {
 import type { Dialect } from '../config/config.js';
 import { isRetryableTxError } from '../errors/db-errors.js';
 import { createDialect } from './dialect.js';
+import { GroupCommit, type GroupLimits, type GroupStats } from './group-commit.js';
 import type { DatabaseSchema } from './schema.js';
 
 export type { ColumnType, Generated };
+
+const DEFER_KEYS_OFF = 'pragma defer_foreign_keys = off';
 
 type CommitHook = () => void | Promise<void>;
 
@@ -22,6 +25,8 @@ interface TxState {
   beforeCommit: Map<string, (tx: Database) => Promise<void>>;
   /** Savepoints opened so far (their names are numbered). */
   savepoints: number;
+  /** SQLite: `deferForeignKeys` was asked for (switched off again when the work ends). */
+  deferredKeys: boolean;
 }
 
 /**
@@ -41,6 +46,8 @@ interface Shared {
   dataVersion: (() => number) | undefined;
   slots: Map<DatabaseSlot<unknown>, unknown>;
   closeHooks: (() => Promise<void>)[];
+  /** SQLite: the group commit every transaction of the connection goes through. */
+  group: GroupCommit<DatabaseSchema> | undefined;
 }
 
 /**
@@ -58,21 +65,22 @@ export class Database {
 
   /**
    * `image`: the bytes a new SQLite database starts from (src/db/fresh-image.ts); ignored for a
-   * SQLite file that exists already and for PostgreSQL.
+   * SQLite file that exists already and for PostgreSQL. `group`: the limits of a group commit
+   * (SQLite; see `transaction`).
    */
-  static connect(url: string, opts: { poolSize?: number; image?: Buffer } = {}): Database {
+  static connect(
+    url: string,
+    opts: { poolSize?: number; image?: Buffer; group?: GroupLimits } = {},
+  ): Database {
     const handle = createDialect(url, opts);
-    return new Database(
-      new Kysely<DatabaseSchema>({ dialect: handle.kysely }),
-      handle.dialect,
-      undefined,
-      {
-        url,
-        dataVersion: handle.dataVersion,
-        slots: new Map(),
-        closeHooks: [],
-      },
-    );
+    const db = new Kysely<DatabaseSchema>({ dialect: handle.kysely });
+    return new Database(db, handle.dialect, undefined, {
+      url,
+      dataVersion: handle.dataVersion,
+      slots: new Map(),
+      closeHooks: [],
+      group: handle.exec ? new GroupCommit(db, handle.exec, opts.group) : undefined,
+    });
   }
 
   get url(): string {
@@ -110,22 +118,42 @@ export class Database {
   /**
    * Runs fn in a transaction (joining the current one if there is one). Serialization failures
    * and deadlocks are retried; hooks registered with onCommit run after the commit.
+   *
+   * On SQLite the transactions asked for at about the same moment share one SQLite transaction
+   * and one COMMIT (group commit, src/db/group-commit.ts): fn and its before-commit hooks run
+   * in a savepoint of their own, so a throw rolls back only this transaction (with its hooks);
+   * the result comes, and the on-commit hooks run, only after the shared COMMIT. What a caller
+   * sees is what a transaction of its own gives. PostgreSQL: a transaction of the pool's.
    */
   async transaction<T>(fn: (tx: Database) => Promise<T>): Promise<T> {
     if (this.tx) return fn(this);
     for (let attempt = 1; ; attempt++) {
-      const state: TxState = { hooks: [], beforeCommit: new Map(), savepoints: 0 };
+      const state: TxState = {
+        hooks: [],
+        beforeCommit: new Map(),
+        savepoints: 0,
+        deferredKeys: false,
+      };
+      // The work and, last, the before-commit hooks: inside the member's savepoint on SQLite,
+      // so a hook that throws fails its own transaction and no other.
+      const work = async (conn: Kysely<DatabaseSchema>) => {
+        const tx = new Database(conn, this.dialect, state, this.shared);
+        try {
+          const out = await fn(tx);
+          for (const key of [...state.beforeCommit.keys()].sort()) {
+            await (state.beforeCommit.get(key) as (tx: Database) => Promise<void>)(tx);
+          }
+          return out;
+        } finally {
+          // The pragma holds for the connection until COMMIT, and a rollback to a savepoint
+          // keeps it: the group's next members must be checked statement by statement.
+          if (state.deferredKeys) await conn.executeQuery(CompiledQuery.raw(DEFER_KEYS_OFF));
+        }
+      };
       try {
-        const result = await this.db
-          .transaction()
-          .execute(async (trx: Transaction<DatabaseSchema>) => {
-            const tx = new Database(trx, this.dialect, state, this.shared);
-            const out = await fn(tx);
-            for (const key of [...state.beforeCommit.keys()].sort()) {
-              await (state.beforeCommit.get(key) as (tx: Database) => Promise<void>)(tx);
-            }
-            return out;
-          });
+        const result = this.shared.group
+          ? await this.shared.group.run(work)
+          : await this.db.transaction().execute((trx: Transaction<DatabaseSchema>) => work(trx));
         for (const hook of state.hooks) await hook();
         return result;
       } catch (err) {
@@ -178,6 +206,21 @@ export class Database {
     }
   }
 
+  /**
+   * SQLite: foreign keys are checked when the transaction commits rather than at each statement,
+   * for the rest of this transaction's work only (a reset deleting rows whatever their order).
+   * Within a group commit the pragma is switched off again when this transaction's work ends,
+   * so the group's other members are checked statement by statement as always (a violation this
+   * work leaves would still fail the group's COMMIT, as it failed this transaction's before).
+   * PostgreSQL: nothing to do (no caller needs it there). Throws outside a transaction.
+   */
+  async deferForeignKeys(): Promise<void> {
+    if (!this.tx) throw new Error('deferForeignKeys: expected to run inside a transaction');
+    if (this.dialect !== 'sqlite') return;
+    this.tx.deferredKeys = true;
+    await this.db.executeQuery(CompiledQuery.raw('pragma defer_foreign_keys = on'));
+  }
+
   /** Runs fn after the transaction commits (at once when there is none). */
   onCommit(fn: CommitHook): void {
     if (this.tx) this.tx.hooks.push(fn);
@@ -199,8 +242,14 @@ export class Database {
     if (this.dialect === 'sqlite') await sql`pragma optimize`.execute(this.db);
   }
 
+  /** SQLite: how many groups have committed, with how many transactions (tests, the bench). */
+  get groupStats(): GroupStats | undefined {
+    return this.shared.group?.stats;
+  }
+
   async close(): Promise<void> {
     for (const hook of this.shared.closeHooks.splice(0)) await hook();
+    await this.shared.group?.idle();
     await this.db.destroy();
   }
 }

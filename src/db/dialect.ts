@@ -31,6 +31,12 @@ export interface DialectHandle {
    * read-only, connection-level value.
    */
   dataVersion?: () => number;
+  /**
+   * SQLite: runs a statement of fixed text with no result (BEGIN, SAVEPOINT, COMMIT) straight on
+   * the connection, prepared once. Only for a caller that holds the connection (Kysely's
+   * connection mutex): the group commit.
+   */
+  exec?: (text: string) => void;
 }
 
 export function sqliteFileOf(url: string): string {
@@ -100,10 +106,19 @@ export function createDialect(
     // without them it may scan a whole table. Cheap when nothing changed (SQLite 3.46+).
     db.pragma('optimize = 0x10002');
     const dataVersion = db.prepare('pragma data_version').pluck();
+    const fixed = new Map<string, SQLite.Statement>();
     return {
       dialect: 'sqlite',
       kysely: new SqliteDialect({ database: withStatementCache(db) }),
       dataVersion: () => dataVersion.get() as number,
+      exec: (text) => {
+        let stmt = fixed.get(text);
+        if (!stmt) {
+          stmt = db.prepare(text);
+          fixed.set(text, stmt);
+        }
+        stmt.run();
+      },
     };
   }
   const pool = new (pg().Pool)({ connectionString: url, max: opts.poolSize ?? 10 });

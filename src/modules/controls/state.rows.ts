@@ -41,7 +41,7 @@ function stateRows(t: TableInfo): RawBuilder<unknown> | undefined {
 
 /** Deletes every non-catalogue row of the given tables, children first. */
 export async function clearTables(tx: Database, tables: TableInfo[]): Promise<void> {
-  if (tx.dialect === 'sqlite') await sql`pragma defer_foreign_keys = on`.execute(tx.db);
+  await tx.deferForeignKeys();
   const holding = await nonEmptyTables(tx, tables);
   for (const t of [...tables].reverse()) {
     if (CATALOGUE_ROWS[t.name] === null || !holding.has(t.name)) continue;

@@ -152,7 +152,7 @@ export class StateService {
     kept: readonly string[] = KEPT_BY_ACCOUNT_RESET,
   ): Promise<void> {
     const byName = new Map(tables.map((t) => [t.name, t]));
-    if (tx.dialect === 'sqlite') await sql`pragma defer_foreign_keys = on`.execute(tx.db);
+    await tx.deferForeignKeys();
     // An empty table holds nothing of the account's.
     const holding = await nonEmptyTables(tx, tables);
     for (const t of [...tables].reverse()) {
