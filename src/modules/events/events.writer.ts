@@ -1,8 +1,74 @@
+import type { Updateable } from 'kysely';
 import type { Database } from '../../db/database.js';
+import { type RowStatement, rowStatement, statement } from '../../db/statement.js';
 import type { Clock } from '../../lib/clock.js';
 import { isoSeconds } from '../../lib/time.js';
 import { touchFeed } from './events.feed.js';
+import type { EventsTable } from './events.table.js';
 import type { EventChange, NewEvent } from './events.types.js';
+
+/** A new event's row, every column but the id and the read/seen flags (built once per dialect). */
+type NewEventRow = Omit<EventsTable, 'id' | 'read' | 'seen'>;
+const insertEvent = rowStatement(
+  'events.insert',
+  [
+    'account_id',
+    'action',
+    'created',
+    'duration',
+    'entity_type',
+    'entity_id',
+    'entity_label',
+    'entity_url',
+    'secondary_entity_type',
+    'secondary_entity_id',
+    'secondary_entity_label',
+    'secondary_entity_url',
+    'message',
+    'percent_complete',
+    'rate',
+    'status',
+    'time_remaining',
+    'username',
+    'started_ms',
+  ],
+  ({ db }, row: NewEventRow) =>
+    db
+      .insertInto('events')
+      .values({ ...row, read: 0, seen: 0 })
+      .returning('id'),
+);
+
+/** What a change of status reads of the event first. */
+const eventForChange = statement('events.forChange', ({ db }, id: number) =>
+  db
+    .selectFrom('events')
+    .select(['account_id', 'started_ms', 'created', 'status'])
+    .where('id', '=', id),
+);
+
+type EventSet = Updateable<EventsTable> & { id: number };
+/**
+ * The updates of an event, one statement per set of columns changed (a handful: a progress report
+ * sets `percent_complete`, a finish `status`, `duration`, `time_remaining`, `percent_complete`),
+ * each built once per dialect.
+ */
+const eventUpdates = new Map<string, RowStatement<EventSet, { account_id: number }>>();
+function updateEvent(db: Database, id: number, set: Updateable<EventsTable>) {
+  const columns = Object.keys(set).sort() as (keyof EventSet & string)[];
+  const key = columns.join(',');
+  let update = eventUpdates.get(key);
+  if (!update) {
+    update = rowStatement(
+      `events.update(${key})`,
+      ['id', ...columns],
+      ({ db }, { id, ...changes }: EventSet) =>
+        db.updateTable('events').set(changes).where('id', '=', id).returning('account_id'),
+    );
+    eventUpdates.set(key, update);
+  }
+  return update.first(db, { ...set, id });
+}
 
 /**
  * Writes events. Every area records its events through this, inside the transaction of the
@@ -19,33 +85,28 @@ export class EventWriter {
   private async insert(db: Database, e: NewEvent): Promise<number> {
     const nowMs = this.clock.nowMs();
     const done = e.status === 'finished' || e.status === 'failed' || e.status === 'notification';
-    const row = await db.db
-      .insertInto('events')
-      .values({
-        account_id: e.accountId,
-        action: e.action,
-        created: isoSeconds(nowMs),
-        duration: done ? 0 : null,
-        entity_type: e.entity?.type ?? null,
-        entity_id: e.entity?.id ?? null,
-        entity_label: e.entity?.label ?? null,
-        entity_url: e.entity?.url ?? null,
-        secondary_entity_type: e.secondaryEntity?.type ?? null,
-        secondary_entity_id: e.secondaryEntity?.id ?? null,
-        secondary_entity_label: e.secondaryEntity?.label ?? null,
-        secondary_entity_url: e.secondaryEntity?.url ?? null,
-        message: e.message ?? null,
-        percent_complete: e.percentComplete ?? (done ? 100 : e.status === 'started' ? 0 : null),
-        rate: e.rate ?? null,
-        read: 0,
-        seen: 0,
-        status: e.status,
-        time_remaining: e.timeRemaining == null ? null : String(e.timeRemaining),
-        username: e.username,
-        started_ms: nowMs,
-      })
-      .returning('id')
-      .executeTakeFirstOrThrow();
+    const row = await insertEvent.first(db, {
+      account_id: e.accountId,
+      action: e.action,
+      created: isoSeconds(nowMs),
+      duration: done ? 0 : null,
+      entity_type: e.entity?.type ?? null,
+      entity_id: e.entity?.id ?? null,
+      entity_label: e.entity?.label ?? null,
+      entity_url: e.entity?.url ?? null,
+      secondary_entity_type: e.secondaryEntity?.type ?? null,
+      secondary_entity_id: e.secondaryEntity?.id ?? null,
+      secondary_entity_label: e.secondaryEntity?.label ?? null,
+      secondary_entity_url: e.secondaryEntity?.url ?? null,
+      message: e.message ?? null,
+      percent_complete: e.percentComplete ?? (done ? 100 : e.status === 'started' ? 0 : null),
+      rate: e.rate ?? null,
+      status: e.status,
+      time_remaining: e.timeRemaining == null ? null : String(e.timeRemaining),
+      username: e.username,
+      started_ms: nowMs,
+    });
+    if (!row) throw new Error('events.insert returned no id');
     touchFeed(db, e.accountId);
     return row.id;
   }
@@ -64,42 +125,29 @@ export class EventWriter {
     if (change.status === undefined) {
       const fields = changedFields(change);
       if (Object.keys(fields).length === 0) return;
-      const row = await db.db
-        .updateTable('events')
-        .set(fields)
-        .where('id', '=', id)
-        .returning('account_id')
-        .executeTakeFirst();
+      const row = await updateEvent(db, id, fields);
       if (row) touchFeed(db, row.account_id);
       return;
     }
-    const current = await db.db
-      .selectFrom('events')
-      .select(['account_id', 'started_ms', 'created', 'status'])
-      .where('id', '=', id)
-      .executeTakeFirst();
+    const current = await eventForChange.first(db, id);
     if (!current) return;
     const nowMs = this.clock.nowMs();
     const done = change.status === 'finished' || change.status === 'failed';
     // Progress updates repeat `started`: only the move into `started` sets the start time.
     const starting = change.status === 'started' && current.status !== 'started';
     const startMs = current.started_ms ?? Date.parse(`${current.created}Z`);
-    await db.db
-      .updateTable('events')
-      .set({
-        status: change.status,
-        ...changedFields(change),
-        ...(starting ? { started_ms: nowMs } : {}),
-        ...(done
-          ? {
-              duration: Math.max(0, Math.round((nowMs - startMs) / 100) / 10),
-              time_remaining: null,
-              ...(change.status === 'finished' ? { percent_complete: 100 } : {}),
-            }
-          : {}),
-      })
-      .where('id', '=', id)
-      .execute();
+    await updateEvent(db, id, {
+      status: change.status,
+      ...changedFields(change),
+      ...(starting ? { started_ms: nowMs } : {}),
+      ...(done
+        ? {
+            duration: Math.max(0, Math.round((nowMs - startMs) / 100) / 10),
+            time_remaining: null,
+            ...(change.status === 'finished' ? { percent_complete: 100 } : {}),
+          }
+        : {}),
+    });
     touchFeed(db, current.account_id);
   }
 }
