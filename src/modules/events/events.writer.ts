@@ -1,4 +1,4 @@
-import type { Updateable } from 'kysely';
+import { type SqlBool, sql, type Updateable } from 'kysely';
 import type { Database } from '../../db/database.js';
 import { type RowStatement, rowStatement, statement } from '../../db/statement.js';
 import type { Clock } from '../../lib/clock.js';
@@ -39,35 +39,79 @@ const insertEvent = rowStatement(
       .returning('id'),
 );
 
-/** What a change of status reads of the event first. */
+/**
+ * A row that must still exist for a change to be written (a volume's job moves the volume's
+ * event only while the volume is there): checked in the change's own statement, not in one of
+ * its own.
+ */
+export interface EventGuard {
+  table: 'volumes';
+  id: number;
+}
+
+/** What a change of status reads of the event first (and whether the guard's row exists). */
 const eventForChange = statement('events.forChange', ({ db }, id: number) =>
   db
     .selectFrom('events')
-    .select(['account_id', 'started_ms', 'created', 'status'])
+    .select(['account_id', 'started_ms', 'created', 'status', sql<number | boolean>`1`.as('alive')])
     .where('id', '=', id),
 );
+const guardedForChange = new Map(
+  (['volumes'] as const).map((table) => [
+    table,
+    statement(`events.forChange(${table})`, ({ db }, id: number, guardId: number) =>
+      db
+        .selectFrom('events')
+        .select([
+          'account_id',
+          'started_ms',
+          'created',
+          'status',
+          sql<
+            number | boolean
+          >`exists (select 1 from ${sql.table(table)} where id = ${guardId})`.as('alive'),
+        ])
+        .where('id', '=', id),
+    ),
+  ]),
+);
 
-type EventSet = Updateable<EventsTable> & { id: number };
+type EventSet = Updateable<EventsTable> & { id: number; guard_id?: number };
 /**
  * The updates of an event, one statement per set of columns changed (a handful: a progress report
- * sets `percent_complete`, a finish `status`, `duration`, `time_remaining`, `percent_complete`),
- * each built once per dialect.
+ * sets `percent_complete`, a finish `status`, `duration`, `time_remaining`, `percent_complete`)
+ * and guard, each built once per dialect.
  */
 const eventUpdates = new Map<string, RowStatement<EventSet, { account_id: number }>>();
-function updateEvent(db: Database, id: number, set: Updateable<EventsTable>) {
+function updateEvent(
+  db: Database,
+  id: number,
+  set: Updateable<EventsTable>,
+  guard?: EventGuard,
+): Promise<{ account_id: number } | undefined> {
   const columns = Object.keys(set).sort() as (keyof EventSet & string)[];
-  const key = columns.join(',');
+  const key = `${columns.join(',')}${guard ? `|${guard.table}` : ''}`;
   let update = eventUpdates.get(key);
   if (!update) {
+    const table = guard?.table;
     update = rowStatement(
       `events.update(${key})`,
-      ['id', ...columns],
-      ({ db }, { id, ...changes }: EventSet) =>
-        db.updateTable('events').set(changes).where('id', '=', id).returning('account_id'),
+      ['id', ...columns, ...(table ? (['guard_id'] as const) : [])],
+      ({ db }, { id, guard_id, ...changes }: EventSet) =>
+        db
+          .updateTable('events')
+          .set(changes)
+          .where('id', '=', id)
+          .$if(table !== undefined, (qb) =>
+            qb.where(
+              sql<SqlBool>`exists (select 1 from ${sql.table(table as string)} where id = ${guard_id})`,
+            ),
+          )
+          .returning('account_id'),
     );
     eventUpdates.set(key, update);
   }
-  return update.first(db, { ...set, id });
+  return update.first(db, guard ? { ...set, id, guard_id: guard.id } : { ...set, id });
 }
 
 /**
@@ -115,22 +159,34 @@ export class EventWriter {
    * Moves an event along (`scheduled` → `started` → `finished`|`failed`). At the end `duration`
    * is the seconds since the event started (since it was recorded if it never did).
    */
-  update(db: Database, id: number, change: EventChange): Promise<void> {
-    return db.transaction((tx) => this.change(tx, id, change));
+  update(db: Database, id: number, change: EventChange, guard?: EventGuard): Promise<boolean> {
+    return db.transaction((tx) => this.change(tx, id, change, guard));
   }
 
-  private async change(db: Database, id: number, change: EventChange): Promise<void> {
+  /**
+   * True when the change was written; false when the event is not there, or the guard's row (then
+   * nothing is written).
+   */
+  private async change(
+    db: Database,
+    id: number,
+    change: EventChange,
+    guard: EventGuard | undefined,
+  ): Promise<boolean> {
     // A change that keeps the status (progress, a message, a label) needs nothing of the row but
     // its account, which the update returns: one statement, as a job's progress steps are many.
     if (change.status === undefined) {
       const fields = changedFields(change);
-      if (Object.keys(fields).length === 0) return;
-      const row = await updateEvent(db, id, fields);
-      if (row) touchFeed(db, row.account_id);
-      return;
+      if (Object.keys(fields).length === 0) return true;
+      const row = await updateEvent(db, id, fields, guard);
+      if (!row) return false;
+      touchFeed(db, row.account_id);
+      return true;
     }
-    const current = await eventForChange.first(db, id);
-    if (!current) return;
+    const current = guard
+      ? await guardedForChange.get(guard.table)?.first(db, id, guard.id)
+      : await eventForChange.first(db, id);
+    if (!current || !current.alive) return false;
     const nowMs = this.clock.nowMs();
     const done = change.status === 'finished' || change.status === 'failed';
     // Progress updates repeat `started`: only the move into `started` sets the start time.
@@ -149,6 +205,7 @@ export class EventWriter {
         : {}),
     });
     touchFeed(db, current.account_id);
+    return true;
   }
 }
 
