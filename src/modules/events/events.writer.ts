@@ -186,7 +186,7 @@ export class EventWriter {
     const current = guard
       ? await guardedForChange.get(guard.table)?.first(db, id, guard.id)
       : await eventForChange.first(db, id);
-    if (!current || !current.alive) return false;
+    if (!current?.alive) return false;
     const nowMs = this.clock.nowMs();
     const done = change.status === 'finished' || change.status === 'failed';
     // Progress updates repeat `started`: only the move into `started` sets the start time.
