@@ -76,7 +76,8 @@ const guardedForChange = new Map(
   ]),
 );
 
-type EventSet = Updateable<EventsTable> & { id: number; guard_id?: number };
+/** An update's arguments: the columns set, the event's id, the guard's id, and `start_ms`. */
+type EventSet = Updateable<EventsTable> & { id: number; guard_id?: number; start_ms?: number };
 /**
  * The updates of an event, one statement per set of columns changed (a handful: a progress report
  * sets `percent_complete`, a finish `status`, `duration`, `time_remaining`, `percent_complete`)
@@ -88,19 +89,33 @@ function updateEvent(
   id: number,
   set: Updateable<EventsTable>,
   guard?: EventGuard,
+  /** A move into `started` at this time: `started_ms` is set unless the event was started. */
+  startMs?: number,
 ): Promise<{ account_id: number } | undefined> {
   const columns = Object.keys(set).sort() as (keyof EventSet & string)[];
-  const key = `${columns.join(',')}${guard ? `|${guard.table}` : ''}`;
+  const starts = startMs !== undefined;
+  const key = `${columns.join(',')}${guard ? `|${guard.table}` : ''}${starts ? '|start' : ''}`;
   let update = eventUpdates.get(key);
   if (!update) {
     const table = guard?.table;
     update = rowStatement(
       `events.update(${key})`,
-      ['id', ...columns, ...(table ? (['guard_id'] as const) : [])],
-      ({ db }, { id, guard_id, ...changes }: EventSet) =>
+      [
+        'id',
+        ...columns,
+        ...(table ? (['guard_id'] as const) : []),
+        ...(starts ? (['start_ms'] as const) : []),
+      ],
+      ({ db }, { id, guard_id, start_ms, ...changes }: EventSet) =>
         db
           .updateTable('events')
           .set(changes)
+          // The value before the update: only the move into `started` sets the start time.
+          .$if(starts, (qb) =>
+            qb.set({
+              started_ms: sql<number>`case when status = 'started' then started_ms else ${start_ms} end`,
+            }),
+          )
           .where('id', '=', id)
           .$if(table !== undefined, (qb) =>
             qb.where(
@@ -111,7 +126,12 @@ function updateEvent(
     );
     eventUpdates.set(key, update);
   }
-  return update.first(db, guard ? { ...set, id, guard_id: guard.id } : { ...set, id });
+  return update.first(db, {
+    ...set,
+    id,
+    ...(guard ? { guard_id: guard.id } : {}),
+    ...(starts ? { start_ms: startMs } : {}),
+  });
 }
 
 /**
@@ -183,26 +203,34 @@ export class EventWriter {
       touchFeed(db, row.account_id);
       return true;
     }
+    const nowMs = this.clock.nowMs();
+    const done = change.status === 'finished' || change.status === 'failed';
+    if (!done) {
+      // One statement: a move into `started` sets the start time from the row's own status.
+      const set = { status: change.status, ...changedFields(change) };
+      const row = await updateEvent(
+        db,
+        id,
+        set,
+        guard,
+        change.status === 'started' ? nowMs : undefined,
+      );
+      if (!row) return false;
+      touchFeed(db, row.account_id);
+      return true;
+    }
+    // The duration needs the start time: read first.
     const current = guard
       ? await guardedForChange.get(guard.table)?.first(db, id, guard.id)
       : await eventForChange.first(db, id);
     if (!current?.alive) return false;
-    const nowMs = this.clock.nowMs();
-    const done = change.status === 'finished' || change.status === 'failed';
-    // Progress updates repeat `started`: only the move into `started` sets the start time.
-    const starting = change.status === 'started' && current.status !== 'started';
     const startMs = current.started_ms ?? Date.parse(`${current.created}Z`);
     await updateEvent(db, id, {
       status: change.status,
       ...changedFields(change),
-      ...(starting ? { started_ms: nowMs } : {}),
-      ...(done
-        ? {
-            duration: Math.max(0, Math.round((nowMs - startMs) / 100) / 10),
-            time_remaining: null,
-            ...(change.status === 'finished' ? { percent_complete: 100 } : {}),
-          }
-        : {}),
+      duration: Math.max(0, Math.round((nowMs - startMs) / 100) / 10),
+      time_remaining: null,
+      ...(change.status === 'finished' ? { percent_complete: 100 } : {}),
     });
     touchFeed(db, current.account_id);
     return true;
