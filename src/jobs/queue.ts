@@ -1,5 +1,6 @@
 import { sql } from 'kysely';
 import type { Database } from '../db/database.js';
+import { statement } from '../db/statement.js';
 import { errors } from '../errors/errors.js';
 import type { Clock } from '../lib/clock.js';
 import { isoSeconds } from '../lib/time.js';
@@ -22,6 +23,41 @@ export interface EnqueueOptions {
   entity?: { type: string; id: number } | null;
 }
 
+/** A new job's row (built once per dialect: every create that has work runs it). */
+const insertJob = statement(
+  'jobs.enqueue',
+  (
+    { db },
+    name: string,
+    payload: string,
+    runAt: number,
+    maxAttempts: number,
+    accountId: number | null,
+    entityType: string | null,
+    entityId: number | null,
+    now: string,
+  ) =>
+    db
+      .insertInto('jobs')
+      .values({
+        name,
+        payload,
+        status: 'queued',
+        run_at: runAt,
+        attempts: 0,
+        max_attempts: maxAttempts,
+        locked_by: null,
+        locked_until: null,
+        last_error: null,
+        account_id: accountId,
+        entity_type: entityType,
+        entity_id: entityId,
+        created: now,
+        updated: now,
+      })
+      .returning('id'),
+);
+
 /** Enqueues jobs inside the caller's transaction and answers "is this entity busy?". */
 export class JobQueue {
   /** Called after a transaction that enqueued a job commits (wakes the in-process runner). */
@@ -36,26 +72,18 @@ export class JobQueue {
     opts: EnqueueOptions = {},
   ): Promise<number> {
     const now = this.clock.nowMs();
-    const row = await db.db
-      .insertInto('jobs')
-      .values({
-        name: def.name,
-        payload: JSON.stringify({ $version: def.version, ...(payload as object) }),
-        status: 'queued',
-        run_at: now + (opts.delayMs ?? 0),
-        attempts: 0,
-        max_attempts: def.maxAttempts,
-        locked_by: null,
-        locked_until: null,
-        last_error: null,
-        account_id: opts.accountId ?? null,
-        entity_type: opts.entity?.type ?? null,
-        entity_id: opts.entity?.id ?? null,
-        created: isoSeconds(now),
-        updated: isoSeconds(now),
-      })
-      .returning('id')
-      .executeTakeFirstOrThrow();
+    const [row] = await insertJob.rows(
+      db,
+      def.name,
+      JSON.stringify({ $version: def.version, ...(payload as object) }),
+      now + (opts.delayMs ?? 0),
+      def.maxAttempts,
+      opts.accountId ?? null,
+      opts.entity?.type ?? null,
+      opts.entity?.id ?? null,
+      isoSeconds(now),
+    );
+    if (!row) throw new Error('enqueue: the insert returned no id');
     db.onCommit(() => this.onEnqueue?.());
     return row.id;
   }

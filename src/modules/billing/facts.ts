@@ -1,4 +1,5 @@
 import type { Database } from '../../db/database.js';
+import { statement } from '../../db/statement.js';
 import type { BillingFactsTable } from './billing.table.js';
 import { ensureInvoicing } from './schedule.js';
 import type { Micros } from './prices.js';
@@ -37,6 +38,39 @@ function sameCharge(f: FactRow, l: BillableLine, accountId: number): boolean {
   );
 }
 
+/** A period's row (built once per dialect: every billable create opens one). */
+const insertFact = statement(
+  'billing.openFact',
+  (
+    { db },
+    accountId: number,
+    kind: string,
+    entityType: string,
+    entityId: number,
+    ref: string,
+    label: string,
+    region: string | null,
+    quantity: number,
+    hourly: number,
+    monthly: number,
+    fromMs: number,
+  ) =>
+    db.insertInto('billing_facts').values({
+      account_id: accountId,
+      kind,
+      entity_type: entityType,
+      entity_id: entityId,
+      ref,
+      label,
+      region,
+      quantity,
+      hourly_micros: hourly,
+      monthly_micros: monthly,
+      from_ms: fromMs,
+      to_ms: null,
+    }),
+);
+
 /** Opens a billable period at `atMs`. */
 export async function openFact(
   db: Database,
@@ -44,23 +78,20 @@ export async function openFact(
   line: BillableLine,
   atMs: number,
 ): Promise<void> {
-  await db.db
-    .insertInto('billing_facts')
-    .values({
-      account_id: owner.accountId,
-      kind: line.kind,
-      entity_type: owner.entityType,
-      entity_id: owner.entityId,
-      ref: line.ref,
-      label: line.label,
-      region: line.region,
-      quantity: line.quantity,
-      hourly_micros: line.price.hourly,
-      monthly_micros: line.price.monthly,
-      from_ms: atMs,
-      to_ms: null,
-    })
-    .execute();
+  await insertFact.run(
+    db,
+    owner.accountId,
+    line.kind,
+    owner.entityType,
+    owner.entityId,
+    line.ref,
+    line.label,
+    line.region,
+    line.quantity,
+    line.price.hourly,
+    line.price.monthly,
+    atMs,
+  );
   await ensureInvoicing(db, atMs);
 }
 

@@ -1,5 +1,6 @@
 import { type SqlBool, sql } from 'kysely';
 import type { Database } from '../../db/database.js';
+import { statement } from '../../db/statement.js';
 import { isoSeconds } from '../../lib/time.js';
 import { monthBounds } from './months.js';
 
@@ -14,20 +15,26 @@ export interface InvoicingPayload {
 }
 
 /**
+ * The standing schedule, if any. Literals, not parameters: so SQLite answers from the partial
+ * unique index of the standing schedule (it can only use a partial index whose condition the
+ * query's text implies) instead of reading every queued job (a sixth of a volume create's time
+ * under load). Built once per dialect: every billable create runs it.
+ */
+const standingSchedule = statement('billing.standingSchedule', ({ db }) =>
+  db
+    .selectFrom('jobs')
+    .select('id')
+    .where(sql<SqlBool>`name = ${sql.lit(INVOICING_JOB)} and status in ('queued', 'running')`),
+);
+
+/**
  * Queues the invoicing schedule unless one is queued (at most one, by a partial unique index): called whenever a billable period opens,
  * so a database that never billed anything has no schedule (and a reset, which clears the jobs
  * and the periods, has none until billing starts again). Written directly (the period's
  * transaction has no queue at hand); it is due on the next 1st, so no runner needs waking.
  */
 export async function ensureInvoicing(db: Database, atMs: number) {
-  // Literals, not parameters: so SQLite answers from the partial unique index of the standing
-  // schedule (it can only use a partial index whose condition the query's text implies) instead of
-  // reading every queued job (a sixth of a volume create's time under load).
-  const existing = await db.db
-    .selectFrom('jobs')
-    .select('id')
-    .where(sql<SqlBool>`name = ${sql.lit(INVOICING_JOB)} and status in ('queued', 'running')`)
-    .executeTakeFirst();
+  const existing = await standingSchedule.first(db);
   if (existing) return;
   const { start, end } = monthBounds(atMs);
   const payload: InvoicingPayload = { monthStartMs: start };

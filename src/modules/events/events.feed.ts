@@ -1,5 +1,6 @@
 import { sql } from 'kysely';
 import type { Database } from '../../db/database.js';
+import { statement } from '../../db/statement.js';
 
 /**
  * The feed's version and the cache of rendered pages it makes exact.
@@ -25,15 +26,18 @@ import type { Database } from '../../db/database.js';
 /** A new version: random, 1 to 2^53 - 1 (exact in a double, fits PostgreSQL's bigint). */
 const newVersion = () => 1 + Math.floor(Math.random() * (Number.MAX_SAFE_INTEGER - 1));
 
+/** The bump: last statement of every transaction that writes events (built once per dialect). */
+const bumpFeed = statement('events.bumpFeed', ({ db }, accountId: number, version: number) =>
+  db
+    .insertInto('event_feeds')
+    .values({ account_id: accountId, version })
+    .onConflict((oc) => oc.column('account_id').doUpdateSet({ version })),
+);
+
 /** Registers the bump of the account's feed version in the current transaction (once per account). */
 export function touchFeed(db: Database, accountId: number): void {
   db.beforeCommit(`event_feed:${String(accountId).padStart(12, '0')}`, async (tx) => {
-    const version = newVersion();
-    await tx.db
-      .insertInto('event_feeds')
-      .values({ account_id: accountId, version })
-      .onConflict((oc) => oc.column('account_id').doUpdateSet({ version }))
-      .execute();
+    await bumpFeed.run(tx, accountId, newVersion());
   });
 }
 

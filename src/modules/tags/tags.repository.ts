@@ -1,5 +1,6 @@
 import { type RawBuilder, type SqlBool, sql } from 'kysely';
 import type { Database } from '../../db/database.js';
+import { statement } from '../../db/statement.js';
 import { type ArrayField, containsCondition } from '../../lib/filter.js';
 
 /** Replaces the tags of an entity (deduplicated, order kept for display by name). */
@@ -38,18 +39,22 @@ export async function ensureTags(
     .execute();
 }
 
+/** A tag's row unless the account has it (built once per dialect: `POST /tags` runs it). */
+const insertNewTag = statement('tags.insert', ({ db }, accountId: number, label: string) =>
+  db
+    .insertInto('tags')
+    .values({ account_id: accountId, label })
+    .onConflict((oc) => oc.columns(['account_id', 'label']).doNothing())
+    .returning('id'),
+);
+
 /** Makes a label a tag of the account: the new tag's id, or undefined when the account had it. */
 export async function insertTag(
   db: Database,
   accountId: number,
   label: string,
 ): Promise<number | undefined> {
-  const row = await db.db
-    .insertInto('tags')
-    .values({ account_id: accountId, label })
-    .onConflict((oc) => oc.columns(['account_id', 'label']).doNothing())
-    .returning('id')
-    .executeTakeFirst();
+  const row = await insertNewTag.first(db, accountId, label);
   return row?.id;
 }
 

@@ -1,6 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import type { JobContext, PerformResult, WorkContext } from '../../jobs/job.js';
 import { defineJob } from '../../jobs/job.js';
+import { statement } from '../../db/statement.js';
 import type { WorkKind } from '../../jobs/timing.js';
 import type { ComputeDriver } from '../../machines/driver.js';
 import { isoSeconds } from '../../lib/time.js';
@@ -30,13 +31,13 @@ const KIND: Record<VolumeOp, WorkKind> = {
   clone: 'volume_clone',
 };
 
-async function activate(ctx: JobContext, id: number): Promise<void> {
-  await ctx.db.db
-    .updateTable('volumes')
-    .set({ status: 'active', updated: isoSeconds(ctx.clock.nowMs()) })
-    .where('id', '=', id)
-    .execute();
+/** The volume active at the end of its work; false when it is not there. */
+async function activate(ctx: JobContext, id: number): Promise<boolean> {
+  return (await activateVolume.affected(ctx.db, id, isoSeconds(ctx.clock.nowMs()))) > 0;
 }
+const activateVolume = statement('volumes.activate', ({ db }, id: number, updated: string) =>
+  db.updateTable('volumes').set({ status: 'active', updated }).where('id', '=', id),
+);
 
 /** Only a real driver's last step has work outside the database: the volume's file. */
 const performs = (machines: ComputeDriver, p: VolumeJobPayload): boolean =>
@@ -87,30 +88,49 @@ export const volumeJob = defineJob<VolumeJobPayload>({
   perform: performVolume,
   performs,
   async handle(ctx, p) {
-    const vol = await ctx.db.db
-      .selectFrom('volumes')
-      .select('id')
-      .where('id', '=', p.volumeId)
-      .executeTakeFirst();
-    if (!vol) {
+    // The volume may be gone (nothing deletes a volume whose work is under way, but a job must not
+    // bring a missing row's event to `finished`): each step's own statement checks it (the event's
+    // change, guarded by the volume's row; the last step's update of the volume), and only a step
+    // that wrote nothing looks further (the event may be the row that is gone).
+    const gone = async () => {
+      const vol = await ctx.db.db
+        .selectFrom('volumes')
+        .select('id')
+        .where('id', '=', p.volumeId)
+        .executeTakeFirst();
+      if (vol) return false;
       await ctx.events.update(ctx.db, p.eventId, {
         status: 'failed',
         message: 'The volume was deleted.',
       });
-      return undefined;
-    }
+      return true;
+    };
+    const guard = { table: 'volumes', id: p.volumeId } as const;
     const delay = ctx.timing.stepMs(KIND[p.op], VOLUME_STEPS);
     if (p.step === 0) {
-      await ctx.events.update(ctx.db, p.eventId, { status: 'started', percentComplete: 0 });
+      const moved = await ctx.events.update(
+        ctx.db,
+        p.eventId,
+        { status: 'started', percentComplete: 0 },
+        guard,
+      );
+      if (!moved && (await gone())) return undefined;
       return { next: { ...p, step: 1 }, delayMs: delay };
     }
     if (p.step < VOLUME_STEPS) {
-      await ctx.events.update(ctx.db, p.eventId, {
-        percentComplete: Math.round((p.step / VOLUME_STEPS) * 100),
-      });
+      const moved = await ctx.events.update(
+        ctx.db,
+        p.eventId,
+        { percentComplete: Math.round((p.step / VOLUME_STEPS) * 100) },
+        guard,
+      );
+      if (!moved && (await gone())) return undefined;
       return { next: { ...p, step: p.step + 1 }, delayMs: delay };
     }
-    await activate(ctx, p.volumeId);
+    if (!(await activate(ctx, p.volumeId))) {
+      await gone();
+      return undefined;
+    }
     await ctx.events.update(ctx.db, p.eventId, { status: 'finished' });
     return undefined;
   },

@@ -701,6 +701,91 @@ describe('JobRunner', () => {
     await runner.stop();
   });
 
+  /** Counts the runner's claims (each a transaction) and whether each recovered leases. */
+  const countClaims = (r: JobRunner) => {
+    const claims: boolean[] = [];
+    const internals = r as unknown as { claimAndRun: (recover?: boolean) => Promise<unknown> };
+    const claim = internals.claimAndRun.bind(r);
+    internals.claimAndRun = async (recover?: boolean) => {
+      claims.push(recover === true);
+      return claim(recover);
+    };
+    return claims;
+  };
+  /** A job whose worker died: running, its lease ended at `lockedUntil`. */
+  const deadWorkersJob = async (computeId: number, lockedUntil: number) => {
+    const j = await start(flaky, (id) => ({ eventId: id, failTimes: 0 }), {
+      computeId,
+      delayMs: 3_600_000,
+    });
+    await t.ctx.db.db
+      .updateTable('jobs')
+      .set({
+        status: 'running',
+        locked_by: 'w-dead',
+        locked_until: lockedUntil,
+        run_at: t.clock.nowMs(),
+      })
+      .where('id', '=', j.jobId)
+      .execute();
+    return j;
+  };
+  const until = async (check: () => Promise<boolean>) => {
+    for (let i = 0; i < 400 && !(await check()); i++) {
+      await new Promise((res) => setTimeout(res, 5));
+    }
+    expect(await check()).toBe(true);
+  };
+
+  it('start: the loop recovers expired leases at its start, not at each claim', async () => {
+    const dead = await deadWorkersJob(1, t.clock.nowMs());
+    runner = runnerFor(t, t.ctx.db, { pollMs: 5, recoverEveryMs: 3_600_000 });
+    const claims = countClaims(runner);
+    t.ctx.queue.onEnqueue = () => runner.wake();
+    runner.start();
+    // Recovered at the first claim (queued again, the lost run counted), then run.
+    await until(async () => (await job(dead.jobId)) === undefined);
+    expect(claims[0]).toBe(true);
+    // A lease that ends now is not recovered by the claims that follow within the interval.
+    const later = await deadWorkersJob(2, t.clock.nowMs());
+    const b = await start(flaky, (id) => ({ eventId: id, failTimes: 0 }), { computeId: 3 });
+    await until(async () => (await job(b.jobId)) === undefined);
+    expect(claims.length).toBeGreaterThan(1);
+    expect(claims.slice(1)).not.toContain(true);
+    expect(await job(later.jobId)).toMatchObject({ status: 'running', locked_by: 'w-dead' });
+    // `runDue` (the clock's advance, tests) recovers at once.
+    expect(await runner.runDue()).toBeGreaterThan(0);
+    expect(await job(later.jobId)).toBeUndefined();
+  });
+
+  it('start: the loop recovers a lease that ends while it runs within recoverEveryMs', async () => {
+    runner = runnerFor(t, t.ctx.db, { pollMs: 5, recoverEveryMs: 20 });
+    const claims = countClaims(runner);
+    runner.start();
+    await until(async () => claims.length >= 3);
+    const dead = await deadWorkersJob(1, t.clock.nowMs());
+    await until(async () => (await job(dead.jobId)) === undefined);
+    expect(calls.map((c) => c.jobId)).toEqual([dead.jobId]);
+    // Not every claim recovered: the loop polls every 5 ms, recovers every 20 ms.
+    expect(claims.filter((r) => !r).length).toBeGreaterThan(0);
+  });
+
+  it('wake: the wake-ups of one turn of the event loop share one claim', async () => {
+    runner = runnerFor(t, t.ctx.db, { pollMs: 60_000 });
+    const claims = countClaims(runner);
+    runner.start();
+    await until(async () => claims.length >= 1);
+    await new Promise((res) => setTimeout(res, 20));
+    const before = claims.length;
+    // Two commits' wake-ups in one turn, a few microtasks apart (the loop could have begun its
+    // claim between them).
+    runner.wake();
+    for (let i = 0; i < 50; i++) await Promise.resolve();
+    runner.wake();
+    await new Promise((res) => setTimeout(res, 50));
+    expect(claims.length - before).toBe(1);
+  });
+
   it('start: the steps of a job due again at once run one after another, without the poll', async () => {
     runner = runnerFor(t, t.ctx.db, { pollMs: 60_000 });
     t.ctx.queue.onEnqueue = () => runner.wake();
