@@ -86,8 +86,11 @@ try {
   }
 } finally {
   for (const [j, s] of servers.entries()) {
-    const peak = readMemory(s.pid).hwm;
-    console.log(`${roots[j]}: peak RSS (VmHWM) ${peak.toFixed(0)} MB`);
+    try {
+      console.log(`${roots[j]}: peak RSS (VmHWM) ${readMemory(s.pid).hwm.toFixed(0)} MB`);
+    } catch {
+      console.log(`${roots[j]}: exited before its memory was read`);
+    }
     await s.stop();
   }
 }
