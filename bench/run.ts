@@ -26,6 +26,7 @@ import { createDatabase, startPgServer } from '../test/helpers/pg-server.js';
 import { type LoadResult, runLoad } from './load.js';
 import { appendix, type Check, markdown, type Row, type ReportInput, table } from './report.js';
 import { measureResets, median } from './resets.js';
+import { type MemoryReport, watchMemory } from './memory.js';
 import { FIRST_ENTITY_ID, seedDatabase } from './seed.js';
 import { processCpuMs, SERVE_NODE_FLAGS, type Server, startRaw, startStratus } from './servers.js';
 import { measureStartup } from './startup.js';
@@ -201,11 +202,17 @@ async function interleaved(
   cases: { name: string; url: string; headers: Record<string, string> }[],
   connections = 1,
   roundCount = SCALE_ROUNDS,
+  /** Called as each case's turn begins (`round` 0 is the warm-up): the memory watch's phases. */
+  onTurn?: (c: { name: string; url: string }, round: number) => void,
 ): Promise<LoadResult[]> {
   const rounds: LoadResult[][] = cases.map(() => []);
-  for (const c of cases) await runLoad({ url: c.url, headers: c.headers, connections, seconds: 1 });
+  for (const c of cases) {
+    onTurn?.(c, 0);
+    await runLoad({ url: c.url, headers: c.headers, connections, seconds: 1 });
+  }
   for (let r = 0; r < roundCount; r++) {
     for (const [i, c] of cases.entries()) {
+      onTurn?.(c, r + 1);
       rounds[i]?.push(
         await runLoad({ url: c.url, headers: c.headers, connections, seconds: SCALE_SECONDS }),
       );
@@ -226,13 +233,6 @@ async function interleaved(
     );
     return out;
   });
-}
-
-/** Peak and current resident set of a process, MB (Linux /proc/<pid>/status). */
-async function memoryMb(pid: number): Promise<{ hwm: number; rss: number }> {
-  const status = await readFile(`/proc/${pid}/status`, 'utf8');
-  const kb = (key: string) => Number(new RegExp(`^${key}:\\s+(\\d+) kB`, 'm').exec(status)?.[1]);
-  return { hwm: kb('VmHWM') / 1024, rss: kb('VmRSS') / 1024 };
 }
 
 interface Counts {
@@ -309,6 +309,16 @@ async function statementsPerWrite(
     commit: per('commit'),
     pool: b.pool,
   };
+}
+
+/** The highest VmRSS of each phase, rounds of a request taken together. */
+function phaseSummary(m: MemoryReport): string {
+  const byName = new Map<string, number>();
+  for (const p of m.phases) {
+    const name = p.phase.replace(/ \((warm-up|round \d+)\)$/, '');
+    byName.set(name, Math.max(byName.get(name) ?? 0, p.maxRss));
+  }
+  return [...byName].map(([name, mb]) => `${name} ${mb.toFixed(0)} MB`).join(', ');
 }
 
 async function main(): Promise<void> {
@@ -388,20 +398,36 @@ async function main(): Promise<void> {
     log(`Stratus, ${BIG.instances} instances and ${BIG.events} events (beside the small one)`);
     const big = await stratusOn(dbs.big);
     servers.push(big);
+    // Its memory, sampled through the whole scale part: the peak, and the phase it came in.
+    const bigWatch = watchMemory(big.pid, 'start-up (to listening)');
+    bigWatch.phase('first requests (the checks)');
     const bigList = (await probe(`${big.url}${INSTANCES_PATH}`, auth)) as { results: number };
     if (bigList.results !== BIG.instances) throw new Error(`${bigList.results} instances`);
     for (const s of [small, big]) {
       const page = (await probe(`${s.url}${EVENTS_PATH}`, eventsHeaders)) as { data: unknown[] };
       if (page.data.length !== 100) throw new Error(`events page has ${page.data.length} items`);
     }
-    const [smallInstances, bigInstances, smallEvents, bigEvents] = (await interleaved([
-      { name: 'instances page 1k', url: `${small.url}${INSTANCES_PATH}`, headers: auth },
-      { name: 'instances page 100k', url: `${big.url}${INSTANCES_PATH}`, headers: auth },
-      { name: 'events page 1k', url: `${small.url}${EVENTS_PATH}`, headers: eventsHeaders },
-      { name: 'events page 1M', url: `${big.url}${EVENTS_PATH}`, headers: eventsHeaders },
-    ])) as [LoadResult, LoadResult, LoadResult, LoadResult];
-    const bigMemory = await memoryMb(big.pid);
-    log(`  RSS: peak ${bigMemory.hwm.toFixed(0)} MB, now ${bigMemory.rss.toFixed(0)} MB`);
+    const [smallInstances, bigInstances, smallEvents, bigEvents] = (await interleaved(
+      [
+        { name: 'instances page 1k', url: `${small.url}${INSTANCES_PATH}`, headers: auth },
+        { name: 'instances page 100k', url: `${big.url}${INSTANCES_PATH}`, headers: auth },
+        { name: 'events page 1k', url: `${small.url}${EVENTS_PATH}`, headers: eventsHeaders },
+        { name: 'events page 1M', url: `${big.url}${EVENTS_PATH}`, headers: eventsHeaders },
+      ],
+      1,
+      SCALE_ROUNDS,
+      (c, round) =>
+        bigWatch.phase(
+          c.url.startsWith(big.url)
+            ? `${c.name} (${round === 0 ? 'warm-up' : `round ${round}`})`
+            : "the small server's turns",
+        ),
+    )) as [LoadResult, LoadResult, LoadResult, LoadResult];
+    const bigMemory = bigWatch.stop();
+    log(
+      `  RSS: peak ${bigMemory.hwm.toFixed(0)} MB (reached during ${bigMemory.peakPhase}), now ${bigMemory.rss.toFixed(0)} MB`,
+    );
+    log(`  by phase: ${phaseSummary(bigMemory)}`);
     await big.stop();
     const runTag = Math.random().toString(36).slice(2, 6);
     const tagBody = (n: number) => ({ label: `bench-${runTag}-${n}` });
@@ -566,7 +592,7 @@ async function main(): Promise<void> {
       },
       {
         target: `server RSS at ${BIG.instances.toLocaleString('en-US')} instances / ${BIG.events.toLocaleString('en-US')} events <= ${TARGETS.rssMb} MB (VmHWM)`,
-        actual: `peak ${bigMemory.hwm.toFixed(0)} MB (VmRSS ${bigMemory.rss.toFixed(0)} MB at the end)`,
+        actual: `peak ${bigMemory.hwm.toFixed(0)} MB, during ${bigMemory.peakPhase} (VmRSS ${bigMemory.rss.toFixed(0)} MB at the end)`,
         pass: bigMemory.hwm <= TARGETS.rssMb && isFullScale,
       },
       {
@@ -624,7 +650,8 @@ request included); one untimed warm-up of each kind comes first.`;
 |---|---:|---:|---:|
 | instances, first page: \`GET ${INSTANCES_PATH}\` (p50; req/s on one connection) | ${smallInstances.p50.toFixed(2)} ms; ${Math.round(smallInstances.rps)} | ${bigInstances.p50.toFixed(2)} ms; ${Math.round(bigInstances.rps)} | ${instancesGrowth.toFixed(2)}x |
 | filtered events page: \`GET ${EVENTS_PATH}\`, ${filterText} (p50; req/s) | ${smallEvents.p50.toFixed(2)} ms; ${Math.round(smallEvents.rps)} | ${bigEvents.p50.toFixed(2)} ms; ${Math.round(bigEvents.rps)} | ${eventsGrowth.toFixed(2)}x |
-| server RSS, peak (VmHWM) | | ${bigMemory.hwm.toFixed(0)} MB | |
+| server RSS, peak (VmHWM) | | ${bigMemory.hwm.toFixed(0)} MB, during ${bigMemory.peakPhase} (at the highest sample: ${bigMemory.peakSample.anon.toFixed(0)} MB anonymous, ${bigMemory.peakSample.file.toFixed(0)} MB file-backed) | |
+| server RSS, highest in each phase (VmRSS) | | ${phaseSummary(bigMemory)} | |
 | seeding time | ${smallSeedS.toFixed(1)} s | ${bigSeedS.toFixed(1)} s | |
 
 Both databases are seeded by the bench before the server starts (\`bench/seed.ts\`: migrations,
@@ -636,7 +663,7 @@ ${SMALL.entities} and ${BIG.entities.toLocaleString('en-US')} entity ids, so the
 run at once and are measured in turns, one request at a time (a single connection, so the figure
 is the request's own time, not a queue's): ${SCALE_ROUNDS} rounds of ${SCALE_SECONDS} s for each of
 the four requests, p50 the median of the rounds' p50s, so that a change in the machine's load
-falls on both sizes alike. The small database is measured before the creates write to it. RSS is read from \`/proc/<pid>/status\` after the scale scenarios.${
+falls on both sizes alike. The small database is measured before the creates write to it. The big server's memory is read from \`/proc/<pid>/status\` every 10 ms from its start to the end of the scale part, each reading counted for the phase it falls in (its start, the checks, each request's turns, the small server's turns): the peak is VmHWM, and the phase named is the one in which VmHWM last rose.${
       ENGINE === 'postgres' ? ' PostgreSQL gets VACUUM ANALYZE and a CHECKPOINT after seeding.' : ''
     }${isFullScale ? '' : ' **This run used a smaller scale (BENCH_SCALE_*): the scale targets are not met by it.**'}`;
 

@@ -4,12 +4,16 @@
  * (ROOTS, comma-separated: a copy of the previous build's `bin/`, `dist/` and `package.json` with
  * a `node_modules` link, and this worktree) serves its own seeded SQLite database; each round
  * loads every path (PATHS) on every server in turn, 32 connections for SECS seconds; printed: req/s
- * and the server's CPU per request (min, first quartile, median over ROUNDS rounds).
+ * and the server's CPU per request (min, first quartile, median over ROUNDS rounds). A root may
+ * name node flags after a `#`, space-separated, given after the flags of `npm start` (the last
+ * value of a V8 flag wins): `ROOTS=.,.#--max-semi-space-size=16` compares two settings of one build.
+ * At the end each server's peak resident set (VmHWM) is printed too.
  */
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { runLoad } from './load.js';
+import { readMemory } from './memory.js';
 import { seedDatabase } from './seed.js';
 import { processCpuMs, type Server, startStratus } from './servers.js';
 
@@ -20,7 +24,8 @@ const rounds = Number(process.env.ROUNDS ?? 4);
 const secs = Number(process.env.SECS ?? 3);
 
 /** A build's server on a seeded SQLite database of its own (removed when it stops). */
-async function start(root: string, env: Record<string, string>): Promise<Server> {
+async function start(spec: string, env: Record<string, string>): Promise<Server> {
+  const [root = '.', flags = ''] = spec.split('#');
   const dataDir = await mkdtemp(path.join(os.tmpdir(), 'stratus-turns-'));
   await seedDatabase({
     databaseUrl: `sqlite:${path.join(dataDir, 'stratus.db')}`,
@@ -29,7 +34,13 @@ async function start(root: string, env: Record<string, string>): Promise<Server>
     entities: 10,
     instances: 0,
   });
-  const server = await startStratus({ adminToken: token, dataDir, env, root });
+  const server = await startStratus({
+    adminToken: token,
+    dataDir,
+    env,
+    root,
+    nodeArgs: flags.split(' ').filter((f) => f !== ''),
+  });
   return {
     ...server,
     stop: async () => {
@@ -74,7 +85,14 @@ try {
     }
   }
 } finally {
-  for (const s of servers) await s.stop();
+  for (const [j, s] of servers.entries()) {
+    try {
+      console.log(`${roots[j]}: peak RSS (VmHWM) ${readMemory(s.pid).hwm.toFixed(0)} MB`);
+    } catch {
+      console.log(`${roots[j]}: exited before its memory was read`);
+    }
+    await s.stop();
+  }
 }
 const med = (a: number[]) => [...a].sort((x, y) => x - y)[Math.floor(a.length / 2)];
 const lo = (a: number[]) => [...a].sort((x, y) => x - y);

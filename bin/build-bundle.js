@@ -17,6 +17,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
+import { toAscii } from './bundle-ascii.js';
 import { bundleTransforms } from './bundle-transforms.js';
 
 const root = path.join(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -124,6 +125,13 @@ await build({
     js: "'use strict';\nvar __stratusBundleUrl = require('node:url').pathToFileURL(__filename).href;",
   },
 });
+{
+  // ASCII only, so that V8 holds the source in one byte a character (bin/bundle-ascii.js).
+  const file = path.join(outdir, 'cli.cjs');
+  const text = fs.readFileSync(file, 'utf8');
+  const ascii = await toAscii(text);
+  if (ascii !== text) fs.writeFileSync(file, ascii);
+}
 const size = fs.statSync(path.join(outdir, 'cli.cjs')).size;
 process.stdout.write(
   `dist/bundle/cli.cjs: the server in one file (${(size / 1e6).toFixed(1)} MB)\n`,

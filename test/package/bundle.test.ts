@@ -14,6 +14,8 @@ import path from 'node:path';
 import { build } from 'esbuild';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 // @ts-expect-error: plain JavaScript of bin/, without types
+import { toAscii } from '../../bin/bundle-ascii.js';
+// @ts-expect-error: plain JavaScript of bin/, without types
 import { bundleTransforms } from '../../bin/bundle-transforms.js';
 // @ts-expect-error: plain JavaScript of bin/, without types
 import { runBundle } from '../../bin/run-bundle.js';
@@ -297,5 +299,44 @@ describe('packages edited by the bundle (bin/bundle-transforms.js)', () => {
     }
     expect(docs[0]).toContain('/v4/things/{id}');
     expect(docs[0]).toBe(docs[1]);
+  });
+});
+
+describe('the bundle in ASCII (bin/bundle-ascii.js)', () => {
+  const ascii = (text: string) => toAscii(text) as Promise<string>;
+
+  it('toAscii: escapes the characters outside ASCII of comments, and the program is the same', async () => {
+    const text = `'use strict';
+// A comment — with a dash, an arrow → and a pair 🯰 (astral).
+/** Doc … */
+exports.x = "\\u2014";
+exports.re = /[\\u{1FBF0}-\\u{1FBF9}]/u;
+`;
+    const out = await ascii(text);
+    expect(/[^\x20-\x7e\n]/.test(out)).toBe(false);
+    expect(out).toContain(
+      'A comment \\u2014 with a dash, an arrow \\u2192 and a pair \\ud83e\\udff0',
+    );
+    // Loaded as a module, the same values as before.
+    const load = (src: string) => {
+      const m = { exports: {} as Record<string, unknown> };
+      new Function('module', 'exports', src)(m, m.exports);
+      return m.exports;
+    };
+    const [a, b] = [load(text), load(out)];
+    expect(b.x).toBe(a.x);
+    expect(String(b.re)).toBe(String(a.re));
+    expect((b.re as RegExp).test('\u{1FBF3}')).toBe(true);
+    // A V8 string of ASCII text takes one byte a character: the reason for all this.
+    expect(out.length).toBe(Buffer.byteLength(out));
+  });
+
+  it('toAscii: leaves a text already in ASCII as it is', async () => {
+    const text = "'use strict';\n// plain\nexports.a = 1;\n";
+    expect(await ascii(text)).toBe(text);
+  });
+
+  it('toAscii: refuses a character outside ASCII that is code (a raw template string)', async () => {
+    await expect(ascii('exports.a = String.raw`\u2014`;\n')).rejects.toThrow(/not of a comment/);
   });
 });
