@@ -58,9 +58,13 @@ export class Database {
 
   /**
    * `image`: the bytes a new SQLite database starts from (src/db/fresh-image.ts); ignored for a
-   * SQLite file that exists already and for PostgreSQL.
+   * SQLite file that exists already and for PostgreSQL. `statements`: PostgreSQL's named
+   * statements per connection (src/db/dialect.ts; 0: none).
    */
-  static connect(url: string, opts: { poolSize?: number; image?: Buffer } = {}): Database {
+  static connect(
+    url: string,
+    opts: { poolSize?: number; image?: Buffer; statements?: number } = {},
+  ): Database {
     const handle = createDialect(url, opts);
     return new Database(
       new Kysely<DatabaseSchema>({ dialect: handle.kysely }),

@@ -164,7 +164,7 @@ function preparingPool(pool: PgModule.Pool, max: number): PostgresPool {
 /** Builds the Kysely dialect for a database URL (sqlite:<file>|:memory: or postgres://). */
 export function createDialect(
   url: string,
-  opts: { poolSize?: number; image?: Buffer; prepared?: number } = {},
+  opts: { poolSize?: number; image?: Buffer; statements?: number } = {},
 ): DialectHandle {
   if (url.startsWith('sqlite:')) {
     const file = sqliteFileOf(url);
@@ -189,10 +189,9 @@ export function createDialect(
   const pool = new (pg().Pool)({ connectionString: url, max: opts.poolSize ?? 10 });
   // An idle client's error (server restart) must not crash the process.
   pool.on('error', () => {});
-  const prepared =
-    opts.prepared ?? (process.env.STRATUS_PG_PREPARED === 'off' ? 0 : PREPARED_PER_CONNECTION);
+  const named = opts.statements ?? PREPARED_PER_CONNECTION;
   return {
     dialect: 'postgres',
-    kysely: new PostgresDialect({ pool: prepared > 0 ? preparingPool(pool, prepared) : pool }),
+    kysely: new PostgresDialect({ pool: named > 0 ? preparingPool(pool, named) : pool }),
   };
 }

@@ -73,6 +73,22 @@ describe('named statements (PostgreSQL connections)', () => {
       await drop();
     });
 
+    it('connect: a connection keeps its statements by name; STRATUS_PG_STATEMENTS=0 keeps none', async () => {
+      const kept = async (d: Database) => {
+        await sql`select ${1}::int as one`.execute(d.db);
+        const { rows } = await sql<{ statement: string }>`
+          select statement from pg_prepared_statements`.execute(d.db);
+        return rows.map((r) => r.statement);
+      };
+      expect(await kept(db)).toContain('select $1::int as one');
+      const none = Database.connect(db.url, { poolSize: 1, statements: 0 });
+      try {
+        expect(await kept(none)).toEqual([]);
+      } finally {
+        await none.close();
+      }
+    });
+
     it('namedStatements: a statement whose columns changed under it is parsed again after one refusal', async () => {
       await sql`create table named_probe (id integer primary key)`.execute(db.db);
       await sql`insert into named_probe values (1)`.execute(db.db);
