@@ -3,7 +3,7 @@
  * for a change of the reset on a shared machine, where the req/s of a whole `npm run bench` moves
  * with the load. Each root (ROOTS, comma-separated: a copy of the previous build's `bin/`,
  * `dist/` and `package.json` with a `node_modules` link, and this worktree) serves a database of
- * its own, on PostgreSQL with BENCH_DB=postgres (one embedded server, a database per root) or
+ * its own (a root may name settings of its server after a `|`: `/path|STRATUS_PG_STATEMENTS=0`), on PostgreSQL with BENCH_DB=postgres (one embedded server, a database per root) or
  * in-memory SQLite, with bench/count-statements.mjs preloaded and the `instant` timing profile.
  * Each round, on every server in turn: the admin's account is given 1,000 entities through the
  * API (bench/resets.ts), then reset alone (`POST /_stratus/reset {euuid}`); filled again, then a
@@ -58,7 +58,9 @@ interface Target {
   reset: (euuid?: string) => Promise<void>;
 }
 
-async function start(root: string, databaseUrl: string | undefined, i: number): Promise<Target> {
+async function start(entry: string, databaseUrl: string | undefined, i: number): Promise<Target> {
+  const [root = entry, ...settings] = entry.split('|');
+  const extra = Object.fromEntries(settings.map((kv) => kv.split('=', 2) as [string, string]));
   const tmp = await mkdtemp(path.join(os.tmpdir(), 'stratus-reset-turns-'));
   const countFile = path.join(tmp, `counts-${i}.json`);
   const server = await startStratus({
@@ -71,6 +73,7 @@ async function start(root: string, databaseUrl: string | undefined, i: number): 
       BENCH_COUNT_FILE: countFile,
       STRATUS_OPERATOR_TOKEN: operator,
       STRATUS_TIMING: 'instant',
+      ...extra,
     },
   });
   const call = (url: string, bearer: string, method: string, body?: unknown) =>
@@ -83,7 +86,7 @@ async function start(root: string, databaseUrl: string | undefined, i: number): 
       body: body === undefined ? undefined : JSON.stringify(body),
     });
   return {
-    root,
+    root: entry,
     server: {
       ...server,
       stop: async () => {

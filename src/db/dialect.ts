@@ -11,6 +11,7 @@ import {
 } from 'kysely';
 import type PgModule from 'pg';
 import type { Dialect } from '../config/config.js';
+import { isStalePlan } from '../errors/db-errors.js';
 
 let pgModule: typeof PgModule | undefined;
 
@@ -95,6 +96,7 @@ const PREPARABLE = /^\s*(select|insert|update|delete|with)\b/i;
 
 type PgClient = PgModule.PoolClient & {
   connection?: { parsedStatements?: Record<string, string> };
+  getTransactionStatus?: () => string | null;
 };
 
 const NAMED = Symbol('stratus.namedStatements');
@@ -118,7 +120,7 @@ export function namedStatements(client: PgClient, max = PREPARED_PER_CONNECTION)
     delete client.connection?.parsedStatements?.[name];
     await (query(`deallocate ${name}`) as Promise<unknown>).catch(() => undefined);
   };
-  const named = async (text: string, values: unknown[]) => {
+  const named = async (text: string, values: unknown[], again = true): Promise<unknown> => {
     let name = names.get(text);
     if (name !== undefined) {
       names.delete(text);
@@ -128,12 +130,18 @@ export function namedStatements(client: PgClient, max = PREPARED_PER_CONNECTION)
       name = `s${++next}`;
     }
     names.set(text, name);
+    // Outside a transaction a refused statement can simply run again.
+    const alone = client.getTransactionStatus?.() === 'I';
     try {
       return await (query({ name, text, values }) as Promise<unknown>);
     } catch (err) {
-      // A plan whose result changed under it (a column added since): parsed again next time.
-      if ((err as { code?: string }).code === '0A000') await forget(text, name);
-      throw err;
+      if (!isStalePlan(err)) throw err;
+      // A kept plan whose result changed under it (a column added since): parsed again next
+      // time. In a transaction the error stands (the transaction is aborted); Database.transaction
+      // runs the transaction again (isRetryableTxError).
+      await forget(text, name);
+      if (!alone || !again) throw err;
+      return named(text, values, false);
     }
   };
   (client as { query: unknown }).query = (...args: unknown[]) => {
