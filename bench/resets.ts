@@ -25,8 +25,11 @@ async function ok(res: Promise<Response>, what: string): Promise<void> {
   await r.arrayBuffer();
 }
 
+/** What `fill` needs of a server: a request of the API as the admin. */
+export type ApiCall = Pick<StratusServer, 'api'>;
+
 /** 1,000 entities of the admin's account, CONCURRENCY requests at a time. */
-async function fill(s: StratusServer, run: number): Promise<void> {
+export async function fill(s: ApiCall, run: number): Promise<void> {
   const work: (() => Promise<void>)[] = [];
   for (let i = 0; i < MIX.instances; i++) {
     work.push(() =>

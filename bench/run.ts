@@ -620,7 +620,7 @@ async function main(): Promise<void> {
     const poolText =
       ENGINE === 'postgres'
         ? tagStatements.pool
-          ? `\`pg\` pool of the server: max ${tagStatements.pool.max} connections, idle timeout ${tagStatements.pool.idleTimeoutMillis ?? "pg's default (10,000)"} ms.`
+          ? `\`pg\` pool of the server: max ${tagStatements.pool.max} connections, idle timeout ${tagStatements.pool.idleTimeoutMillis ?? "pg's default (10,000)"} ms; each connection keeps up to 500 named statements (\`STRATUS_PG_STATEMENTS\`, the default).`
           : 'the pool settings were not seen'
         : 'SQLite: one connection in the server process, no pool; a statement is a call into the library, not a round trip.';
     const writeSection = `| create | req/s | vs raw | p50 ms | server CPU ms/req | statements per create | of which BEGIN / COMMIT |

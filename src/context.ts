@@ -64,7 +64,9 @@ export async function createContext(
   checkAreas(modules);
   const log = overrides.log ?? createLogger(config.logLevel, config.logFormat);
   const clock = overrides.clock ?? new EmulatorClock();
-  const db = overrides.db ?? (await connectMigrated(config.databaseUrl));
+  const db =
+    overrides.db ??
+    (await connectMigrated(config.databaseUrl, { statements: config.pgStatements }));
   if (overrides.db) await migrateToLatest(db.db, db.dialect);
 
   const entities = new EntityRegistry([

@@ -182,6 +182,15 @@ describe('envToConfig', () => {
     }
   });
 
+  it('envToConfig: STRATUS_PG_STATEMENTS accepts 0 (none) to 10000 named statements, default 500', () => {
+    expect(envToConfig({}).pgStatements).toBe(500);
+    expect(envToConfig({ STRATUS_PG_STATEMENTS: '0' }).pgStatements).toBe(0);
+    expect(envToConfig({ STRATUS_PG_STATEMENTS: '10000' }).pgStatements).toBe(10_000);
+    for (const v of ['10001', '-1', '2.5', 'off']) {
+      expect(failure({ STRATUS_PG_STATEMENTS: v })?.variable, v).toBe('STRATUS_PG_STATEMENTS');
+    }
+  });
+
   it('envToConfig: STRATUS_MANAGED_CHECKS is on by default, on/off otherwise', () => {
     expect(envToConfig({}).managedChecks).toBe(true);
     expect(envToConfig({ STRATUS_MANAGED_CHECKS: 'off' }).managedChecks).toBe(false);

@@ -58,6 +58,8 @@ export interface Config {
   readonly ipPoolsFile: string | undefined;
   /** Memory for rendered pages of the events feed, in MiB; 0 turns the cache off. */
   readonly feedCacheMb: number;
+  /** PostgreSQL: named statements each connection keeps (0: none, every statement parsed anew). */
+  readonly pgStatements: number;
   /** The DNS server reverse DNS updates check forward records against (none: not checked). */
   readonly rdnsResolver: string | undefined;
   /** STRATUS_RESERVED_IPV4_LIMIT: reserved IPv4 addresses an account may hold. */
@@ -227,6 +229,7 @@ export function envToConfig(env: RawEnv): Config {
         ? path.resolve(env.STRATUS_IP_POOLS)
         : undefined,
     feedCacheMb: integer('STRATUS_FEED_CACHE_MB', env.STRATUS_FEED_CACHE_MB, 16, 0, 4096),
+    pgStatements: integer('STRATUS_PG_STATEMENTS', env.STRATUS_PG_STATEMENTS, 500, 0, 10_000),
     rdnsResolver: resolverOf(env.STRATUS_RDNS_RESOLVER),
     reservedIpv4Limit: integer(
       'STRATUS_RESERVED_IPV4_LIMIT',

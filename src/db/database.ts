@@ -66,11 +66,12 @@ export class Database {
   /**
    * `image`: the bytes a new SQLite database starts from (src/db/fresh-image.ts); ignored for a
    * SQLite file that exists already and for PostgreSQL. `group`: the limits of a group commit
-   * (SQLite; see `transaction`).
+   * (SQLite; see `transaction`). `statements`: PostgreSQL's named statements per connection
+   * (src/db/dialect.ts; 0: none).
    */
   static connect(
     url: string,
-    opts: { poolSize?: number; image?: Buffer; group?: GroupLimits } = {},
+    opts: { poolSize?: number; image?: Buffer; group?: GroupLimits; statements?: number } = {},
   ): Database {
     const handle = createDialect(url, opts);
     const db = new Kysely<DatabaseSchema>({ dialect: handle.kysely });

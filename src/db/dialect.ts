@@ -2,9 +2,16 @@ import fs from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import SQLite from 'better-sqlite3';
-import { type Dialect as KyselyDialect, PostgresDialect, SqliteDialect } from 'kysely';
+import {
+  type Dialect as KyselyDialect,
+  PostgresDialect,
+  type PostgresPool,
+  type PostgresPoolClient,
+  SqliteDialect,
+} from 'kysely';
 import type PgModule from 'pg';
 import type { Dialect } from '../config/config.js';
+import { isStalePlan } from '../errors/db-errors.js';
 
 let pgModule: typeof PgModule | undefined;
 
@@ -87,10 +94,91 @@ function createFromImage(file: string, image: Buffer): void {
   }
 }
 
+/** Named statements a PostgreSQL connection keeps (the most recently used ones, by SQL text). */
+export const PREPARED_PER_CONNECTION = 500;
+
+/** A statement worth preparing: one data statement (a text with `;` may hold several). */
+const PREPARABLE = /^\s*(select|insert|update|delete|with)\b/i;
+
+type PgClient = PgModule.PoolClient & {
+  connection?: { parsedStatements?: Record<string, string> };
+  getTransactionStatus?: () => string | null;
+};
+
+const NAMED = Symbol('stratus.namedStatements');
+
+/**
+ * PostgreSQL parses, analyses and plans every statement of the extended protocol anew unless it
+ * is named. Each connection names the statements it runs by their SQL text (`s1`, `s2`, …, never
+ * reused), so the server parses each once per connection and, after a few runs, keeps its plan;
+ * the least recently used are deallocated beyond `max`. A text that holds a `;` (a script run
+ * through the simple query protocol) and transaction control are sent as they are.
+ */
+export function namedStatements(client: PgClient, max = PREPARED_PER_CONNECTION): PgClient {
+  const tagged = client as PgClient & { [NAMED]?: true };
+  if (tagged[NAMED]) return client;
+  tagged[NAMED] = true;
+  const names = new Map<string, string>();
+  let next = 0;
+  const query = client.query.bind(client) as (...args: unknown[]) => unknown;
+  const forget = async (text: string, name: string) => {
+    names.delete(text);
+    delete client.connection?.parsedStatements?.[name];
+    await (query(`deallocate ${name}`) as Promise<unknown>).catch(() => undefined);
+  };
+  const named = async (text: string, values: unknown[], again = true): Promise<unknown> => {
+    let name = names.get(text);
+    if (name !== undefined) {
+      names.delete(text);
+    } else {
+      const oldest = names.size >= max ? names.entries().next().value : undefined;
+      if (oldest) await forget(oldest[0], oldest[1]);
+      name = `s${++next}`;
+    }
+    names.set(text, name);
+    // Outside a transaction a refused statement can simply run again.
+    const alone = client.getTransactionStatus?.() === 'I';
+    try {
+      return await (query({ name, text, values }) as Promise<unknown>);
+    } catch (err) {
+      if (!isStalePlan(err)) throw err;
+      // A kept plan whose result changed under it (a column added since): parsed again next
+      // time. In a transaction the error stands (the transaction is aborted); Database.transaction
+      // runs the transaction again (isRetryableTxError).
+      await forget(text, name);
+      if (!alone || !again) throw err;
+      return named(text, values, false);
+    }
+  };
+  (client as { query: unknown }).query = (...args: unknown[]) => {
+    const [text, values] = args;
+    if (
+      args.length === 2 &&
+      typeof text === 'string' &&
+      Array.isArray(values) &&
+      PREPARABLE.test(text) &&
+      !text.includes(';')
+    ) {
+      return named(text, values);
+    }
+    return query(...args);
+  };
+  return client;
+}
+
+/** The pool as Kysely sees it, its connections naming their statements. */
+function preparingPool(pool: PgModule.Pool, max: number): PostgresPool {
+  return {
+    connect: async () =>
+      namedStatements((await pool.connect()) as PgClient, max) as unknown as PostgresPoolClient,
+    end: () => pool.end(),
+  };
+}
+
 /** Builds the Kysely dialect for a database URL (sqlite:<file>|:memory: or postgres://). */
 export function createDialect(
   url: string,
-  opts: { poolSize?: number; image?: Buffer } = {},
+  opts: { poolSize?: number; image?: Buffer; statements?: number } = {},
 ): DialectHandle {
   if (url.startsWith('sqlite:')) {
     const file = sqliteFileOf(url);
@@ -124,5 +212,9 @@ export function createDialect(
   const pool = new (pg().Pool)({ connectionString: url, max: opts.poolSize ?? 10 });
   // An idle client's error (server restart) must not crash the process.
   pool.on('error', () => {});
-  return { dialect: 'postgres', kysely: new PostgresDialect({ pool }) };
+  const named = opts.statements ?? PREPARED_PER_CONNECTION;
+  return {
+    dialect: 'postgres',
+    kysely: new PostgresDialect({ pool: named > 0 ? preparingPool(pool, named) : pool }),
+  };
 }

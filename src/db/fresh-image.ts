@@ -89,7 +89,10 @@ export function isNewSqlite(url: string): boolean {
  * Connects and migrates: a new SQLite database starts from the image (see above); any other
  * database is migrated as it is.
  */
-export async function connectMigrated(url: string, opts: { poolSize?: number } = {}) {
+export async function connectMigrated(
+  url: string,
+  opts: { poolSize?: number; statements?: number } = {},
+) {
   const db = Database.connect(url, {
     ...opts,
     ...(isNewSqlite(url) ? { image: await sqliteImage() } : {}),

@@ -17,12 +17,33 @@ export function isForeignKeyViolation(err: unknown): boolean {
   return c === '23503' || c === 'SQLITE_CONSTRAINT_FOREIGNKEY';
 }
 
-/** Serialization failures and deadlocks (PostgreSQL) and a busy database (SQLite): safe to retry. */
+/**
+ * Serialization failures and deadlocks (PostgreSQL), a named statement whose kept plan no longer
+ * fits its table (PostgreSQL, see src/db/dialect.ts) and a busy database (SQLite): safe to retry.
+ */
 export function isRetryableTxError(err: unknown): boolean {
   const c = codeOf(err);
   // SQLITE_BUSY_SNAPSHOT: a transaction that read, then wrote after another process committed
   // (WAL); busy_timeout does not wait for it, a new attempt succeeds.
-  return c === '40001' || c === '40P01' || c === 'SQLITE_BUSY' || c === 'SQLITE_BUSY_SNAPSHOT';
+  return (
+    c === '40001' ||
+    c === '40P01' ||
+    c === 'SQLITE_BUSY' ||
+    c === 'SQLITE_BUSY_SNAPSHOT' ||
+    isStalePlan(err)
+  );
+}
+
+/**
+ * PostgreSQL refused a prepared statement because its result's columns changed since it was
+ * planned (a column added or dropped by a migration meanwhile). Run again, it is planned anew.
+ */
+export function isStalePlan(err: unknown): boolean {
+  return (
+    codeOf(err) === '0A000' &&
+    err instanceof Error &&
+    err.message.includes('cached plan must not change result type')
+  );
 }
 
 /**

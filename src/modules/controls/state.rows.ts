@@ -2,7 +2,7 @@ import { type Kysely, type RawBuilder, sql } from 'kysely';
 import type { Database } from '../../db/database.js';
 import { connectMigrated } from '../../db/fresh-image.js';
 import { CONTROL_TABLES, TRANSIENT_TABLES } from './controls.table.js';
-import { listTables, nonEmptyTables, type TableInfo } from './state.tables.js';
+import { listTables, nonEmptyTables, runStatements, type TableInfo } from './state.tables.js';
 
 /**
  * Rows the start writes from the shipped catalogue (seedCatalogue in
@@ -43,11 +43,13 @@ function stateRows(t: TableInfo): RawBuilder<unknown> | undefined {
 export async function clearTables(tx: Database, tables: TableInfo[]): Promise<void> {
   await tx.deferForeignKeys();
   const holding = await nonEmptyTables(tx, tables);
+  const deletes: RawBuilder<unknown>[] = [];
   for (const t of [...tables].reverse()) {
     if (CATALOGUE_ROWS[t.name] === null || !holding.has(t.name)) continue;
     const where = stateRows(t);
-    await sql`delete from ${sql.id(t.name)}${where ? sql` where ${where}` : sql``}`.execute(tx.db);
+    deletes.push(sql`delete from ${sql.id(t.name)}${where ? sql` where ${where}` : sql``}`);
   }
+  await runStatements(tx, deletes);
 }
 
 /** A table's non-catalogue rows, in primary-key-ish order (first column). */
@@ -120,20 +122,21 @@ export async function migrationBaseline(): Promise<
  * The condition selecting the rows of `t` that belong to an account: its `account_id`, or a
  * reference to a parent row that belongs to it (entity grants through their user, …).
  * Undefined when the table does not belong to accounts (the catalogue, jobs of no account).
+ * `account`: the account's id, as a parameter (`sql.val`) or a literal (`sql.lit`).
  */
 export function belongsTo(
   t: TableInfo,
   byName: Map<string, TableInfo>,
-  accountId: number,
+  account: RawBuilder<unknown>,
   depth = 0,
 ): RawBuilder<unknown> | undefined {
-  if (t.hasAccountId) return sql`account_id = ${accountId}`;
+  if (t.hasAccountId) return sql`account_id = ${account}`;
   if (depth >= 4) return undefined;
   const parts: RawBuilder<unknown>[] = [];
   for (const r of t.refs) {
     const parent = byName.get(r.parent);
     if (!parent || parent.name === t.name) continue;
-    const cond = belongsTo(parent, byName, accountId, depth + 1);
+    const cond = belongsTo(parent, byName, account, depth + 1);
     if (cond) {
       parts.push(
         sql`${sql.id(r.column)} in (select ${sql.id(r.parentColumn)} from ${sql.id(

@@ -1,4 +1,4 @@
-import { sql } from 'kysely';
+import { type RawBuilder, sql } from 'kysely';
 import { ConfigError } from '../../config/config-error.js';
 import { principalChanged } from '../../auth/principal-cache.js';
 import type { Database } from '../../db/database.js';
@@ -24,6 +24,7 @@ import {
   nonEmptyTables,
   readSequences,
   restoreSequences,
+  runStatements,
   type TableInfo,
 } from './state.tables.js';
 import type { SeededAccount, SeedFile, SeedResult } from './seed.js';
@@ -153,13 +154,19 @@ export class StateService {
   ): Promise<void> {
     const byName = new Map(tables.map((t) => [t.name, t]));
     await tx.deferForeignKeys();
+    // PostgreSQL: the deletes go as one text (one round trip), the id written into it, an
+    // integer read from the database; SQLite: one statement each, the id a parameter.
+    if (!Number.isSafeInteger(accountId)) throw new Error(`clearAccount: account id ${accountId}`);
+    const account = tx.dialect === 'postgres' ? sql.lit(accountId) : sql.val(accountId);
     // An empty table holds nothing of the account's.
     const holding = await nonEmptyTables(tx, tables);
+    const deletes: RawBuilder<unknown>[] = [];
     for (const t of [...tables].reverse()) {
       if (kept.includes(t.name) || !holding.has(t.name)) continue;
-      const cond = belongsTo(t, byName, accountId);
-      if (cond) await sql`delete from ${sql.id(t.name)} where ${cond}`.execute(tx.db);
+      const cond = belongsTo(t, byName, account);
+      if (cond) deletes.push(sql`delete from ${sql.id(t.name)} where ${cond}`);
     }
+    await runStatements(tx, deletes);
   }
 
   /** Caches that must not outlive the rows: feeds get new versions, principals are dropped. */

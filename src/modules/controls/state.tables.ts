@@ -1,4 +1,4 @@
-import { type RawBuilder, sql } from 'kysely';
+import { CompiledQuery, type RawBuilder, sql } from 'kysely';
 import { type Database, DatabaseSlot } from '../../db/database.js';
 
 /** A table as the database describes it (never a hand-written list: areas add tables). */
@@ -153,15 +153,29 @@ export async function readSequences(
     for (const r of rows) if (wanted.has(r.name)) out[r.name] = Number(r.seq);
     return out;
   }
-  for (const t of tables) {
-    if (!t.serial) continue;
-    // Null until the sequence was first used.
-    const { rows } = await sql<{ v: number | null }>`
-      select pg_sequence_last_value(pg_get_serial_sequence(${t.name}, ${t.serial})::regclass) as v
-    `.execute(db.db);
-    out[t.name] = Number(rows[0]?.v ?? 0);
+  // One query: the sequences' last values (null until first used).
+  const serial = tables.filter((t) => t.serial);
+  const rows = await unionAll<{ n: number; v: number | string | null }>(
+    db,
+    serial,
+    (t, i) => sql`select ${sql.lit(i)} as n, ${lastValue(t)} as v`,
+  );
+  for (const r of rows) {
+    const t = serial[Number(r.n)];
+    if (t) out[t.name] = Number(r.v ?? 0);
   }
   return out;
+}
+
+/**
+ * PostgreSQL: the last value a table's sequence handed out, or null while it is at its start
+ * (never used, or set back with `is_called` false). The names are the catalogue's, as literals:
+ * the statement has no parameters, so each connection keeps its plan.
+ */
+function lastValue(t: TableInfo): RawBuilder<unknown> {
+  return sql`pg_sequence_last_value(pg_get_serial_sequence(${sql.lit(t.name)}, ${sql.lit(
+    t.serial as string,
+  )})::regclass)`;
 }
 
 /**
@@ -177,21 +191,37 @@ export async function restoreSequences(
   const serial = tables.filter((t) => t.serial);
   if (serial.length === 0) return;
   // Every table's highest id in one query; the sequences set in one or two statements.
+  const pg = db.dialect === 'postgres';
   const highest = new Map<string, number>();
-  const rows = await unionAll<{ n: string; m: number | string | null }>(
+  const last = new Map<string, number | null>();
+  const rows = await unionAll<{ n: number; m: number | string | null; v?: number | string | null }>(
     db,
     serial,
-    (t) =>
-      sql`select ${t.name} as n, (select max(${q(t.serial as string)}) from ${q(t.name)}) as m`,
+    (t, i) =>
+      sql`select ${sql.lit(i)} as n, (select max(${q(t.serial as string)}) from ${q(
+        t.name,
+      )}) as m${pg ? sql`, ${lastValue(t)} as v` : sql``}`,
   );
-  for (const r of rows) highest.set(r.n, Number(r.m ?? 0));
+  for (const r of rows) {
+    const t = serial[Number(r.n)];
+    if (!t) continue;
+    highest.set(t.name, Number(r.m ?? 0));
+    last.set(t.name, r.v === null || r.v === undefined ? null : Number(r.v));
+  }
   const values = serial.map((t) => ({
     t,
     value: Math.max(highest.get(t.name) ?? 0, Number(floor[t.name] ?? 0)),
   }));
-  if (db.dialect === 'postgres') {
+  if (pg) {
+    // Only the sequences not already where they belong: after a test, most were never used.
+    // A sequence at its start (null) is taken to start at 1, as every sequence here does.
+    const moved = values.filter(({ t, value }) => {
+      const v = last.get(t.name) ?? null;
+      return value > 0 ? v !== value : v !== null;
+    });
+    if (moved.length === 0) return;
     await sql`select ${sql.join(
-      values.map(
+      moved.map(
         ({ t, value }) =>
           sql`setval(pg_get_serial_sequence(${t.name}, ${t.serial}), ${value > 0 ? value : 1}, ${
             value > 0
@@ -215,12 +245,36 @@ export async function restoreSequences(
  * alone: after a test, most of the hundred tables are empty).
  */
 export async function nonEmptyTables(db: Database, tables: TableInfo[]): Promise<Set<string>> {
-  const rows = await unionAll<{ n: string }>(
+  // Labelled by position: no parameters, so a PostgreSQL connection keeps the statement's plan
+  // (planning a hundred tables' scans took longer than running them).
+  const rows = await unionAll<{ n: number }>(
     db,
     tables,
-    (t) => sql`select ${t.name} as n where exists (select 1 from ${q(t.name)})`,
+    (t, i) => sql`select ${sql.lit(i)} as n where exists (select 1 from ${q(t.name)})`,
   );
-  return new Set(rows.map((r) => r.n));
+  return new Set(rows.flatMap((r) => tables[Number(r.n)]?.name ?? []));
+}
+
+/**
+ * Runs statements without parameters (names from the catalogue, integers this code made, never
+ * text from a request). PostgreSQL: as one text through the simple query protocol, one round
+ * trip for all; SQLite (in process: no round trips) one by one.
+ */
+export async function runStatements(
+  db: Database,
+  statements: RawBuilder<unknown>[],
+): Promise<void> {
+  if (statements.length === 0) return;
+  if (db.dialect !== 'postgres') {
+    for (const s of statements) await s.execute(db.db);
+    return;
+  }
+  const texts = statements.map((s) => {
+    const c = s.compile(db.db);
+    if (c.parameters.length > 0) throw new Error(`runStatements: parameters in ${c.sql}`);
+    return c.sql;
+  });
+  await db.db.executeQuery(CompiledQuery.raw(texts.join(';\n')));
 }
 
 /**
@@ -230,11 +284,11 @@ export async function nonEmptyTables(db: Database, tables: TableInfo[]): Promise
 async function unionAll<R>(
   db: Database,
   tables: TableInfo[],
-  probe: (t: TableInfo) => RawBuilder<unknown>,
+  probe: (t: TableInfo, i: number) => RawBuilder<unknown>,
 ): Promise<R[]> {
   const out: R[] = [];
   for (let i = 0; i < tables.length; i += 200) {
-    const probes = tables.slice(i, i + 200).map(probe);
+    const probes = tables.slice(i, i + 200).map((t, j) => probe(t, i + j));
     const { rows } = await sql<R>`${sql.join(probes, sql` union all `)}`.execute(db.db);
     out.push(...rows);
   }
