@@ -71,16 +71,11 @@ export interface RunnerStats {
   steps: number;
 }
 
-/**
- * Claims due jobs and runs them step by step. Several runners (processes) may share one
- * PostgreSQL: claims use FOR UPDATE SKIP LOCKED, and every step re-checks the lock in its own
- * transaction, so no job runs twice.
- */
-/**
- * The runner's statements, built once per dialect (src/db/statement.ts): they run at every claim
- * and every step.
- */
 const LOST_RUN = 'The worker running this job stopped before the step ended.';
+
+// The runner's statements, built once per dialect (src/db/statement.ts): they run at every claim
+// and every step.
+
 /**
  * A job whose worker died keeps its lock only until the lease ends (see nextDueAt). The lost run
  * counts as an attempt, so a step that kills its worker every time ends `failed`.
@@ -156,6 +151,11 @@ const requeueStep = statement(
 /** The loop's pause after a pass that ran steps (see `run`). */
 const COALESCE_MS = 10;
 
+/**
+ * Claims due jobs and runs them step by step. Several runners (processes) may share one
+ * PostgreSQL: claims use FOR UPDATE SKIP LOCKED, and every step re-checks the lock in its own
+ * transaction, so no job runs twice.
+ */
 export class JobRunner {
   readonly workerId = `w-${randomUUID().slice(0, 8)}`;
   readonly stats: RunnerStats = { succeeded: 0, failed: 0, retried: 0, steps: 0 };

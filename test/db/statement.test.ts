@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Database } from '../../src/db/database.js';
-import { statement } from '../../src/db/statement.js';
+import { rowStatement, statement } from '../../src/db/statement.js';
 import { buildTestApp, type TestApp } from '../helpers/build-test-app.js';
 
 describe('statement', () => {
@@ -144,6 +144,48 @@ describe('statement', () => {
     );
     expect(() => transformed.compile(db, 1, 'x')).toThrow(
       'test.transformed: argument 2 is not a parameter',
+    );
+  });
+
+  it('statement: a `sql` template with a clause of the dialect compiles as Kysely would', () => {
+    const claim = statement(
+      'test.claim',
+      ({ dialect }, now: number, limit: number) => sql<{ id: number }>`
+        select id from jobs where status = 'queued' and run_at <= ${now}
+        order by run_at, id limit ${limit}${dialect === 'postgres' ? sql` for update skip locked` : sql``}`,
+    );
+    const ours = claim.compile(db, 42, 7);
+    const theirs = sql`
+        select id from jobs where status = 'queued' and run_at <= ${42}
+        order by run_at, id limit ${7}${db.dialect === 'postgres' ? sql` for update skip locked` : sql``}`.compile(
+      db.db,
+    );
+    expect(ours.sql).toBe(theirs.sql);
+    expect(ours.parameters).toEqual([42, 7]);
+  });
+
+  it('rowStatement: takes a row by column names; a missing or extra column throws', () => {
+    const insert = rowStatement(
+      'test.insertTag',
+      ['account_id', 'label'],
+      ({ db }, row: { account_id: number; label: string }) =>
+        db.insertInto('tags').values(row).returning('id'),
+    );
+    const ours = insert.compile(db, { label: 'x', account_id: 3 });
+    const theirs = db.db
+      .insertInto('tags')
+      .values({ account_id: 3, label: 'x' })
+      .returning('id')
+      .compile();
+    expect(ours.sql).toBe(theirs.sql);
+    expect(ours.parameters).toEqual(theirs.parameters);
+    const loose = insert.compile as (d: Database, row: Record<string, unknown>) => unknown;
+    expect(() => loose.call(insert, db, { account_id: 3 })).toThrow('test.insertTag: expected');
+    expect(() => loose.call(insert, db, { account_id: 3, label: undefined })).toThrow(
+      'no value for label',
+    );
+    expect(() => loose.call(insert, db, { account_id: 3, label: 'x', extra: 1 })).toThrow(
+      'expected the columns account_id, label',
     );
   });
 });
