@@ -333,8 +333,9 @@ export class JobRunner {
     const { clock, timing, events, queue, entities, log, blobs } = this.deps;
     const machines = this.deps.machines ?? SIMULATED;
     let child: Logger | undefined;
-    return {
-      ...(blobs ? { blobs } : {}),
+    // A literal without a spread, `blobs` added after: a spread before an accessor made V8 build
+    // each context property by property, about ten times the cost (a step pays it at each call).
+    const ctx: JobContext = {
       db,
       config: this.deps.config,
       clock,
@@ -351,6 +352,8 @@ export class JobRunner {
       jobId: job.id,
       attempt: job.attempts + 1,
     };
+    if (blobs) ctx.blobs = blobs;
+    return ctx;
   }
 
   /** Runs one claimed job's current step. */
