@@ -1,6 +1,7 @@
-import { sql } from 'kysely';
+import { type Kysely, sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Database } from '../../src/db/database.js';
+import type { DatabaseSchema } from '../../src/db/schema.js';
 import { rowStatement, statement } from '../../src/db/statement.js';
 import { buildTestApp, type TestApp } from '../helpers/build-test-app.js';
 
@@ -16,32 +17,13 @@ describe('statement', () => {
   });
 
   /** An insert with arguments, constants (null, 0, a literal status) and a RETURNING. */
-  const insertJob = statement(
-    'test.insertJob',
-    ({ db }, name: string, runAt: number, accountId: number | null) =>
-      db
-        .insertInto('jobs')
-        .values({
-          name,
-          payload: '{}',
-          status: 'queued',
-          run_at: runAt,
-          attempts: 0,
-          max_attempts: 3,
-          locked_by: null,
-          locked_until: null,
-          last_error: null,
-          account_id: accountId,
-          entity_type: null,
-          entity_id: null,
-          created: '2026-01-01T00:00:00',
-          updated: '2026-01-01T00:00:00',
-        })
-        .returning(['id', 'name', 'run_at', 'account_id']),
-  );
-  /** The same statement built by Kysely at each call. */
-  const insertJobKysely = (d: Database, name: string, runAt: number, accountId: number | null) =>
-    d.db
+  const buildInsertJob = (
+    db: Kysely<DatabaseSchema>,
+    name: string,
+    runAt: number,
+    accountId: number | null,
+  ) =>
+    db
       .insertInto('jobs')
       .values({
         name,
@@ -60,6 +42,15 @@ describe('statement', () => {
         updated: '2026-01-01T00:00:00',
       })
       .returning(['id', 'name', 'run_at', 'account_id']);
+  /** Built once, sent with each call's arguments. */
+  const insertJob = statement(
+    'test.insertJob',
+    ({ db }, name: string, runAt: number, accountId: number | null) =>
+      buildInsertJob(db, name, runAt, accountId),
+  );
+  /** The same statement built by Kysely at each call. */
+  const insertJobKysely = (d: Database, name: string, runAt: number, accountId: number | null) =>
+    buildInsertJob(d.db, name, runAt, accountId);
 
   /** An argument used twice, an expression, a `sql` template value and a limit. */
   const due = statement('test.due', ({ db }, now: number, name: string, limit: number) =>
