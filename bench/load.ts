@@ -20,6 +20,11 @@ export interface LoadResult {
   failures: number;
   /** CPU used during the run, in cores (1 = one core busy the whole time), when measured. */
   cpu?: { server: number; generator: number };
+  /**
+   * A create's whole life: the server's CPU from the load's start until the work it left behind
+   * (the creates' jobs) is done, per request, and how long that took after the load.
+   */
+  life?: { cpuMsPerRequest: number; drainMs: number };
 }
 
 function percentile(sorted: Float64Array, q: number): number {
