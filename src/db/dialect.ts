@@ -40,7 +40,7 @@ export interface DialectHandle {
   dataVersion?: () => number;
   /**
    * SQLite: runs a statement of fixed text with no result (BEGIN, SAVEPOINT, COMMIT) straight on
-   * the connection, prepared once. Only for a caller that holds the connection (Kysely's
+   * the connection, kept prepared (the connection's statement cache). Only for a caller that holds the connection (Kysely's
    * connection mutex): the group commit.
    */
   exec?: (text: string) => void;
@@ -194,18 +194,15 @@ export function createDialect(
     // without them it may scan a whole table. Cheap when nothing changed (SQLite 3.46+).
     db.pragma('optimize = 0x10002');
     const dataVersion = db.prepare('pragma data_version').pluck();
-    const fixed = new Map<string, SQLite.Statement>();
+    // One cache of prepared statements for Kysely's queries and the group commit's BEGIN,
+    // SAVEPOINT and COMMIT.
+    const cached = withStatementCache(db);
     return {
       dialect: 'sqlite',
-      kysely: new SqliteDialect({ database: withStatementCache(db) }),
+      kysely: new SqliteDialect({ database: cached }),
       dataVersion: () => dataVersion.get() as number,
       exec: (text) => {
-        let stmt = fixed.get(text);
-        if (!stmt) {
-          stmt = db.prepare(text);
-          fixed.set(text, stmt);
-        }
-        stmt.run();
+        cached.prepare(text).run();
       },
     };
   }

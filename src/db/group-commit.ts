@@ -59,7 +59,7 @@ export class GroupCommit<DB> {
 
   /**
    * `exec` runs a statement of fixed text on the connection (SQLite: BEGIN, SAVEPOINT, COMMIT,
-   * prepared once), called only while the group holds the connection.
+   * kept prepared), called only while the group holds the connection.
    */
   constructor(
     private readonly db: Kysely<DB>,
