@@ -1,6 +1,6 @@
-import { type SqlBool, sql, type Updateable } from 'kysely';
+import { type RawBuilder, type SqlBool, sql, type Updateable } from 'kysely';
 import type { Database } from '../../db/database.js';
-import { type RowStatement, rowStatement, statement } from '../../db/statement.js';
+import { type Builder, type RowStatement, rowStatement, statement } from '../../db/statement.js';
 import type { Clock } from '../../lib/clock.js';
 import { isoSeconds } from '../../lib/time.js';
 import { touchFeed } from './events.feed.js';
@@ -49,29 +49,24 @@ export interface EventGuard {
   id: number;
 }
 
-/** What a change of status reads of the event first (and whether the guard's row exists). */
-const eventForChange = statement('events.forChange', ({ db }, id: number) =>
+/** The guard's condition: its row is there. */
+const guardExists = (table: EventGuard['table'], id: unknown) =>
+  sql<SqlBool>`exists (select 1 from ${sql.table(table)} where id = ${id})`;
+
+/** What a change of status reads of the event first (`alive`: the guard's row exists). */
+const readForChange = (db: Builder['db'], id: number, alive: RawBuilder<number | boolean>) =>
   db
     .selectFrom('events')
-    .select(['account_id', 'started_ms', 'created', 'status', sql<number | boolean>`1`.as('alive')])
-    .where('id', '=', id),
+    .select(['account_id', 'started_ms', 'created', 'status', alive.as('alive')])
+    .where('id', '=', id);
+const eventForChange = statement('events.forChange', ({ db }, id: number) =>
+  readForChange(db, id, sql<number>`1`),
 );
 const guardedForChange = new Map(
   (['volumes'] as const).map((table) => [
     table,
     statement(`events.forChange(${table})`, ({ db }, id: number, guardId: number) =>
-      db
-        .selectFrom('events')
-        .select([
-          'account_id',
-          'started_ms',
-          'created',
-          'status',
-          sql<
-            number | boolean
-          >`exists (select 1 from ${sql.table(table)} where id = ${guardId})`.as('alive'),
-        ])
-        .where('id', '=', id),
+      readForChange(db, id, guardExists(table, guardId)),
     ),
   ]),
 );
@@ -118,9 +113,7 @@ function updateEvent(
           )
           .where('id', '=', id)
           .$if(table !== undefined, (qb) =>
-            qb.where(
-              sql<SqlBool>`exists (select 1 from ${sql.table(table as string)} where id = ${guard_id})`,
-            ),
+            qb.where(guardExists(table as EventGuard['table'], guard_id)),
           )
           .returning('account_id'),
     );
@@ -132,6 +125,13 @@ function updateEvent(
     ...(guard ? { guard_id: guard.id } : {}),
     ...(starts ? { start_ms: startMs } : {}),
   });
+}
+
+/** An update's outcome: the account's feed moves when a row was changed. */
+function written(db: Database, row: { account_id: number } | undefined): boolean {
+  if (!row) return false;
+  touchFeed(db, row.account_id);
+  return true;
 }
 
 /**
@@ -198,26 +198,15 @@ export class EventWriter {
     if (change.status === undefined) {
       const fields = changedFields(change);
       if (Object.keys(fields).length === 0) return true;
-      const row = await updateEvent(db, id, fields, guard);
-      if (!row) return false;
-      touchFeed(db, row.account_id);
-      return true;
+      return written(db, await updateEvent(db, id, fields, guard));
     }
     const nowMs = this.clock.nowMs();
     const done = change.status === 'finished' || change.status === 'failed';
     if (!done) {
       // One statement: a move into `started` sets the start time from the row's own status.
       const set = { status: change.status, ...changedFields(change) };
-      const row = await updateEvent(
-        db,
-        id,
-        set,
-        guard,
-        change.status === 'started' ? nowMs : undefined,
-      );
-      if (!row) return false;
-      touchFeed(db, row.account_id);
-      return true;
+      const startMs = change.status === 'started' ? nowMs : undefined;
+      return written(db, await updateEvent(db, id, set, guard, startMs));
     }
     // The duration needs the start time: read first.
     const current = guard
