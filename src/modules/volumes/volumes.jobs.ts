@@ -6,7 +6,7 @@ import type { WorkKind } from '../../jobs/timing.js';
 import type { ComputeDriver } from '../../machines/driver.js';
 import { isoSeconds } from '../../lib/time.js';
 import type { DeleteCascade } from '../../entities/entities.js';
-import { entityRefs } from '../events/events.types.js';
+import { type EventChange, entityRefs } from '../events/events.types.js';
 import { removeFromConfigs } from './volumes.repository.js';
 
 /** Progress steps of each volume operation (percent_complete moves at each). */
@@ -107,23 +107,12 @@ export const volumeJob = defineJob<VolumeJobPayload>({
     };
     const guard = { table: 'volumes', id: p.volumeId } as const;
     const delay = ctx.timing.stepMs(KIND[p.op], VOLUME_STEPS);
-    if (p.step === 0) {
-      const moved = await ctx.events.update(
-        ctx.db,
-        p.eventId,
-        { status: 'started', percentComplete: 0 },
-        guard,
-      );
-      if (!moved && (await gone())) return undefined;
-      return { next: { ...p, step: 1 }, delayMs: delay };
-    }
     if (p.step < VOLUME_STEPS) {
-      const moved = await ctx.events.update(
-        ctx.db,
-        p.eventId,
-        { percentComplete: Math.round((p.step / VOLUME_STEPS) * 100) },
-        guard,
-      );
+      const change: EventChange =
+        p.step === 0
+          ? { status: 'started', percentComplete: 0 }
+          : { percentComplete: Math.round((p.step / VOLUME_STEPS) * 100) };
+      const moved = await ctx.events.update(ctx.db, p.eventId, change, guard);
       if (!moved && (await gone())) return undefined;
       return { next: { ...p, step: p.step + 1 }, delayMs: delay };
     }
