@@ -6,33 +6,14 @@
  * BEGINs and COMMITs (the job's steps and the runner's claims included) and the server's CPU over
  * the load and the wait, less an idle period's. Compare two builds in turns, on the same machine.
  */
-import { mkdtemp, readFile, stat } from 'node:fs/promises';
+import { mkdtemp } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { runLoad } from './load.js';
 import { seedDatabase } from './seed.js';
-import { processCpuMs, type Server, startStratus } from './servers.js';
+import { processCpuMs, startStratus, statementCounts } from './servers.js';
 const token = `bench-${Math.random().toString(36).slice(2)}-token-0123456789`;
 const kind = process.argv[2] ?? 'volumes';
-async function counts(server: Server, file: string) {
-  const before = await stat(file).then(
-    (s) => s.mtimeMs,
-    () => 0,
-  );
-  process.kill(server.pid, 'SIGUSR2');
-  for (let i = 0; i < 300; i++) {
-    const now = await stat(file).then(
-      (s) => s.mtimeMs,
-      () => 0,
-    );
-    if (now !== before) {
-      const t = await readFile(file, 'utf8').catch(() => '');
-      if (t) return JSON.parse(t);
-    }
-    await new Promise((r) => setTimeout(r, 10));
-  }
-  throw new Error('no counts');
-}
 async function main() {
   const tmp = await mkdtemp(path.join(os.tmpdir(), 'vol9-life-'));
   const dataDir = path.join(tmp, 'data');
@@ -57,7 +38,7 @@ async function main() {
       kind === 'tags' ? { label: `t-${n}` } : { label: `v-${n}`, region: 'us-east', size: 20 };
     await runLoad({ url, headers, connections: 32, seconds: 1, post });
     await new Promise((r) => setTimeout(r, 2500));
-    const a = await counts(server, countFile);
+    const a = await statementCounts(server, countFile);
     const cpu0 = await processCpuMs(server.pid);
     const r = await runLoad({
       url,
@@ -68,13 +49,13 @@ async function main() {
     });
     await new Promise((r) => setTimeout(r, 2500));
     const cpu1 = await processCpuMs(server.pid);
-    const b = await counts(server, countFile);
+    const b = await statementCounts(server, countFile);
     const idle0 = await processCpuMs(server.pid);
     await new Promise((r) => setTimeout(r, 2500));
-    const c = await counts(server, countFile);
+    const c = await statementCounts(server, countFile);
     const idle1 = await processCpuMs(server.pid);
     const n = r.requests;
-    const per = (k: string) => ((b[k] - a[k]) / n).toFixed(2);
+    const per = (k: 'statements' | 'begin' | 'commit') => ((b[k] - a[k]) / n).toFixed(2);
     console.log(
       `${kind}: ${n} creates, ${Math.round(r.rps)} req/s; per create with its job: statements ${per('statements')}, BEGIN ${per('begin')}, COMMIT ${per('commit')}; idle 2.5 s: ${c.statements - b.statements} statements, ${c.commit - b.commit} commits`,
     );

@@ -11,13 +11,13 @@
  * PostgreSQL each is a round trip; the job runner's polls meanwhile included, see the idle
  * figure), its wall time and the server's CPU, median over ROUNDS (default 5).
  */
-import { mkdtemp, readFile, rm, stat } from 'node:fs/promises';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createDatabase, startPgServer } from '../test/helpers/pg-server.js';
 import { fill } from './resets.js';
-import { processCpuMs, type Server, startStratus } from './servers.js';
+import { processCpuMs, type Server, startStratus, statementCounts } from './servers.js';
 
 const COUNTER = fileURLToPath(new URL('./count-statements.mjs', import.meta.url));
 const token = `bench-${Math.random().toString(36).slice(2)}-token-0123456789`;
@@ -25,30 +25,6 @@ const operator = `bench-${Math.random().toString(36).slice(2)}-operator-01234567
 const roots = (process.env.ROOTS ?? process.cwd()).split(',');
 const rounds = Number(process.env.ROUNDS ?? 5);
 const onPg = process.env.BENCH_DB === 'postgres' || process.argv.includes('--pg');
-
-interface Counts {
-  statements: number;
-  begin: number;
-  commit: number;
-}
-
-async function counts(server: Server, file: string): Promise<Counts> {
-  const mtime = () =>
-    stat(file).then(
-      (s) => s.mtimeMs,
-      () => 0,
-    );
-  const before = await mtime();
-  process.kill(server.pid, 'SIGUSR2');
-  for (let i = 0; i < 500; i++) {
-    if ((await mtime()) !== before) {
-      const t = await readFile(file, 'utf8').catch(() => '');
-      if (t) return JSON.parse(t) as Counts;
-    }
-    await new Promise((r) => setTimeout(r, 5));
-  }
-  throw new Error('the server wrote no counts');
-}
 
 interface Target {
   root: string;
@@ -118,10 +94,10 @@ interface Sample {
 
 /** Waits until the server sends nothing for a while (the fill's jobs are done). */
 async function quiet(t: Target): Promise<number> {
-  let last = await counts(t.server, t.countFile);
+  let last = await statementCounts(t.server, t.countFile);
   for (let i = 0; i < 50; i++) {
     await new Promise((r) => setTimeout(r, 300));
-    const now = await counts(t.server, t.countFile);
+    const now = await statementCounts(t.server, t.countFile);
     if (now.statements - last.statements <= 2) return now.statements - last.statements;
     last = now;
   }
@@ -132,13 +108,13 @@ async function measure(t: Target, kind: 'account' | 'full', run: number): Promis
   await fill(t, run);
   await quiet(t);
   const account = (await (await t.api('/account')).json()) as { euuid: string };
-  const a = await counts(t.server, t.countFile);
+  const a = await statementCounts(t.server, t.countFile);
   const cpu0 = await processCpuMs(t.server.pid);
   const t0 = performance.now();
   await t.reset(kind === 'account' ? account.euuid : undefined);
   const ms = performance.now() - t0;
   const cpu1 = await processCpuMs(t.server.pid);
-  const b = await counts(t.server, t.countFile);
+  const b = await statementCounts(t.server, t.countFile);
   const left = (await (await t.api('/volumes')).json()) as { results: number };
   if (left.results !== 0) throw new Error(`after a reset the account has ${left.results} volumes`);
   return {

@@ -17,7 +17,7 @@
  */
 import { spawnSync } from 'node:child_process';
 import { readdirSync, statSync } from 'node:fs';
-import { appendFile, mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { appendFile, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -28,7 +28,15 @@ import { appendix, type Check, markdown, type Row, type ReportInput, table } fro
 import { measureResets, median } from './resets.js';
 import { type MemoryReport, watchMemory } from './memory.js';
 import { FIRST_ENTITY_ID, seedDatabase } from './seed.js';
-import { processCpuMs, SERVE_NODE_FLAGS, type Server, startRaw, startStratus } from './servers.js';
+import {
+  processCpuMs,
+  SERVE_NODE_FLAGS,
+  type Server,
+  type StatementCounts,
+  startRaw,
+  startStratus,
+  statementCounts,
+} from './servers.js';
 import { measureStartup } from './startup.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -267,35 +275,6 @@ async function interleaved(
   });
 }
 
-interface Counts {
-  statements: number;
-  begin: number;
-  commit: number;
-  pool: { max: number; idleTimeoutMillis: number | null } | null;
-  at: number;
-}
-
-/** The statement counts of a server started with bench/count-statements.mjs. */
-async function counts(server: Server, file: string): Promise<Counts> {
-  const before = await stat(file).then(
-    (s) => s.mtimeMs,
-    () => 0,
-  );
-  process.kill(server.pid, 'SIGUSR2');
-  for (let i = 0; i < 200; i++) {
-    const now = await stat(file).then(
-      (s) => s.mtimeMs,
-      () => 0,
-    );
-    if (now !== before || (before === 0 && now !== 0)) {
-      const text = await readFile(file, 'utf8').catch(() => '');
-      if (text !== '') return JSON.parse(text) as Counts;
-    }
-    await new Promise((r) => setTimeout(r, 10));
-  }
-  throw new Error('the statement counts did not arrive');
-}
-
 /** Statements per create: WRITE_COUNT creates one after another, nothing else running. */
 async function statementsPerWrite(
   server: Server,
@@ -303,7 +282,7 @@ async function statementsPerWrite(
   pathname: string,
   body: (n: number) => unknown,
   auth: Record<string, string>,
-): Promise<{ statements: number; begin: number; commit: number; pool: Counts['pool'] }> {
+): Promise<{ statements: number; begin: number; commit: number; pool: StatementCounts['pool'] }> {
   const post = (n: number) =>
     fetch(`${server.url}${pathname}`, {
       method: 'POST',
@@ -326,13 +305,13 @@ async function statementsPerWrite(
       if (r.status !== 200) throw new Error(`clock: ${r.status} ${await r.text()}`);
     });
   await clock('manual');
-  const a = await counts(server, file);
+  const a = await statementCounts(server, file);
   const t0 = performance.now();
   for (let i = 0; i < WRITE_COUNT; i++) await post(2_000_000 + i);
   const took = performance.now() - t0;
-  const b = await counts(server, file);
+  const b = await statementCounts(server, file);
   await new Promise((r) => setTimeout(r, took));
-  const c = await counts(server, file);
+  const c = await statementCounts(server, file);
   await clock('system');
   const per = (k: 'statements' | 'begin' | 'commit') => (b[k] - a[k] - (c[k] - b[k])) / WRITE_COUNT;
   return {

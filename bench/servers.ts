@@ -1,5 +1,5 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { readFile } from 'node:fs/promises';
+import { readFile, stat } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -123,4 +123,36 @@ export async function processCpuMs(pid: number): Promise<number> {
   const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
   const ticks = Number(fields[11]) + Number(fields[12]);
   return (ticks * 1000) / 100;
+}
+
+/** What a server started with bench/count-statements.mjs has sent to its database so far. */
+export interface StatementCounts {
+  statements: number;
+  begin: number;
+  commit: number;
+  /** PostgreSQL: the pool's settings as the server made it. */
+  pool: { max: number; idleTimeoutMillis: number | null } | null;
+  at: number;
+}
+
+/**
+ * The statement counts of a server started with bench/count-statements.mjs: asks for them
+ * (SIGUSR2) and waits until the server has written them to `file`.
+ */
+export async function statementCounts(server: Server, file: string): Promise<StatementCounts> {
+  const mtime = () =>
+    stat(file).then(
+      (s) => s.mtimeMs,
+      () => 0,
+    );
+  const before = await mtime();
+  process.kill(server.pid, 'SIGUSR2');
+  for (let i = 0; i < 300; i++) {
+    if ((await mtime()) !== before) {
+      const text = await readFile(file, 'utf8').catch(() => '');
+      if (text !== '') return JSON.parse(text) as StatementCounts;
+    }
+    await new Promise((r) => setTimeout(r, 10));
+  }
+  throw new Error('the statement counts did not arrive');
 }
