@@ -146,13 +146,20 @@ describe.skipIf(!installed)(
         expect((await timing({ overrides: { provision: 6000, boot: 4000 } })).status).toBe(200);
         await page.locator('#nav').getByRole('link', { name: 'Instances' }).click();
         await page.getByRole('link', { name: 'Create instance' }).click();
+        // The create page is loaded on demand: until it is shown, the list's filters (Label,
+        // Region) are what the labels find, and a label typed there is lost.
+        await page.getByRole('heading', { name: 'Create an instance' }).waitFor();
         await page.getByLabel('Label').fill('web-1');
         await page.getByLabel('Region').selectOption('us-east');
         await page.getByLabel('Plan').selectOption('g6-standard-1');
         await page.getByLabel('Image', { exact: true }).selectOption('compute/debian12');
         await page.getByLabel('Root password').fill(STRONG);
         await page.getByRole('button', { name: 'Create instance' }).click();
-        await page.getByRole('heading', { name: 'web-1' }).waitFor();
+        const shown = page.getByRole('heading', { name: 'web-1' });
+        // A refused create says why (the form's alert) rather than timing out.
+        await shown.or(page.getByRole('alert')).first().waitFor();
+        expect(await page.getByRole('alert').allTextContents()).toEqual([]);
+        await shown.waitFor();
         const status = page.getByTestId('instance-status');
         const seen: string[] = [];
         for (const end = Date.now() + 90_000; Date.now() < end; ) {
