@@ -10,6 +10,11 @@ export interface JobContext extends CascadeContext {
   config: Config | undefined;
   jobId: number;
   attempt: number;
+  /**
+   * How long after its due time this step runs (job-clock ms, 0 when on time): a worker behind a
+   * burst of work takes a step late, and progress steps catch up with it (`catchUp`).
+   */
+  lateMs: number;
   /** What runs compute instances (src/machines): the simulated driver or QEMU. */
   machines: ComputeDriver;
   /** The areas' blob stores (jobs that free bytes: object storage lifecycle rules). */
@@ -73,6 +78,28 @@ export interface JobDefinition<P, R = unknown> {
 
 export function defineJob<P, R = unknown>(def: JobDefinition<P, R>): JobDefinition<P, R> {
   return def;
+}
+
+/**
+ * Progress steps at a fixed rate, as work on the job clock runs: step `step` of `last` was due
+ * `lateMs` ago, and the steps after it whose own time has also passed are taken with it (each
+ * would have written a progress report superseded at once, unseen), so that a worker behind a
+ * burst does the work once and the job still takes the time its profile gives. The next step is
+ * due when it would have been had every step run on time. On time (`lateMs` below `delayMs`) this
+ * is `step` itself, its next one `delayMs` after its due time; with no delay at all (`instant`)
+ * every step is due at once, and this is the last.
+ */
+export function catchUp(
+  step: number,
+  last: number,
+  delayMs: number,
+  lateMs: number,
+): { step: number; delayMs: number } {
+  // No delay (`instant`): every later step is due now too.
+  if (delayMs <= 0) return { step: Math.max(step, last), delayMs: 0 };
+  const late = Math.max(0, lateMs);
+  const passed = Math.min(Math.max(0, last - step), Math.floor(late / delayMs));
+  return { step: step + passed, delayMs: Math.max(0, (passed + 1) * delayMs - late) };
 }
 
 export const defaultBackoff = (attempt: number): number =>

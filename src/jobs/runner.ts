@@ -53,6 +53,8 @@ interface ClaimedJob {
   payload: string;
   attempts: number;
   max_attempts: number;
+  /** When the step was due (job-clock epoch ms). */
+  run_at: number;
 }
 
 /** What a batch's inline steps did, counted once the batch commits. */
@@ -96,7 +98,7 @@ const recoverLeases = statement('jobs.recoverLeases', ({ db }, now: number) =>
 const claimDue = statement(
   'jobs.claimDue',
   ({ dialect }, now: number, limit: number) => sql<ClaimedJob>`
-    select id, name, payload, attempts, max_attempts from jobs
+    select id, name, payload, attempts, max_attempts, run_at from jobs
     where status = 'queued' and run_at <= ${now}
     order by run_at, id limit ${limit}${dialect === 'postgres' ? sql` for update skip locked` : sql``}`,
 );
@@ -351,6 +353,7 @@ export class JobRunner {
       },
       jobId: job.id,
       attempt: job.attempts + 1,
+      lateMs: Math.max(0, clock.nowMs() - Number(job.run_at)),
     };
     if (blobs) ctx.blobs = blobs;
     return ctx;

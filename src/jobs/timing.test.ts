@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { defaultBackoff } from './job.js';
+import { catchUp, defaultBackoff } from './job.js';
 import { Timing, type WorkKind } from './timing.js';
 
 const KINDS: WorkKind[] = [
@@ -67,5 +67,33 @@ describe('Timing', () => {
   it('defaultBackoff: doubles from 0.5 s and stops at 60 s', () => {
     expect([1, 2, 3, 4].map(defaultBackoff)).toEqual([500, 1000, 2000, 4000]);
     expect(defaultBackoff(20)).toBe(60_000);
+  });
+});
+
+describe('catchUp', () => {
+  it('catchUp: a step on time is itself, the next one a whole step after its due time', () => {
+    expect(catchUp(0, 4, 250, 0)).toEqual({ step: 0, delayMs: 250 });
+    expect(catchUp(3, 4, 250, 0)).toEqual({ step: 3, delayMs: 250 });
+  });
+
+  it('catchUp: a step late by less than a step keeps the pace (the next is due from its own due time)', () => {
+    expect(catchUp(1, 4, 250, 100)).toEqual({ step: 1, delayMs: 150 });
+  });
+
+  it('catchUp: a step late by whole steps takes the steps whose time has passed with it', () => {
+    expect(catchUp(0, 4, 250, 250)).toEqual({ step: 1, delayMs: 250 });
+    expect(catchUp(0, 4, 250, 600)).toEqual({ step: 2, delayMs: 150 });
+    expect(catchUp(1, 4, 250, 260)).toEqual({ step: 2, delayMs: 240 });
+  });
+
+  it('catchUp: never past the last step', () => {
+    expect(catchUp(0, 4, 250, 60_000).step).toBe(4);
+    expect(catchUp(2, 3, 250, 60_000).step).toBe(3);
+    expect(catchUp(4, 3, 250, 60_000).step).toBe(4);
+  });
+
+  it('catchUp: with no delay (instant) every step is due at once: the last is taken', () => {
+    expect(catchUp(0, 4, 0, 0)).toEqual({ step: 4, delayMs: 0 });
+    expect(catchUp(5, 4, 0, 0)).toEqual({ step: 5, delayMs: 0 });
   });
 });

@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import type { JobContext, PerformResult, WorkContext } from '../../jobs/job.js';
-import { defineJob } from '../../jobs/job.js';
+import { catchUp, defineJob } from '../../jobs/job.js';
 import { statement } from '../../db/statement.js';
 import type { WorkKind } from '../../jobs/timing.js';
 import type { ComputeDriver } from '../../machines/driver.js';
@@ -106,15 +106,23 @@ export const volumeJob = defineJob<VolumeJobPayload>({
       return true;
     };
     const guard = { table: 'volumes', id: p.volumeId } as const;
-    const delay = ctx.timing.stepMs(KIND[p.op], VOLUME_STEPS);
-    if (p.step < VOLUME_STEPS) {
-      const change: EventChange =
-        p.step === 0
-          ? { status: 'started', percentComplete: 0 }
-          : { percentComplete: Math.round((p.step / VOLUME_STEPS) * 100) };
+    // A step taken late brings along the steps whose time has also passed (their progress
+    // reports would be superseded unseen): a burst of creates is not worked five times over. With
+    // a real driver the last step has its own work first (`perform`), so it is never taken along.
+    const { step, delayMs } = catchUp(
+      p.step,
+      ctx.machines.real ? VOLUME_STEPS - 1 : VOLUME_STEPS,
+      ctx.timing.stepMs(KIND[p.op], VOLUME_STEPS),
+      ctx.lateMs,
+    );
+    if (step < VOLUME_STEPS) {
+      const change: EventChange = {
+        ...(p.step === 0 ? { status: 'started' } : {}),
+        percentComplete: Math.round((step / VOLUME_STEPS) * 100),
+      };
       const moved = await ctx.events.update(ctx.db, p.eventId, change, guard);
       if (!moved && (await gone())) return undefined;
-      return { next: { ...p, step: p.step + 1 }, delayMs: delay };
+      return { next: { ...p, step: step + 1 }, delayMs };
     }
     if (!(await activate(ctx, p.volumeId))) {
       await gone();

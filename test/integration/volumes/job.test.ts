@@ -1,4 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { VolumeRef } from '../../../src/machines/driver.js';
+import { SimulatedDriver } from '../../../src/machines/simulated.js';
 import { buildTestApp, type TestApp } from '../../helpers/build-test-app.js';
 
 /** The volume's work when its row (or its event's) is gone under it (nothing in the API does that). */
@@ -75,5 +77,105 @@ describe('volume job', () => {
       .where('action', '=', 'volume_create')
       .execute();
     expect(events).toEqual([{ status: 'finished', percent_complete: 100 }]);
+  });
+});
+
+/**
+ * Steps taken late (a worker behind a burst of work) catch up: the steps whose time has passed go
+ * with the one taken, and the job keeps the pace of its timing profile (`fast`: a volume create
+ * takes 1 s, in steps 250 ms apart).
+ */
+describe('volume job: late steps', () => {
+  let t: TestApp | undefined;
+  afterEach(async () => {
+    await t?.close();
+    t = undefined;
+  });
+
+  const create = async (app: TestApp) => {
+    const r = await app.post('/v4/volumes', { label: 'late-1', region: 'us-east', size: 20 });
+    expect(r.status).toBe(200);
+    const job = await app.ctx.db.db
+      .selectFrom('jobs')
+      .select(['id', 'run_at'])
+      .where('entity_type', '=', 'volume')
+      .where('entity_id', '=', r.body.id)
+      .executeTakeFirstOrThrow();
+    return { id: r.body.id as number, jobId: job.id, dueAt: Number(job.run_at) };
+  };
+  const createEvent = (app: TestApp, id: number) =>
+    app.ctx.db.db
+      .selectFrom('events')
+      .select(['status', 'percent_complete'])
+      .where('entity_id', '=', id)
+      .where('action', '=', 'volume_create')
+      .executeTakeFirstOrThrow();
+  const jobOf = (app: TestApp, jobId: number) =>
+    app.ctx.db.db
+      .selectFrom('jobs')
+      .select(['payload', 'run_at'])
+      .where('id', '=', jobId)
+      .executeTakeFirst();
+
+  it('createVolume: a first step taken after the whole duration ends the work in that one step', async () => {
+    t = await buildTestApp();
+    const v = await create(t);
+    const before = t.ctx.runner.stats.steps;
+    t.clock.advance(1000);
+    await t.runDue();
+    expect(t.ctx.runner.stats.steps - before).toBe(1);
+    expect((await t.get(`/v4/volumes/${v.id}`)).body.status).toBe('active');
+    expect(await createEvent(t, v.id)).toEqual({ status: 'finished', percent_complete: 100 });
+    expect(await jobOf(t, v.jobId)).toBeUndefined();
+  });
+
+  it('createVolume: a step late by two steps reports the later progress, the next due on the profile pace', async () => {
+    t = await buildTestApp();
+    const v = await create(t);
+    t.clock.advance(600);
+    await t.runDue();
+    expect(await createEvent(t, v.id)).toEqual({ status: 'started', percent_complete: 50 });
+    const job = await jobOf(t, v.jobId);
+    expect(JSON.parse(job?.payload ?? '{}').step).toBe(3);
+    // Steps 0, 1 and 2 were due at +0, +250 and +500: step 3 at +750, not 250 ms after now.
+    expect(Number(job?.run_at)).toBe(v.dueAt + 750);
+  });
+
+  it('createVolume: a step on time moves one step, the next 250 ms after its own due time', async () => {
+    t = await buildTestApp();
+    const v = await create(t);
+    t.clock.advance(100);
+    await t.runDue();
+    expect(await createEvent(t, v.id)).toEqual({ status: 'started', percent_complete: 0 });
+    expect(Number((await jobOf(t, v.jobId))?.run_at)).toBe(v.dueAt + 250);
+  });
+
+  it('createVolume: instant timing ends the work in the first step', async () => {
+    t = await buildTestApp({ timing: 'instant' });
+    const v = await create(t);
+    const before = t.ctx.runner.stats.steps;
+    await t.runDue();
+    expect(t.ctx.runner.stats.steps - before).toBe(1);
+    expect(await createEvent(t, v.id)).toEqual({ status: 'finished', percent_complete: 100 });
+  });
+
+  it('createVolume: with a real driver the last step is never taken along (the file is made first)', async () => {
+    const made: VolumeRef[] = [];
+    class FileDriver extends SimulatedDriver {
+      override readonly real: boolean = true;
+      override async createVolume(v: VolumeRef): Promise<void> {
+        made.push(v);
+      }
+    }
+    t = await buildTestApp({ machines: new FileDriver() });
+    const v = await create(t);
+    const before = t.ctx.runner.stats.steps;
+    t.clock.advance(60_000);
+    await t.settle();
+    // The first step went to 75%, the last one made the file, then activated the volume.
+    expect(t.ctx.runner.stats.steps - before).toBe(2);
+    expect(made.map((m) => m.volumeId)).toEqual([v.id]);
+    expect((await t.get(`/v4/volumes/${v.id}`)).body.status).toBe('active');
+    expect(await createEvent(t, v.id)).toEqual({ status: 'finished', percent_complete: 100 });
   });
 });
