@@ -25,6 +25,8 @@ export interface LoadResult {
    * (the creates' jobs) is done, per request, and how long that took after the load.
    */
   life?: { cpuMsPerRequest: number; drainMs: number };
+  /** A case loaded in rounds (`interleaved`): each round's req/s, in order. */
+  roundsRps?: number[];
 }
 
 function percentile(sorted: Float64Array, q: number): number {
