@@ -1,7 +1,8 @@
 // npm run bench:word — the cost of STRATUS_PRODUCT_WORD per answer, translated as the onSend
-// hook does (parse, walk, serialize), against sending it as is (the setting off installs no hook
-// at all): an events page of 100 (the answer with the most vocabulary), and the instance types
-// page (the catalogue's own text: every `Compute …` label is the word's).
+// hook does (on its text; the catalogue's answers parsed, walked and serialized), against sending
+// it as is (the setting off installs no hook at all): an events page of 100 (the answer with the
+// most vocabulary), and the instance types page (the catalogue's own text: every `Compute …` label
+// is the word's).
 import { readFileSync } from 'node:fs';
 import { catalogueText, ProductWord } from '../src/http/product-word.js';
 
@@ -30,9 +31,12 @@ const pw = new ProductWord('acme');
 
 function measure(name: string, page: string, operationId: string): void {
   const catalogue = catalogueText(operationId);
+  // As the onSend hook does: the catalogue's answers parsed, walked and serialized again; the
+  // others translated on their text.
   const translate = () => {
+    if (catalogue === undefined) return pw.outText(page);
     const parsed = JSON.parse(page);
-    if (catalogue !== undefined) pw.outCatalogue(parsed, catalogue);
+    pw.outCatalogue(parsed, catalogue);
     return JSON.stringify(pw.outTree(parsed));
   };
   for (let i = 0; i < 200; i++) translate();

@@ -401,6 +401,39 @@ export class ProductWord {
     return out;
   }
 
+  /**
+   * A JSON answer's text, translated as `outTree` translates the parsed answer, without parsing
+   * it: only the strings that hold `compute` or `Compute` are found (a search of the text), each
+   * with its context read around it (a name, or the value of which name: for a string in an
+   * array, the array's), decoded, translated and written again. Everything else is copied as it
+   * was, so an answer costs a search rather than a parse and a serialization. The text must be
+   * JSON (an answer's serializer made it); where it is not, this throws.
+   */
+  outText(text: string): string {
+    let out = '';
+    let copied = 0;
+    let at = text.indexOf('ompute');
+    while (at >= 0) {
+      // Inside a string (JSON has no other letters but true, false and null): its quotes.
+      const open = quoteBefore(text, at - 1);
+      const close = quoteAfter(text, at);
+      if (open < 0 || close < 0) throw new Error('not JSON');
+      const str = decodeString(text, open, close);
+      let word: string;
+      if (text.charCodeAt(skipSpace(text, close + 1, 1)) === COLON) {
+        word = str.indexOf(CANON) < 0 ? str : this.keyToWord(str);
+      } else {
+        word = this.valueToWord(nameOf(text, open), str);
+      }
+      if (word !== str) {
+        out += text.slice(copied, open) + JSON.stringify(word);
+        copied = close + 1;
+      }
+      at = text.indexOf('ompute', close + 1);
+    }
+    return copied === 0 ? text : out + text.slice(copied);
+  }
+
   outScopes(header: string): string {
     // A server sends a few distinct scope strings (a route's accepted scopes, a token's scopes):
     // each is translated once.
@@ -417,6 +450,81 @@ export class ProductWord {
   outDocument(text: string): string {
     return text.replace(this.docOut, this.word);
   }
+}
+
+const QUOTE = 34;
+const COLON = 58;
+const BACKSLASH = 92;
+
+/** The JSON string from the quote at `open` to the one at `close`, decoded. */
+function decodeString(text: string, open: number, close: number): string {
+  const inner = text.slice(open + 1, close);
+  return inner.indexOf('\\') < 0 ? inner : (JSON.parse(text.slice(open, close + 1)) as string);
+}
+
+/** Whether the quote at `q` is escaped (an odd number of backslashes before it). */
+function escapedAt(text: string, q: number): boolean {
+  let n = 0;
+  for (let i = q - 1; i >= 0 && text.charCodeAt(i) === BACKSLASH; i--) n++;
+  return n % 2 === 1;
+}
+
+/** The last unescaped quote at or before `i` (-1: none). */
+function quoteBefore(text: string, i: number): number {
+  for (let q = text.lastIndexOf('"', i); q >= 0; q = text.lastIndexOf('"', q - 1))
+    if (!escapedAt(text, q)) return q;
+  return -1;
+}
+
+/** The first unescaped quote at or after `i` (-1: none). */
+function quoteAfter(text: string, i: number): number {
+  for (let q = text.indexOf('"', i); q >= 0; q = text.indexOf('"', q + 1))
+    if (!escapedAt(text, q)) return q;
+  return -1;
+}
+
+/** From `i`, the first index (stepping by `step`: 1 or -1) that is not JSON whitespace. */
+function skipSpace(text: string, i: number, step: 1 | -1): number {
+  let j = i;
+  while (j >= 0 && j < text.length) {
+    const c = text.charCodeAt(j);
+    if (c !== 32 && c !== 10 && c !== 13 && c !== 9) break;
+    j += step;
+  }
+  return j;
+}
+
+/**
+ * The name whose value starts at `start` (a string, `[` or `{`), as `outTree` passes it: the
+ * member's name in an object, the enclosing array's own name in an array, '' at the top.
+ */
+function nameOf(text: string, start: number): string {
+  const p = skipSpace(text, start - 1, -1);
+  if (p < 0) return '';
+  const c = text.charCodeAt(p);
+  if (c === COLON) {
+    const close = skipSpace(text, p - 1, -1);
+    return decodeString(text, quoteBefore(text, close - 1), close);
+  }
+  // `[` or `,`: an element of an array (after a `,` in an object comes a name, never a value).
+  return nameOf(text, arrayOpening(text, p));
+}
+
+/** The `[` of the array whose element follows `p` (that `[` itself, or a `,` between elements). */
+function arrayOpening(text: string, p: number): number {
+  if (text.charCodeAt(p) === 91) return p;
+  let depth = 0;
+  for (let i = p - 1; i >= 0; i--) {
+    const c = text.charCodeAt(i);
+    if (c === QUOTE) {
+      i = quoteBefore(text, i - 1); // a whole string, read backwards: its opening quote
+    } else if (c === 93 || c === 125) depth++;
+    else if (c === 91 || c === 123) {
+      if (depth === 0) return i;
+      depth--;
+    }
+  }
+  return -1;
 }
 
 function underV4(url: string): boolean {
@@ -468,14 +576,23 @@ export function wordOut(
   // Most answers hold no form of the word: they leave as they are, without a look at the route.
   const plain = text.indexOf(CANON) < 0 && text.indexOf('Compute') < 0;
   if (plain && text.indexOf('COMPUTE') < 0) return payload;
-  const catalogue = catalogueText(req.routeOptions.config.operationId);
+  const catalogue =
+    reply.statusCode < 300 ? catalogueText(req.routeOptions.config.operationId) : undefined;
   if (plain && catalogue === undefined) return payload;
+  // Answers other than the catalogue's records are translated on their text (`outText`).
+  if (catalogue === undefined) {
+    try {
+      return pw.outText(text);
+    } catch {
+      return payload; // not JSON after all (a string with a bad escape): sent as it is
+    }
+  }
   let parsed: Json;
   try {
     parsed = JSON.parse(text);
   } catch {
     return payload;
   }
-  if (catalogue !== undefined && reply.statusCode < 300) pw.outCatalogue(parsed, catalogue);
+  pw.outCatalogue(parsed, catalogue);
   return JSON.stringify(pw.outTree(parsed));
 }

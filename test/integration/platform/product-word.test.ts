@@ -329,6 +329,103 @@ describe('ProductWord (node): a word that is part of other names', () => {
     });
   });
 
+  /** What `outTree` makes of an answer, as text: `outText` must write the same. */
+  const viaTree = (v: unknown) => JSON.stringify(pw.outTree(JSON.parse(JSON.stringify(v))));
+
+  it('outText: the same text as outTree on the parsed answer, for every kind of value', () => {
+    const answers: unknown[] = [
+      {
+        compute_id: 1,
+        label: 'compute',
+        tags: ['compute', 'x'],
+        entity: { type: 'compute', url: '/v4/compute/instances/1', label: 'compute_x' },
+        secondary_entity: null,
+        action: 'compute_boot',
+        description: 'a "compute" \\ thing\n',
+        capabilities: ['Compute Interfaces', 'GPU Computes', 'Linodes'],
+        scopes: 'computes:read_write events:read_only',
+        image: 'compute/debian12',
+        maintenance_policy: 'compute/migrate',
+        interfaces_for_new_computes: 'compute_only',
+        nested: [[{ type: 'compute', field: 'compute_id' }, 'compute'], []],
+        add_computes: true,
+        n: 1.5e3,
+        ok: false,
+        empty: {},
+        unicode: 'caf\u00e9 compute \u2014',
+      },
+      { errors: [{ reason: 'Compute busy.', field: 'compute_id' }, { reason: 'computed' }] },
+      [{ type: 'compute' }, 'compute', ['compute/debian12']],
+      'compute',
+      { data: [], page: 1, pages: 1, results: 0 },
+      { 'a"compute': { 'b\\': 'compute_boot' }, action: 'compute_create' },
+      // Brackets and quotes inside strings, before a string of an array.
+      { scopes: ['a]"', { type: '[{"compute' }, '}]\\', 'computes:read_write'], type: 'compute' },
+      { capabilities: [['Compute', ['x]', 'Computes']], 'GPU Computes'] },
+    ];
+    for (const a of answers) expect(pw.outText(JSON.stringify(a))).toBe(viaTree(a));
+  });
+
+  it('outText: a name after its value in a nested object does not leak into the outer one', () => {
+    const a = {
+      entity: { type: 'compute', url: '/v4/compute/x' },
+      url: '/v4/compute/y',
+      type: 'compute',
+    };
+    expect(pw.outText(JSON.stringify(a))).toBe(viaTree(a));
+    expect(JSON.parse(pw.outText(JSON.stringify(a)))).toEqual({
+      entity: { type: 'node', url: '/v4/node/x' },
+      url: '/v4/node/y',
+      type: 'node',
+    });
+  });
+
+  it('outText: random answers of the API’s words come out as outTree makes them', () => {
+    const words = [
+      'compute',
+      'compute_boot',
+      'Compute',
+      'compute/debian12',
+      '/v4/compute/1',
+      'x',
+      '[x]{',
+      'a\\"compute]',
+      '\\',
+    ];
+    const keys = [
+      'type',
+      'action',
+      'url',
+      'image',
+      'label',
+      'compute_id',
+      'reason',
+      'capabilities',
+      'scopes',
+      'field',
+      'tags',
+    ];
+    let seed = 7;
+    const rand = (n: number) => {
+      seed = (seed * 1103515245 + 12345) % 2147483648;
+      return seed % n;
+    };
+    const tree = (depth: number): unknown => {
+      const kind = depth > 3 ? rand(3) : rand(6);
+      if (kind === 0) return words[rand(words.length)];
+      if (kind === 1) return rand(2) === 0 ? rand(100) : null;
+      if (kind === 2) return rand(2) === 0;
+      if (kind === 3) return Array.from({ length: rand(4) }, () => tree(depth + 1));
+      return Object.fromEntries(
+        Array.from({ length: rand(5) }, () => [keys[rand(keys.length)], tree(depth + 1)]),
+      );
+    };
+    for (let i = 0; i < 500; i++) {
+      const a = tree(0);
+      expect(pw.outText(JSON.stringify(a))).toBe(viaTree(a));
+    }
+  });
+
   it('inUrl: only the area segment, images/<word>/ and managed/<word>-settings', () => {
     expect(pw.inUrl('/v4/node/instances?page=2')).toBe('/v4/compute/instances?page=2');
     expect(pw.inUrl('/v4beta/node/instances')).toBe('/v4beta/compute/instances');
