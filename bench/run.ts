@@ -575,7 +575,7 @@ async function main(): Promise<void> {
       const pairs = (on.roundsRps ?? [on.rps]).map(
         (r, i) => 1 - r / (off.roundsRps?.[i] ?? off.rps),
       );
-      return median(pairs);
+      return median(pairs.sort((a, b) => a - b));
     };
     const isFullScale = BIG.instances >= 100_000 && BIG.events >= 1_000_000;
     const checks: Check[] = [
