@@ -3,6 +3,19 @@ import type { VolumeRef } from '../../../src/machines/driver.js';
 import { SimulatedDriver } from '../../../src/machines/simulated.js';
 import { buildTestApp, type TestApp } from '../../helpers/build-test-app.js';
 
+/** A volume created through the API, with its job's row (not yet run). */
+async function volumeWithJob(app: TestApp, label: string) {
+  const r = await app.post('/v4/volumes', { label, region: 'us-east', size: 20 });
+  expect(r.status).toBe(200);
+  const job = await app.ctx.db.db
+    .selectFrom('jobs')
+    .select(['id', 'payload', 'run_at'])
+    .where('entity_type', '=', 'volume')
+    .where('entity_id', '=', r.body.id)
+    .executeTakeFirstOrThrow();
+  return { id: r.body.id as number, job };
+}
+
 /** The volume's work when its row (or its event's) is gone under it (nothing in the API does that). */
 describe('volume job', () => {
   let t: TestApp;
@@ -15,21 +28,14 @@ describe('volume job', () => {
 
   /** A created volume with its job at `step`, not yet run. */
   const createdAt = async (step: number) => {
-    const r = await t.post('/v4/volumes', { label: `v-${step}`, region: 'us-east', size: 20 });
-    expect(r.status).toBe(200);
-    const job = await t.ctx.db.db
-      .selectFrom('jobs')
-      .select(['id', 'payload'])
-      .where('entity_type', '=', 'volume')
-      .where('entity_id', '=', r.body.id)
-      .executeTakeFirstOrThrow();
+    const { id, job } = await volumeWithJob(t, `v-${step}`);
     const payload = JSON.parse(job.payload) as { eventId: number; step: number };
     await t.ctx.db.db
       .updateTable('jobs')
       .set({ payload: JSON.stringify({ ...payload, step }) })
       .where('id', '=', job.id)
       .execute();
-    return { volumeId: r.body.id as number, eventId: payload.eventId, jobId: job.id };
+    return { volumeId: id, eventId: payload.eventId, jobId: job.id };
   };
   const event = async (id: number) =>
     t.ctx.db.db.selectFrom('events').selectAll().where('id', '=', id).executeTakeFirst();
@@ -93,15 +99,8 @@ describe('volume job: late steps', () => {
   });
 
   const create = async (app: TestApp) => {
-    const r = await app.post('/v4/volumes', { label: 'late-1', region: 'us-east', size: 20 });
-    expect(r.status).toBe(200);
-    const job = await app.ctx.db.db
-      .selectFrom('jobs')
-      .select(['id', 'run_at'])
-      .where('entity_type', '=', 'volume')
-      .where('entity_id', '=', r.body.id)
-      .executeTakeFirstOrThrow();
-    return { id: r.body.id as number, jobId: job.id, dueAt: Number(job.run_at) };
+    const { id, job } = await volumeWithJob(app, 'late-1');
+    return { id, jobId: job.id, dueAt: Number(job.run_at) };
   };
   const createEvent = (app: TestApp, id: number) =>
     app.ctx.db.db
