@@ -661,8 +661,9 @@ async function main(): Promise<void> {
 | \`POST /v4/volumes\` | ${Math.round(volumesR.rps)} | ${pct(ratio(volumesR))} | ${volumesR.p50.toFixed(2)} | ${volumesR.cpu ? ((volumesR.cpu.server * 1000) / volumesR.rps).toFixed(3) : '-'} | ${life(volumesR)} | ${volumeStatements.statements.toFixed(1)} | ${volumeStatements.begin.toFixed(1)} / ${volumeStatements.commit.toFixed(1)} |
 
 The target is the rate of answered creates under load (req/s, as the issue sets it). A volume's job
-(five steps: \`started\`, three progress reports, \`finished\`) runs in the same process, and under a
-burst of creates its steps fall behind the answers: "work left after the load" is how long the
+(five steps on time: \`started\`, three progress reports, \`finished\`; a step taken late brings along
+those whose time has passed) runs in the same process, and under a burst of creates its steps fall
+behind the answers: "work left after the load" is how long the
 server stayed busy after the ${SECONDS} s of load, until every step was done (it was idle again: under
 5% of a core over 250 ms). "With its job" is the server's CPU from the load's start to then, per
 create: what a create costs over its whole life. The next column is the rate one core could sustain
