@@ -419,12 +419,10 @@ export class ProductWord {
       const close = quoteAfter(text, at);
       if (open < 0 || close < 0) throw new Error('not JSON');
       const str = decodeString(text, open, close);
-      let word: string;
-      if (text.charCodeAt(skipSpace(text, close + 1, 1)) === COLON) {
-        word = str.indexOf(CANON) < 0 ? str : this.keyToWord(str);
-      } else {
-        word = this.valueToWord(nameOf(text, open), str);
-      }
+      const word =
+        text.charCodeAt(skipSpace(text, close + 1, 1)) === COLON
+          ? this.keyToWord(str)
+          : this.valueToWord(nameOf(text, open), str);
       if (word !== str) {
         out += text.slice(copied, open) + JSON.stringify(word);
         copied = close + 1;

@@ -107,11 +107,11 @@ export const volumeJob = defineJob<VolumeJobPayload>({
     };
     const guard = { table: 'volumes', id: p.volumeId } as const;
     // A step taken late brings along the steps whose time has also passed (their progress
-    // reports would be superseded unseen): a burst of creates is not worked five times over. With
-    // a real driver the last step has its own work first (`perform`), so it is never taken along.
+    // reports would be superseded unseen): a burst of creates is not worked five times over. A
+    // last step with work of its own first (`performs`: a real driver's) is never taken along.
     const { step, delayMs } = catchUp(
       p.step,
-      ctx.machines.real ? VOLUME_STEPS - 1 : VOLUME_STEPS,
+      performs(ctx.machines, { ...p, step: VOLUME_STEPS }) ? VOLUME_STEPS - 1 : VOLUME_STEPS,
       ctx.timing.stepMs(KIND[p.op], VOLUME_STEPS),
       ctx.lateMs,
     );
