@@ -1,4 +1,4 @@
-// Runs the build's bundle (dist/bundle/cli.cjs, made by bin/build-bundle.js) with a V8 code
+// Runs the build's bundle (dist/bundle/cli.cjs, made by bin/build-bundle.mjs) with a V8 code
 // cache kept beside it. Node 20 has no code cache for ES modules, so the bundle is CommonJS,
 // compiled here through `vm.Script` with the bytes of a previous start (`cachedData`): V8 then
 // skips parsing and compiling the functions the cache holds. The cache is made by the first
@@ -9,20 +9,39 @@
 // new one, never half of one); where the folder cannot be written (an installed package owned
 // by another user) each start compiles as it would without a cache. A start with other V8 flags
 // than the cache's (V8 rejects it) makes it again for its own flags.
-import fs from 'node:fs';
-import Module, { createRequire } from 'node:module';
-import path from 'node:path';
-import vm from 'node:vm';
-import { crc32 } from 'node:zlib';
+'use strict';
+const { isAscii } = require('node:buffer');
+const fs = require('node:fs');
+const Module = require('node:module');
+const path = require('node:path');
+const vm = require('node:vm');
+const { crc32 } = require('node:zlib');
+
+const [WRAP_START, WRAP_END] = Module.wrapper;
 
 /**
- * Loads the bundle; returns its exports (the CLI's `main`), whether V8 took the cache
- * (`cacheUsed`), and `started`, to call once a server listens: `cacheAfterMs` later (by then
- * its first requests have run) the cache is written when the start had none that V8 took.
+ * The text V8 compiles: the bundle as a CommonJS module function. The build writes it already
+ * wrapped (bin/build-bundle.mjs), since wrapping it here made a second string of its 6 MB that V8
+ * then copied into a third to parse it; any other file is wrapped here. An ASCII file (the build
+ * writes nothing else: bin/bundle-ascii.mjs) is decoded as Latin-1, the same characters, which
+ * Node copies once into a one-byte string, where decoding UTF-8 took more copies (about 20 ms
+ * less for the bundle, by its page faults: docs/performance.md).
  */
-export function runBundle(file, { cacheAfterMs = 1000 } = {}) {
+function sourceOf(bytes) {
+  const text = bytes.toString(isAscii(bytes) ? 'latin1' : 'utf8');
+  return text.startsWith(WRAP_START) && text.endsWith(WRAP_END) ? text : Module.wrap(text);
+}
+
+/**
+ * Reads and compiles the bundle, without running it: `bin/stratus.js` checks meanwhile that the
+ * build is newer than the sources. `cacheUsed`: whether V8 took the cache. `run()` runs it and
+ * returns its exports (the CLI's `main`) and `started`, to call once a server listens:
+ * `cacheAfterMs` later (by then its first requests have run) the cache is written when the start
+ * had none that V8 took.
+ */
+function compileBundle(file, { cacheAfterMs = 1000 } = {}) {
   const cacheFile = `${file}.cache`;
-  const source = fs.readFileSync(file, 'utf8');
+  const source = sourceOf(fs.readFileSync(file));
   // V8 checks a cache against the source's length, not its text, and (in release builds) does
   // not check the cache's own bytes: the cache's first line names the file it was made for
   // (inode, size, mtime) and the CRC-32 of the bytes after it, so one made for another build, or
@@ -41,13 +60,28 @@ export function runBundle(file, { cacheAfterMs = 1000 } = {}) {
   } catch {
     cachedData = undefined;
   }
-  const script = new vm.Script(Module.wrap(source), { filename: file, cachedData });
+  const script = new vm.Script(source, { filename: file, cachedData });
   const needsCache = cachedData === undefined || script.cachedDataRejected === true;
+  return {
+    cacheUsed: !needsCache,
+    run: () => runCompiled(script, file, identity, needsCache, cacheAfterMs),
+  };
+}
+
+/** Runs a compiled bundle (see compileBundle). */
+function runCompiled(script, file, identity, needsCache, cacheAfterMs) {
+  const cacheFile = `${file}.cache`;
   const module = { exports: {}, filename: file, id: file };
-  const require = createRequire(file);
   script
     .runInThisContext()
-    .call(module.exports, module.exports, require, module, file, path.dirname(file));
+    .call(
+      module.exports,
+      module.exports,
+      Module.createRequire(file),
+      module,
+      file,
+      path.dirname(file),
+    );
 
   let state = needsCache ? 'needed' : 'done';
   const writeCache = () => {
@@ -82,3 +116,10 @@ export function runBundle(file, { cacheAfterMs = 1000 } = {}) {
     },
   };
 }
+
+/** Reads, compiles and runs the bundle (compileBundle, then run). */
+function runBundle(file, options) {
+  return compileBundle(file, options).run();
+}
+
+module.exports = { compileBundle, runBundle };

@@ -8,17 +8,17 @@ import {
   statSync,
   writeFileSync,
 } from 'node:fs';
-import { createRequire } from 'node:module';
+import Module, { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { build } from 'esbuild';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 // @ts-expect-error: plain JavaScript of bin/, without types
-import { toAscii } from '../../bin/bundle-ascii.js';
+import { toAscii } from '../../bin/bundle-ascii.mjs';
 // @ts-expect-error: plain JavaScript of bin/, without types
-import { bundleTransforms } from '../../bin/bundle-transforms.js';
+import { bundleTransforms } from '../../bin/bundle-transforms.mjs';
 // @ts-expect-error: plain JavaScript of bin/, without types
-import { runBundle } from '../../bin/run-bundle.js';
+import { compileBundle, runBundle } from '../../bin/run-bundle.js';
 
 interface Loaded {
   exports: Record<string, unknown>;
@@ -119,6 +119,35 @@ describe('the bundle code cache (bin/run-bundle.js)', () => {
     expect(load(bundle).cacheUsed).toBe(true);
   });
 
+  it('runBundle: a bundle written already wrapped, as the build writes it, runs as it is and keeps its line numbers', () => {
+    const plain = readFileSync(bundle, 'latin1');
+    writeFileSync(bundle, Module.wrap(`${plain}\nexports.line = () => new Error().stack;`));
+    const loaded = load(bundle);
+    expect((loaded.exports.main as (n: number) => number)(4)).toBe(8);
+    // Wrapped twice, the module would export nothing; the line is the sixth, as in the plain file.
+    expect((loaded.exports.line as () => string)()).toContain('cli.cjs:6:');
+  });
+
+  it('runBundle: a bundle with text outside ASCII is read as UTF-8, its strings intact', () => {
+    const text = "exports.main = () => 'café — 😀';";
+    writeFileSync(bundle, text, 'utf8');
+    expect((load(bundle).exports.main as () => string)()).toBe('café — 😀');
+  });
+
+  it('compileBundle: compiles without running the bundle until run() is called', () => {
+    writeFileSync(
+      bundle,
+      `globalThis.__stratusBundleRuns = (globalThis.__stratusBundleRuns ?? 0) + 1;`,
+    );
+    const g = globalThis as { __stratusBundleRuns?: number };
+    delete g.__stratusBundleRuns;
+    const compiled = compileBundle(bundle) as { cacheUsed: boolean; run: () => Loaded };
+    expect(g.__stratusBundleRuns).toBeUndefined();
+    compiled.run();
+    expect(g.__stratusBundleRuns).toBe(1);
+    delete g.__stratusBundleRuns;
+  });
+
   it('runBundle: a cache that cannot be written leaves the start as it was and no temporary file', async () => {
     mkdirSync(`${bundle}.cache`); // a folder where the file would go
     const loaded = load(bundle);
@@ -129,7 +158,7 @@ describe('the bundle code cache (bin/run-bundle.js)', () => {
   });
 });
 
-/** One package built alone as the bundle builds it (bin/bundle-transforms.js), CommonJS. */
+/** One package built alone as the bundle builds it (bin/bundle-transforms.mjs), CommonJS. */
 async function bundled(pkg: string, out: string): Promise<string> {
   await build({
     entryPoints: [createRequire(import.meta.url).resolve(pkg)],
@@ -143,7 +172,7 @@ async function bundled(pkg: string, out: string): Promise<string> {
   return out;
 }
 
-describe('the bundle router (bin/bundle-transforms.js)', () => {
+describe('the bundle router (bin/bundle-transforms.mjs)', () => {
   type Router = {
     on: (m: string, p: string, ...rest: [() => void] | [object, () => void]) => void;
     find: (m: string, p: string) => { params: Record<string, string>; handler: () => void } | null;
@@ -231,7 +260,7 @@ describe('the bundle router (bin/bundle-transforms.js)', () => {
   });
 });
 
-describe('packages edited by the bundle (bin/bundle-transforms.js)', () => {
+describe('packages edited by the bundle (bin/bundle-transforms.mjs)', () => {
   it('fastify in the bundle: loads HTTP/2 and HTTPS only when such a server is made', async () => {
     const out = await bundled('fastify', path.join(dir, 'fastify.cjs'));
     const probe = `
@@ -302,7 +331,7 @@ describe('packages edited by the bundle (bin/bundle-transforms.js)', () => {
   });
 });
 
-describe('the bundle in ASCII (bin/bundle-ascii.js)', () => {
+describe('the bundle in ASCII (bin/bundle-ascii.mjs)', () => {
   const ascii = (text: string) => toAscii(text) as Promise<string>;
 
   it('toAscii: escapes the characters outside ASCII of comments, and the program is the same', async () => {

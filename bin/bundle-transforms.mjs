@@ -1,4 +1,4 @@
-// Edits the bundle (bin/build-bundle.js) makes to a few packages' files as it inlines them, so
+// Edits the bundle (bin/build-bundle.mjs) makes to a few packages' files as it inlines them, so
 // that a start does not pay for work its first requests do not need. Each edit names the text
 // it replaces; a text not found fails the build (a new version of the package changed it: look
 // at the edit again) rather than let the start grow slower unnoticed. The tests build each
@@ -91,7 +91,7 @@ export const bundleTransforms = {
       const edits = key === undefined ? undefined : TRANSFORMS[key];
       if (edits === undefined) return undefined;
       let text = await fs.promises.readFile(args.path, 'utf8');
-      // This plugin answers for the file: the folder rewriting of build-bundle.js would not run.
+      // This plugin answers for the file: the folder rewriting of build-bundle.mjs would not run.
       if (/\b__(dirname|filename)\b/.test(text)) throw new Error(`${key} uses __dirname`);
       for (const [from, to] of edits) {
         if (!text.includes(from)) throw new Error(`${key}: "${from}" not found`);

@@ -1,4 +1,4 @@
-// Part of `npm run build` (bin/build-bundle.js): the bundle in ASCII only.
+// Part of `npm run build` (bin/build-bundle.mjs): the bundle in ASCII only.
 import { transform } from 'esbuild';
 
 // Every UTF-16 code unit above 0x7f (halves of surrogate pairs included).

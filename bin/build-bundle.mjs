@@ -7,18 +7,19 @@
 //
 // What stays as it was:
 // - Packages in EXTERNAL are loaded from node_modules at run time; every other one is inlined,
-//   a few with edits that defer work a start does not need (bin/bundle-transforms.js).
+//   a few with edits that defer work a start does not need (bin/bundle-transforms.mjs).
 // - `import.meta.url` of each compiled file still names that file: data files (the catalogue,
 //   address pools, the console, package.json) are found where the unbundled build finds them.
 // - Dynamic imports stay lazy: each becomes a `require` of a module of the bundle that is
 //   evaluated when first imported (the QEMU driver, the S3 blob store and its AWS SDK, the
 //   CLI's commands). The sources have no top-level await (a CommonJS bundle could not hold it).
 import fs from 'node:fs';
+import Module from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
-import { toAscii } from './bundle-ascii.js';
-import { bundleTransforms } from './bundle-transforms.js';
+import { toAscii } from './bundle-ascii.mjs';
+import { bundleTransforms } from './bundle-transforms.mjs';
 
 const root = path.join(path.dirname(fileURLToPath(import.meta.url)), '..');
 const dist = path.join(root, 'dist');
@@ -126,11 +127,14 @@ await build({
   },
 });
 {
-  // ASCII only, so that V8 holds the source in one byte a character (bin/bundle-ascii.js).
+  // ASCII only, so that V8 holds the source in one byte a character (bin/bundle-ascii.mjs).
   const file = path.join(outdir, 'cli.cjs');
   const text = fs.readFileSync(file, 'utf8');
   const ascii = await toAscii(text);
-  if (ascii !== text) fs.writeFileSync(file, ascii);
+  // Written as the module function Node would wrap it in (bin/run-bundle.js compiles it as it
+  // is); the first line keeps its code after the wrapper's opening, as Node's own wrapping does,
+  // so every line and column of a stack trace is what it was.
+  fs.writeFileSync(file, Module.wrap(ascii));
 }
 const size = fs.statSync(path.join(outdir, 'cli.cjs')).size;
 process.stdout.write(
