@@ -101,4 +101,44 @@ describe.skipIf(DIALECT !== 'sqlite')('SQLite image of a migrated database', () 
       fs.rmSync(dir, { recursive: true, force: true });
     }
   });
+
+  it('connectMigrated: a database made from the image is not analysed at open (its tables are empty); an existing one is', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'stratus-optimize-'));
+    const file = path.join(dir, 'stratus.db');
+    const stats = () => {
+      const raw = new SQLite(file, { readonly: true });
+      try {
+        return raw
+          .prepare(`select count(*) from sqlite_master where name = 'sqlite_stat1'`)
+          .pluck()
+          .get();
+      } finally {
+        raw.close();
+      }
+    };
+    try {
+      const made = await connectMigrated(`sqlite:${file}`);
+      expect(stats()).toBe(0);
+      // Rows enough for SQLite to keep statistics of the table's index, written without closing
+      // the connection (a close runs `pragma optimize` of its own).
+      for (let i = 0; i < 200; i++) {
+        await sql`insert into stratus_migrations (name, timestamp) values (${`zz-${i}`}, ${'2026-01-01'})`.execute(
+          made.db,
+        );
+      }
+      const raw = new SQLite(file);
+      raw.pragma('wal_checkpoint(TRUNCATE)');
+      raw.close();
+      expect(stats()).toBe(0);
+      const reopened = Database.connect(`sqlite:${file}`);
+      try {
+        expect(stats()).toBe(1);
+      } finally {
+        await reopened.close();
+        await made.close();
+      }
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
 });
