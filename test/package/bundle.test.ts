@@ -286,6 +286,140 @@ describe('packages edited by the bundle (bin/bundle-transforms.mjs)', () => {
     });
   });
 
+  it('fastify in the bundle: completes each route at preReady, not in an avvio step of its own, and answers as the library does', async () => {
+    const out = await bundled('fastify', path.join(dir, 'fastify-routes.cjs'));
+    type App = {
+      register: (p: (s: App) => Promise<void>, o?: object) => unknown;
+      get: (url: string, o: object | (() => unknown), h?: (req: never) => unknown) => unknown;
+      addHook: (name: string, h: (...a: never[]) => unknown) => unknown;
+      setErrorHandler: (h: (err: Error, req: unknown, reply: Reply) => unknown) => unknown;
+      setNotFoundHandler: (o: object, h: (req: unknown, reply: Reply) => unknown) => unknown;
+      decorateRequest: (name: string, v: unknown) => unknown;
+      after: (fn: () => void) => unknown;
+      ready: () => Promise<unknown>;
+      inject: (o: string) => Promise<{ statusCode: number; body: string; headers: object }>;
+      close: () => Promise<unknown>;
+      [k: string]: unknown;
+    };
+    type Reply = {
+      code: (n: number) => Reply;
+      header: (k: string, v: string) => Reply;
+      send: (b: unknown) => unknown;
+      callNotFound: () => unknown;
+    };
+    /** One app, its routes declared before the handlers and hooks of their scope. */
+    const scenario = async (fastify: (o?: object) => App) => {
+      const app = fastify();
+      const steps: string[] = [];
+      app.get('/root-throws', () => {
+        throw new Error('root');
+      });
+      app.get('/route-handler', {
+        errorHandler: (err: Error, _req: unknown, reply: Reply) =>
+          reply.code(418).send({ own: err.message }),
+        handler: () => {
+          throw new Error('mine');
+        },
+      });
+      // Declared after the routes above, before anything lets the scope load: they apply to them.
+      app.addHook('onSend', async (_req: unknown, reply: Reply, payload: unknown) => {
+        reply.header('x-root', 'yes');
+        return payload;
+      });
+      app.setErrorHandler((err, _req, reply) => reply.code(500).send({ root: err.message }));
+      await app.register(async (s: App) => {
+        s.get('/scoped/throws', () => {
+          throw new Error('scoped');
+        });
+        s.get('/scoped/missing', (_req: unknown, reply?: Reply) => reply?.callNotFound());
+        s.get('/scoped/decorated', (req: { flag?: string }) => ({ flag: req.flag }));
+        s.get('/scoped/schema', {
+          schema: { response: { 200: { type: 'object', properties: { n: { type: 'integer' } } } } },
+          handler: () => ({ n: 7, dropped: true }),
+        });
+        // Declared after the routes above: they still apply to them.
+        s.decorateRequest('flag', 'set');
+        s.addHook('onRequest', async (_req: unknown, reply: Reply) => {
+          reply.header('x-scope', 'yes');
+        });
+        s.setErrorHandler((err, _req, reply) => reply.code(409).send({ scoped: err.message }));
+        s.setNotFoundHandler({}, (_req, reply) => reply.code(404).send({ scopedMissing: true }));
+        s.after(() => steps.push('scope after'));
+      });
+      await app.ready();
+      const answers = [];
+      for (const url of [
+        '/root-throws',
+        '/route-handler',
+        '/scoped/throws',
+        '/scoped/missing',
+        '/scoped/decorated',
+        '/scoped/schema',
+        '/scoped/nothing',
+        '/nothing',
+      ]) {
+        const r = await app.inject(url);
+        const h = r.headers as Record<string, string>;
+        answers.push({
+          url,
+          status: r.statusCode,
+          body: r.body,
+          scope: h['x-scope'],
+          root: h['x-root'],
+        });
+      }
+      await app.close();
+      return { steps, answers };
+    };
+    const edited = await scenario(createRequire(import.meta.url)(out));
+    const published = await scenario((await import('fastify')).default as never);
+    expect(edited).toEqual(published);
+    // The scope's handlers and hooks, declared after its routes, are theirs.
+    expect(edited.answers.find((a) => a.url === '/scoped/throws')).toMatchObject({
+      status: 409,
+      scope: 'yes',
+      root: 'yes',
+    });
+    // No avvio step per route: the context is completed by a preReady listener of its own.
+    expect(readFileSync(out, 'utf8')).not.toMatch(
+      /this\.after\(\(notHandledErr, done\d*\) => \{\s*context\.errorHandler/,
+    );
+    expect(readFileSync(out, 'utf8')).toMatch(
+      /avvio\.once\("preReady", \(\) => \{\s*context\.errorHandler/,
+    );
+  });
+
+  it('fastify in the bundle: a route takes the error handler its scope has at preReady, even one set after an awaited register (the one difference)', async () => {
+    const out = await bundled('fastify', path.join(dir, 'fastify-late.cjs'));
+    type Late = {
+      get: (url: string, h: () => unknown) => unknown;
+      register: (p: () => Promise<void>) => Promise<unknown>;
+      setErrorHandler: (
+        h: (
+          e: Error,
+          q: unknown,
+          r: { code: (n: number) => { send: (b: unknown) => unknown } },
+        ) => unknown,
+      ) => unknown;
+      inject: (u: string) => Promise<{ statusCode: number }>;
+      close: () => Promise<unknown>;
+    };
+    const statusOf = async (fastify: () => Late) => {
+      const app = fastify();
+      app.get('/', () => {
+        throw new Error('x');
+      });
+      await app.register(async () => {});
+      app.setErrorHandler((_e, _q, reply) => reply.code(503).send({}));
+      const { statusCode } = await app.inject('/');
+      await app.close();
+      return statusCode;
+    };
+    // The library completed the route when the await let its scope load: the default handler.
+    expect(await statusOf((await import('fastify')).default as never)).toBe(500);
+    expect(await statusOf(createRequire(import.meta.url)(out))).toBe(503);
+  });
+
   it('@fastify/static in the bundle: serves files without a walk (wildcard) and with one (glob, loaded then)', async () => {
     const out = await bundled('@fastify/static', path.join(dir, 'static.cjs'));
     const root = path.join(dir, 'public');
