@@ -52,16 +52,16 @@ export const TRANSFORMS = {
   // route). Both are tested against the library as published (test/package/bundle.test.ts).
   'fastify/lib/route.js': [
     [
-      "      this.after((notHandledErr, done) => {\n        // Send context async",
+      '      this.after((notHandledErr, done) => {\n        // Send context async',
       "      avvio.once('preReady', () => {\n        // Send context async",
     ],
     [
       "        avvio.once('preReady', () => {\n          for (const hook of lifecycleHooks) {",
-      "        ;(() => {\n          for (const hook of lifecycleHooks) {",
+      '        ;(() => {\n          for (const hook of lifecycleHooks) {',
     ],
     [
-      "          }\n        })\n\n        done(notHandledErr)\n      })",
-      "          }\n        })()\n      })",
+      '          }\n        })\n\n        done(notHandledErr)\n      })',
+      '          }\n        })()\n      })',
     ],
   ],
   // Fastify loads Node's HTTPS and HTTP/2 servers (and TLS under them) at its start; Stratus
