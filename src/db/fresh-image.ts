@@ -19,6 +19,9 @@ import { migrateToLatest, migrationNames } from './migrator.js';
 /** Where the build writes the image (dist/db/, beside the compiled module). */
 const IMAGE_FILE = fileURLToPath(new URL('./sqlite-image.db', import.meta.url));
 
+/** The migrations an image holds, written beside it by the build (`<image>.json`). */
+const manifestOf = (imageFile: string) => imageFile.replace(/\.db$/, '.json');
+
 let image: Promise<Buffer> | undefined;
 
 /** The names of the migrations applied to an image (its `stratus_migrations` table). */
@@ -43,15 +46,25 @@ export function isCurrentImage(bytes: Buffer): boolean {
   return applied !== undefined && applied.join('\n') === [...migrationNames()].sort().join('\n');
 }
 
-/** The build's image when it is current; undefined otherwise. */
-function imageOfBuild(): Buffer | undefined {
-  let bytes: Buffer;
+/**
+ * The build's image when it is current; undefined otherwise. Whether it is, its manifest says
+ * (the names of the migrations it holds, which the build writes with it): opening the image in
+ * SQLite to read them was about 6 ms of each start. A manifest that names the code's migrations
+ * beside an image that lacks one would only leave that migration to run after the copy.
+ */
+export function imageOfBuild(imageFile = IMAGE_FILE): Buffer | undefined {
   try {
-    bytes = fs.readFileSync(IMAGE_FILE);
+    const manifest = JSON.parse(fs.readFileSync(manifestOf(imageFile), 'utf8')) as {
+      migrations?: unknown;
+    };
+    const names = manifest.migrations;
+    if (!Array.isArray(names) || names.join('\n') !== [...migrationNames()].sort().join('\n')) {
+      return undefined;
+    }
+    return fs.readFileSync(imageFile);
   } catch {
     return undefined;
   }
-  return isCurrentImage(bytes) ? bytes : undefined;
 }
 
 /** Runs every migration on a new in-memory database and returns its bytes. */
@@ -106,8 +119,11 @@ export async function connectMigrated(
   return db;
 }
 
-/** `npm run build`: writes the image beside the compiled module. */
-export async function writeSqliteImage(): Promise<string> {
-  fs.writeFileSync(IMAGE_FILE, await makeSqliteImage());
-  return IMAGE_FILE;
+/** `npm run build`: writes the image beside the compiled module, and its manifest. */
+export async function writeSqliteImage(imageFile = IMAGE_FILE): Promise<string> {
+  const bytes = await makeSqliteImage();
+  const migrations = appliedIn(bytes);
+  fs.writeFileSync(imageFile, bytes);
+  fs.writeFileSync(manifestOf(imageFile), `${JSON.stringify({ migrations }, null, 2)}\n`);
+  return imageFile;
 }

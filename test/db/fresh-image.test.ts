@@ -7,9 +7,11 @@ import { describe, expect, it } from 'vitest';
 import { Database } from '../../src/db/database.js';
 import {
   connectMigrated,
+  imageOfBuild,
   isCurrentImage,
   isNewSqlite,
   makeSqliteImage,
+  writeSqliteImage,
 } from '../../src/db/fresh-image.js';
 import { migrateToLatest } from '../../src/db/migrator.js';
 import { DIALECT } from '../helpers/build-test-app.js';
@@ -73,6 +75,29 @@ describe.skipIf(DIALECT !== 'sqlite')('SQLite image of a migrated database', () 
     expect(isCurrentImage(Buffer.from('not a database'))).toBe(false);
     older.close();
     newer.close();
+  });
+
+  it("imageOfBuild: the build's image is used when its manifest names exactly the code's migrations, and not otherwise", async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'stratus-manifest-'));
+    try {
+      const file = await writeSqliteImage(path.join(dir, 'sqlite-image.db'));
+      const manifest = path.join(dir, 'sqlite-image.json');
+      const written = JSON.parse(fs.readFileSync(manifest, 'utf8')) as { migrations: string[] };
+      const image = imageOfBuild(file);
+      expect(image?.equals(fs.readFileSync(file))).toBe(true);
+      expect(image && isCurrentImage(image)).toBe(true);
+      const names = written.migrations;
+      for (const migrations of [names.slice(1), [...names, '9999-later'], 'all']) {
+        fs.writeFileSync(manifest, JSON.stringify({ migrations }));
+        expect(imageOfBuild(file)).toBeUndefined();
+      }
+      fs.writeFileSync(manifest, '{ not json');
+      expect(imageOfBuild(file)).toBeUndefined();
+      fs.rmSync(manifest);
+      expect(imageOfBuild(file)).toBeUndefined();
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it('connectMigrated: a new file starts from the image in WAL mode; an existing file is kept as it is', async () => {
