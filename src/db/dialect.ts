@@ -77,15 +77,27 @@ function withStatementCache(db: SQLite.Database) {
   };
 }
 
+/** The header's file format versions (bytes 18 and 19) of a database in WAL mode. */
+const WAL_FORMAT = Buffer.from([2, 2]);
+
 /**
  * Writes a new SQLite file from an image, unless the file exists: written aside, then linked to
  * its name, so a process starting at the same moment finds either no file or the whole image.
+ * The file is written in WAL mode (its header's versions as 2): its first open then skips
+ * switching it (about 2.5 ms). The image itself stays as it was made: an in-memory database
+ * cannot be in WAL mode. Whether this made the file.
  */
 function createFromImage(file: string, image: Buffer): boolean {
   if (fs.existsSync(file)) return false;
   const aside = `${file}.${process.pid}.${Date.now()}.new`;
-  fs.writeFileSync(aside, image);
   try {
+    const fd = fs.openSync(aside, 'wx');
+    try {
+      fs.writeSync(fd, image);
+      fs.writeSync(fd, WAL_FORMAT, 0, 2, 18);
+    } finally {
+      fs.closeSync(fd);
+    }
     fs.linkSync(aside, file);
     return true;
   } catch (err) {
