@@ -1,4 +1,3 @@
-import { spawn } from 'node:child_process';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { type Static, Type } from '@sinclair/typebox';
@@ -240,6 +239,8 @@ export class InitHooks {
       const keep = (d: Buffer) => {
         output = (output + d.toString()).slice(-OUTPUT_TAIL);
       };
+      // Node's child processes are loaded when a script runs, not at every start.
+      const { spawn } = process.getBuiltinModule('node:child_process');
       const child = spawn(cmd, args, {
         cwd: path.dirname(file),
         env: {

@@ -1,4 +1,4 @@
-import { Resolver } from 'node:dns/promises';
+import type { Resolver } from 'node:dns/promises';
 import { canonicalIpv6, isIpv4 } from '../../lib/ip.js';
 
 /**
@@ -11,6 +11,8 @@ export class ForwardDns {
 
   constructor(server: string | undefined) {
     if (server === undefined) return;
+    // Node's DNS resolver is loaded only where one is configured (not at every start).
+    const { Resolver } = process.getBuiltinModule('node:dns/promises');
     this.resolver = new Resolver({ timeout: 2000, tries: 2 });
     this.resolver.setServers([server]);
   }

@@ -1,4 +1,4 @@
-import dgram from 'node:dgram';
+// Node's UDP sockets are loaded when the DNS server listens (process.getBuiltinModule).
 import net from 'node:net';
 import * as dnsPacket from 'dns-packet';
 import type { Logger } from 'pino';
@@ -53,7 +53,9 @@ export class DnsServer {
   /** Listens on UDP and TCP at host:port (port 0: a free port, the same for both). */
   async listen(host: string, port: number): Promise<DnsListener> {
     for (let attempt = 0; ; attempt++) {
-      const udp = dgram.createSocket({ type: net.isIPv6(host) ? 'udp6' : 'udp4' });
+      const udp = process
+        .getBuiltinModule('node:dgram')
+        .createSocket({ type: net.isIPv6(host) ? 'udp6' : 'udp4' });
       await new Promise<void>((resolve, reject) => {
         udp.once('error', reject);
         udp.bind(port, host, () => {

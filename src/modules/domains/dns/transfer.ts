@@ -1,5 +1,5 @@
-import dgram from 'node:dgram';
-import { lookup } from 'node:dns/promises';
+// Node's UDP sockets and DNS lookups are loaded at a transfer's first use
+// (process.getBuiltinModule), not at every start.
 import net from 'node:net';
 import * as dnsPacket from 'dns-packet';
 import ipaddr from 'ipaddr.js';
@@ -106,7 +106,7 @@ export function fromWire(a: dnsPacket.Answer): ZoneRecord | undefined {
 export async function addressesOf(server: string): Promise<string[]> {
   if (net.isIP(server)) return [server];
   try {
-    const found = await lookup(server, { all: true });
+    const found = await process.getBuiltinModule('node:dns/promises').lookup(server, { all: true });
     return found.map((f) => f.address);
   } catch {
     throw new TransferError(`${server} could not be resolved`);
@@ -121,7 +121,9 @@ export async function soaSerial(
   timeoutMs = TIMEOUT_MS,
 ): Promise<number> {
   if (!policy.allowed(ip)) throw new TransferError(`${ip} is not an address transfers may use`);
-  const sock = dgram.createSocket(net.isIPv6(ip) ? 'udp6' : 'udp4');
+  const sock = process
+    .getBuiltinModule('node:dgram')
+    .createSocket(net.isIPv6(ip) ? 'udp6' : 'udp4');
   const id = Math.floor(Math.random() * 65536);
   try {
     const reply = await new Promise<dnsPacket.DecodedPacket>((resolve, reject) => {
