@@ -30,8 +30,9 @@ COPY --from=build /app/bin ./bin
 # bin/stratus.js runs dist/ when it is newer than every file of src/ (it is: built last).
 COPY --from=build /app/src ./src
 COPY --from=build /app/dist ./dist
-# The first start writes the bundle's code cache beside it (bin/run-bundle.js): the folder is
-# the server user's, so each container's later starts take it.
+# The build wrote the bundle's code cache for the ENTRYPOINT's Node options (bin/warm-cache.mjs,
+# the same as `npm start`'s); the folder is the server user's, so a start with other options
+# writes one of its own (bin/run-bundle.js).
 RUN mkdir -p /data && chown node:node /data /app/dist/bundle
 USER node
 VOLUME ["/data"]

@@ -18,7 +18,7 @@ import { toAscii } from '../../bin/bundle-ascii.mjs';
 // @ts-expect-error: plain JavaScript of bin/, without types
 import { bundleTransforms } from '../../bin/bundle-transforms.mjs';
 // @ts-expect-error: plain JavaScript of bin/, without types
-import { compileBundle, runBundle } from '../../bin/run-bundle.js';
+import { cacheFileOf, compileBundle, runBundle } from '../../bin/run-bundle.js';
 
 interface Loaded {
   exports: Record<string, unknown>;
@@ -30,6 +30,8 @@ const load = (file: string): Loaded => runBundle(file, { cacheAfterMs: 0 }) as L
 
 let dir: string;
 let bundle: string;
+/** The bundle's cache for this process's Node options (bin/run-bundle.js). */
+const cacheOf = (): string => cacheFileOf(bundle) as string;
 beforeEach(() => {
   dir = mkdtempSync(path.join(tmpdir(), 'stratus-bundle-'));
   bundle = path.join(dir, 'cli.cjs');
@@ -52,15 +54,15 @@ describe('the bundle code cache (bin/run-bundle.js)', () => {
     expect((first.exports.main as (n: number) => number)(21)).toBe(42);
     expect((first.exports.where as () => string)()).toBe('cli.cjs');
     await first.started();
-    expect(statSync(`${bundle}.cache`).size).toBeGreaterThan(0);
-    expect(readdirSync(dir).sort()).toEqual(['cli.cjs', 'cli.cjs.cache']);
+    expect(statSync(cacheOf()).size).toBeGreaterThan(0);
+    expect(readdirSync(dir).sort()).toEqual(['cli.cjs', path.basename(cacheOf())].sort());
   });
 
   it('runBundle: a server stopped before its cache was due writes it as the CLI returns', () => {
     const loaded = runBundle(bundle, { cacheAfterMs: 60_000 }) as Loaded;
     void loaded.started();
     loaded.finished();
-    expect(statSync(`${bundle}.cache`).size).toBeGreaterThan(0);
+    expect(statSync(cacheOf()).size).toBeGreaterThan(0);
     expect(load(bundle).cacheUsed).toBe(true);
   });
 
@@ -71,18 +73,18 @@ describe('the bundle code cache (bin/run-bundle.js)', () => {
 
   it('runBundle: the next start takes the cache V8 made and does not write it again', async () => {
     await load(bundle).started();
-    const made = readFileSync(`${bundle}.cache`);
+    const made = readFileSync(cacheOf());
     const next = load(bundle);
     expect(next.cacheUsed).toBe(true);
     expect((next.exports.main as (n: number) => number)(2)).toBe(4);
-    writeFileSync(`${bundle}.cache`, made); // the same bytes, a new mtime
-    const before = statSync(`${bundle}.cache`).mtimeMs;
+    writeFileSync(cacheOf(), made); // the same bytes, a new mtime
+    const before = statSync(cacheOf()).mtimeMs;
     await next.started();
-    expect(statSync(`${bundle}.cache`).mtimeMs).toBe(before);
+    expect(statSync(cacheOf()).mtimeMs).toBe(before);
   });
 
   it('runBundle: a cache V8 rejects (another bundle or V8) is made again by the next server', async () => {
-    writeFileSync(`${bundle}.cache`, Buffer.from('not a code cache'));
+    writeFileSync(cacheOf(), Buffer.from('not a code cache'));
     const rejected = load(bundle);
     expect(rejected.cacheUsed).toBe(false);
     expect((rejected.exports.main as (n: number) => number)(1)).toBe(2);
@@ -106,16 +108,16 @@ describe('the bundle code cache (bin/run-bundle.js)', () => {
 
   it('runBundle: a cache damaged on disk after it was written is not used and is made again', async () => {
     await load(bundle).started();
-    const made = readFileSync(`${bundle}.cache`);
+    const made = readFileSync(cacheOf());
     const damaged = Buffer.from(made);
     const at = made.indexOf(10) + 1 + Math.floor((made.length - made.indexOf(10)) / 2);
     damaged[at] = (damaged[at] ?? 0) ^ 0xff; // one byte of V8's data flipped, the first line intact
-    writeFileSync(`${bundle}.cache`, damaged);
+    writeFileSync(cacheOf(), damaged);
     const next = load(bundle);
     expect(next.cacheUsed).toBe(false);
     expect((next.exports.main as (n: number) => number)(5)).toBe(10);
     await next.started();
-    expect(readFileSync(`${bundle}.cache`).equals(damaged)).toBe(false);
+    expect(readFileSync(cacheOf()).equals(damaged)).toBe(false);
     expect(load(bundle).cacheUsed).toBe(true);
   });
 
@@ -148,13 +150,42 @@ describe('the bundle code cache (bin/run-bundle.js)', () => {
     delete g.__stratusBundleRuns;
   });
 
+  it("cacheFileOf: each set of Node options has a cache of its own, so starts of one kind do not replace the other's", async () => {
+    const runner = path.join(dir, 'runner.cjs');
+    writeFileSync(
+      runner,
+      `const { runBundle } = require(${JSON.stringify(path.resolve('bin/run-bundle.js'))});
+      const loaded = runBundle(process.argv[2], { cacheAfterMs: 0 });
+      void loaded.started();
+      loaded.finished(); // a server stopping: the cache is written now
+      console.log(JSON.stringify({ used: loaded.cacheUsed }));`,
+    );
+    const { execFileSync } = await import('node:child_process');
+    const start = (flags: string[]) =>
+      JSON.parse(
+        execFileSync(process.execPath, [...flags, runner, bundle], {
+          encoding: 'utf8',
+          env: { PATH: process.env.PATH },
+        }),
+      ) as { used: boolean };
+    const flagged = ['--max-semi-space-size=16'];
+    expect(start([])).toEqual({ used: false });
+    expect(start(flagged)).toEqual({ used: false });
+    // Each kept its own: neither start compiles again.
+    expect(start([])).toEqual({ used: true });
+    expect(start(flagged)).toEqual({ used: true });
+    const caches = readdirSync(dir).filter((f) => f.startsWith('cli.cjs.cache'));
+    expect(caches).toHaveLength(2);
+    expect(caches).toContain('cli.cjs.cache');
+  });
+
   it('runBundle: a cache that cannot be written leaves the start as it was and no temporary file', async () => {
-    mkdirSync(`${bundle}.cache`); // a folder where the file would go
+    mkdirSync(cacheOf()); // a folder where the file would go
     const loaded = load(bundle);
     expect(loaded.cacheUsed).toBe(false);
     await loaded.started();
-    expect(readdirSync(dir).sort()).toEqual(['cli.cjs', 'cli.cjs.cache']);
-    expect(statSync(`${bundle}.cache`).isDirectory()).toBe(true);
+    expect(readdirSync(dir).sort()).toEqual(['cli.cjs', path.basename(cacheOf())].sort());
+    expect(statSync(cacheOf()).isDirectory()).toBe(true);
   });
 });
 
