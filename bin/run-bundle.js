@@ -7,8 +7,9 @@
 // its first requests compiled lazily are in it too (or as it stops, if that comes first). It is
 // written to a temporary file renamed into place (a concurrent start reads the old cache or the
 // new one, never half of one); where the folder cannot be written (an installed package owned
-// by another user) each start compiles as it would without a cache. A start with other V8 flags
-// than the cache's (V8 rejects it) makes it again for its own flags.
+// by another user) each start compiles as it would without a cache. Each set of Node options
+// has a cache of its own (cacheFileOf); the build makes the one for `npm start`'s options
+// (bin/warm-cache.mjs). CommonJS (bin/package.json): bin/stratus.js requires it.
 'use strict';
 const { isAscii } = require('node:buffer');
 const fs = require('node:fs');
