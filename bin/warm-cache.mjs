@@ -49,11 +49,18 @@ async function warm() {
       });
       child.once('exit', (code) => reject(new Error(`the server exited (${code})`)));
     });
-    for (const page of ['/v4/regions', '/console/']) await (await fetch(`${url}${page}`)).text();
+    for (const page of ['/v4/regions', '/console/']) {
+      await (await fetch(`${url}${page}`, { signal: AbortSignal.timeout(GIVE_UP_MS) })).text();
+    }
   } finally {
     if (child.exitCode === null) {
       await new Promise((resolve) => {
-        child.once('exit', resolve);
+        // A server that does not stop within the time is killed (it then writes no cache).
+        const kill = setTimeout(() => child.kill('SIGKILL'), GIVE_UP_MS);
+        child.once('exit', () => {
+          clearTimeout(kill);
+          resolve();
+        });
         child.kill('SIGTERM');
       });
     }
