@@ -89,6 +89,14 @@ export const TRANSFORMS = {
       "const yaml = { stringify: (...args) => require('yaml').stringify(...args) }",
     ],
   ],
+  // json-schema-resolver (under @fastify/swagger) loads `debug`, with supports-color and tty, for
+  // messages printed only when DEBUG names a namespace: it is loaded only when DEBUG is set.
+  'json-schema-resolver/ref-resolver.js': [
+    [
+      "const debug = require('debug')('json-schema-resolver')",
+      "const debug = process.env.DEBUG ? require('debug')('json-schema-resolver') : () => {}",
+    ],
+  ],
   '@fastify/static/index.js': [
     ["const { glob } = require('glob')", "const glob = (...args) => require('glob').glob(...args)"],
   ],

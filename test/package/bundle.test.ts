@@ -451,6 +451,30 @@ describe('packages edited by the bundle (bin/bundle-transforms.mjs)', () => {
     expect(await statusOf(createRequire(import.meta.url)(out))).toBe(503);
   });
 
+  it('json-schema-resolver in the bundle: loads debug (and tty) only when DEBUG is set, and resolves as published', async () => {
+    const out = await bundled('json-schema-resolver', path.join(dir, 'resolver.cjs'));
+    const probe = (lib: string) => `
+      const RefResolver = require(${JSON.stringify(lib)});
+      const ref = RefResolver({ clone: true });
+      const resolved = ref.resolve({ $id: 'a', type: 'object', properties: { b: { $ref: 'b#' } } }, {
+        externalSchemas: [{ $id: 'b', type: 'string' }],
+      });
+      console.log(JSON.stringify({ tty: process.moduleLoadList.includes('NativeModule tty'), resolved }));`;
+    const { execFileSync } = await import('node:child_process');
+    const run = (lib: string, env: Record<string, string>) =>
+      JSON.parse(
+        execFileSync(process.execPath, ['-e', probe(lib)], {
+          encoding: 'utf8',
+          env: { PATH: process.env.PATH, ...env },
+        }),
+      ) as { tty: boolean; resolved: unknown };
+    const published = createRequire(import.meta.url).resolve('json-schema-resolver');
+    const quiet = run(out, {});
+    expect(quiet.tty).toBe(false);
+    expect(quiet.resolved).toEqual(run(published, {}).resolved);
+    expect(run(out, { DEBUG: 'json-schema-resolver' }).tty).toBe(true);
+  });
+
   it('@fastify/static in the bundle: serves files without a walk (wildcard) and with one (glob, loaded then)', async () => {
     const out = await bundled('@fastify/static', path.join(dir, 'static.cjs'));
     const root = path.join(dir, 'public');
