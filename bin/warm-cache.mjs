@@ -30,6 +30,8 @@ async function warm() {
       PATH: process.env.PATH,
       HOST: '127.0.0.1',
       PORT: '0',
+      // Everything the server keeps (its database, object bytes) in the temporary folder.
+      STRATUS_DATA_DIR: dir,
       DATABASE_URL: `sqlite:${path.join(dir, 'stratus.db')}`,
       LOG_LEVEL: 'warn',
     },
