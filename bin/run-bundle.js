@@ -77,13 +77,12 @@ function compileBundle(file, { cacheAfterMs = 1000 } = {}) {
   const needsCache = cachedData === undefined || script.cachedDataRejected === true;
   return {
     cacheUsed: !needsCache,
-    run: () => runCompiled(script, file, identity, needsCache, cacheAfterMs),
+    run: () => runCompiled(script, file, cacheFile, identity, needsCache, cacheAfterMs),
   };
 }
 
 /** Runs a compiled bundle (see compileBundle). */
-function runCompiled(script, file, identity, needsCache, cacheAfterMs) {
-  const cacheFile = cacheFileOf(file);
+function runCompiled(script, file, cacheFile, identity, needsCache, cacheAfterMs) {
   const module = { exports: {}, filename: file, id: file };
   script
     .runInThisContext()
