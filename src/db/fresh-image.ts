@@ -40,10 +40,14 @@ function appliedIn(bytes: Buffer): string[] | undefined {
   }
 }
 
-/** Whether an image holds exactly the code's migrations (a build older or newer than the code does not). */
+/** Whether sorted migration names are exactly the code's (a build older or newer than the code's are not). */
+const areCodeMigrations = (names: unknown[]) =>
+  names.join('\n') === [...migrationNames()].sort().join('\n');
+
+/** Whether an image holds exactly the code's migrations. */
 export function isCurrentImage(bytes: Buffer): boolean {
   const applied = appliedIn(bytes);
-  return applied !== undefined && applied.join('\n') === [...migrationNames()].sort().join('\n');
+  return applied !== undefined && areCodeMigrations(applied);
 }
 
 /**
@@ -58,9 +62,7 @@ export function imageOfBuild(imageFile = IMAGE_FILE): Buffer | undefined {
       migrations?: unknown;
     };
     const names = manifest.migrations;
-    if (!Array.isArray(names) || names.join('\n') !== [...migrationNames()].sort().join('\n')) {
-      return undefined;
-    }
+    if (!Array.isArray(names) || !areCodeMigrations(names)) return undefined;
     return fs.readFileSync(imageFile);
   } catch {
     return undefined;
