@@ -124,7 +124,8 @@ await build({
   supported: { 'dynamic-import': false },
   // Without the indentation, spaces and comments: 4.0 MB instead of 5.9. A start reads the whole
   // text and V8 keeps it, so each megabyte costs page faults (about 12 us a page on this
-  // machine) as well as reading; starts took about 50 ms less (docs/performance.md). Names are
+  // machine) as well as reading; loading the bundle took about 20 ms less (docs/performance.md,
+  // ten loads each in turns; a first series of whole starts, -55 ms, was in a noisy phase). Names are
   // kept, so a stack trace still names each function, and lines are cut near 160 characters, so
   // the place a trace gives can be read in the file.
   minifyWhitespace: true,
