@@ -1,6 +1,8 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { readFile, stat } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
+// @ts-expect-error: plain JavaScript of bin/, without types
+import { startOptions } from '../bin/start-options.mjs';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const START_TIMEOUT_MS = 60_000;
@@ -77,8 +79,11 @@ export interface StratusOptions {
   root?: string;
 }
 
-/** The node flags of `npm start` (package.json), so the bench measures what users run. */
-export const SERVE_NODE_FLAGS = ['--max-semi-space-size=32', '--no-allocation-site-pretenuring'];
+/**
+ * The node flags of `npm start`, read from package.json (bin/start-options.mjs), so the bench
+ * measures what users run, with the code cache the build made for them.
+ */
+export const SERVE_NODE_FLAGS: string[] = startOptions();
 
 /** `stratus serve` as a child process, rate limits off, warnings only. */
 export function startStratus(o: StratusOptions): Promise<Server> {

@@ -11,16 +11,10 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
+import { startOptions } from './start-options.mjs';
+
 const root = path.join(path.dirname(fileURLToPath(import.meta.url)), '..');
 const GIVE_UP_MS = 30_000;
-
-/** The Node options of `npm start` (its script: `node <options> bin/stratus.js serve`). */
-function startOptions() {
-  const pkg = JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8'));
-  const words = String(pkg.scripts?.start ?? '').split(/\s+/);
-  const at = words.indexOf('bin/stratus.js');
-  return words[0] === 'node' && at > 0 ? words.slice(1, at) : [];
-}
 
 async function warm() {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'stratus-warm-'));
