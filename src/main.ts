@@ -47,10 +47,12 @@ export async function serve(
       ? await listenS3(app.server, config.host, config.s3Port)
       : undefined;
   if (config.inProcessWorker) {
+    // Listed in job_workers before it runs a job: /_stratus/health never shows work done by a
+    // worker it does not list.
+    await ctx.heartbeat.start('serve');
     ctx.runner.start();
     // The QEMU driver's host agent (power-offs, volume hot-plug, statistics) runs beside the jobs.
     ctx.areas.compute.machines.agent.start();
-    ctx.heartbeat.start('serve');
   }
   const dns = config.dns.port === undefined ? undefined : await ctx.areas.domains.dns.listen();
 
@@ -148,9 +150,10 @@ export async function work(
 ): Promise<Running> {
   const ctx = await createContext(config);
   ctx.areas.controls.controls.startSync();
+  // Listed before it runs a job (see serve).
+  await ctx.heartbeat.start('worker');
   ctx.runner.start();
   ctx.areas.compute.machines.agent.start();
-  ctx.heartbeat.start('worker');
   out(`Stratus worker ${ctx.runner.workerId} is running jobs (database: ${ctx.db.dialect})`);
   let closing: Promise<void> | undefined;
   const close = () => {

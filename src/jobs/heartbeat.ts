@@ -44,9 +44,13 @@ export class Heartbeat {
     return this.deps.version;
   }
 
-  /** Starts beating (`serve`: the worker inside an API process; `worker`: a worker process). */
-  start(kind: 'serve' | 'worker'): void {
-    if (this.timer) return;
+  /**
+   * Starts beating (`serve`: the worker inside an API process; `worker`: a worker process).
+   * Resolves once the first heartbeat is written (or failed, which is logged): a process that
+   * awaits it before starting its runner is listed before it runs any job.
+   */
+  start(kind: 'serve' | 'worker'): Promise<void> {
+    if (this.timer) return this.beating ?? Promise.resolve();
     this.kind = kind;
     this.started = new Date(this.now()).toISOString();
     const tick = () => {
@@ -57,6 +61,7 @@ export class Heartbeat {
     tick();
     this.timer = setInterval(tick, this.deps.everyMs ?? HEARTBEAT_EVERY_MS);
     this.timer.unref();
+    return this.beating ?? Promise.resolve();
   }
 
   /** Writes the heartbeat now. */
