@@ -12,6 +12,7 @@ import { isRetryableTxError } from '../errors/db-errors.js';
 import { createDialect } from './dialect.js';
 import { GroupCommit, type GroupLimits, type GroupStats } from './group-commit.js';
 import type { DatabaseSchema } from './schema.js';
+import type { WalCheckpointer } from './wal-checkpointer.js';
 
 export type { ColumnType, Generated };
 
@@ -48,6 +49,8 @@ interface Shared {
   closeHooks: (() => Promise<void>)[];
   /** SQLite: the group commit every transaction of the connection goes through. */
   group: GroupCommit<DatabaseSchema> | undefined;
+  /** SQLite file: the WAL's checkpointer thread, stopped before the connection closes. */
+  checkpointer: WalCheckpointer | undefined;
 }
 
 /**
@@ -81,6 +84,7 @@ export class Database {
       slots: new Map(),
       closeHooks: [],
       group: handle.exec ? new GroupCommit(db, handle.exec, opts.group) : undefined,
+      checkpointer: handle.checkpointer,
     });
   }
 
@@ -248,9 +252,15 @@ export class Database {
     return this.shared.group?.stats;
   }
 
+  /** SQLite file: the WAL's checkpointer (tests, the bench). */
+  get checkpointer(): WalCheckpointer | undefined {
+    return this.shared.checkpointer;
+  }
+
   async close(): Promise<void> {
     for (const hook of this.shared.closeHooks.splice(0)) await hook();
     await this.shared.group?.idle();
+    await this.shared.checkpointer?.stop();
     await this.db.destroy();
   }
 }

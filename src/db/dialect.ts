@@ -12,6 +12,7 @@ import {
 import type PgModule from 'pg';
 import type { Dialect } from '../config/config.js';
 import { isStalePlan } from '../errors/db-errors.js';
+import { WalCheckpointer } from './wal-checkpointer.js';
 
 let pgModule: typeof PgModule | undefined;
 
@@ -44,6 +45,8 @@ export interface DialectHandle {
    * connection mutex): the group commit.
    */
   exec?: (text: string) => void;
+  /** SQLite file: the WAL's checkpointer thread (src/db/wal-checkpointer.ts). */
+  checkpointer?: WalCheckpointer;
 }
 
 export function sqliteFileOf(url: string): string {
@@ -216,13 +219,16 @@ export function createDialect(
     // One cache of prepared statements for Kysely's queries and the group commit's BEGIN,
     // SAVEPOINT and COMMIT.
     const cached = withStatementCache(db);
+    const checkpointer = memory ? undefined : new WalCheckpointer(db, path.resolve(file));
     return {
       dialect: 'sqlite',
       kysely: new SqliteDialect({ database: cached }),
       dataVersion: () => dataVersion.get() as number,
       exec: (text) => {
         cached.prepare(text).run();
+        if (text === 'commit') checkpointer?.committed();
       },
+      checkpointer,
     };
   }
   const pool = new (pg().Pool)({ connectionString: url, max: opts.poolSize ?? 10 });
