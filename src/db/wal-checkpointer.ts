@@ -1,9 +1,17 @@
+import { statSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import type { Worker as WorkerType } from 'node:worker_threads';
 import type SQLite from 'better-sqlite3';
 
-/** Commits of the connection before the checkpointer starts: a process that writes little never starts it. */
-export const CHECKPOINTER_AFTER_COMMITS = 64;
+/**
+ * The size the WAL file must have reached before the checkpointer starts: SQLite's own threshold
+ * (1,000 pages of 4 KiB), so only a process that has written enough for SQLite to checkpoint once
+ * starts the thread. An idle server's empty commits (the job runner's passes) write nothing and
+ * never start it.
+ */
+export const CHECKPOINTER_AFTER_WAL_BYTES = 1_000 * 4_096;
+/** Every this many commits, the WAL file's size is looked at (a stat: a few microseconds). */
+export const CHECKPOINTER_LOOK_EVERY = 64;
 /** How often the checkpointer copies the WAL's new frames into the database file. */
 export const CHECKPOINT_EVERY_MS = 100;
 /**
@@ -68,19 +76,27 @@ export class WalCheckpointer {
   constructor(
     private readonly db: SQLite.Database,
     private readonly file: string,
-    private readonly opts: { afterCommits?: number; everyMs?: number } = {},
+    private readonly opts: { lookEvery?: number; afterWalBytes?: number; everyMs?: number } = {},
   ) {}
 
-  /** Called after each COMMIT of the connection; starts the thread at the threshold. */
+  /** Called after each COMMIT of the connection; starts the thread once the WAL has grown. */
   committed(): void {
-    if (++this.commits === (this.opts.afterCommits ?? CHECKPOINTER_AFTER_COMMITS)) this.start();
+    if (this.worker || this.stopping) return;
+    if (++this.commits % (this.opts.lookEvery ?? CHECKPOINTER_LOOK_EVERY) !== 0) return;
+    let bytes = 0;
+    try {
+      bytes = statSync(`${this.file}-wal`).size;
+    } catch {
+      return;
+    }
+    if (bytes >= (this.opts.afterWalBytes ?? CHECKPOINTER_AFTER_WAL_BYTES)) this.start();
   }
 
   get running(): boolean {
     return this.worker !== undefined;
   }
 
-  /** Starts the thread now (normally on the threshold's commit). */
+  /** Starts the thread now (normally once the WAL has grown). */
   start(): void {
     if (this.worker || this.stopping) return;
     const require = createRequire(import.meta.url);

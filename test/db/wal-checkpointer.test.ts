@@ -7,15 +7,16 @@ import { type Kysely, sql } from 'kysely';
 import { afterEach, describe, expect, it } from 'vitest';
 import { Database } from '../../src/db/database.js';
 import {
-  CHECKPOINTER_AFTER_COMMITS,
+  CHECKPOINTER_AFTER_WAL_BYTES,
+  CHECKPOINTER_LOOK_EVERY,
   SAFETY_NET_PAGES,
   WalCheckpointer,
 } from '../../src/db/wal-checkpointer.js';
 import { DIALECT } from '../helpers/build-test-app.js';
 
 /**
- * The WAL's checkpointer (src/db/wal-checkpointer.ts): past a few dozen commits, a thread with
- * its own connection copies the log into the database file, so no commit of the serving thread
+ * The WAL's checkpointer (src/db/wal-checkpointer.ts): once the WAL has grown to SQLite's own
+ * threshold, a thread with its own connection copies the log into the database file, so no commit of the serving thread
  * pays for a checkpoint and its syncs. SQLite files only.
  */
 const sqliteOnly = DIALECT === 'sqlite' ? it : it.skip;
@@ -49,17 +50,23 @@ describe('WalCheckpointer', () => {
       db.pragma('synchronous = NORMAL');
       db.exec('create table t (id integer primary key, body text)');
       db.pragma('wal_checkpoint(TRUNCATE)');
-      const cp = new WalCheckpointer(db, file, { afterCommits: 2, everyMs: 20 });
+      const cp = new WalCheckpointer(db, file, {
+        lookEvery: 1,
+        afterWalBytes: 200 * 4096,
+        everyMs: 20,
+      });
+      // Commits that write little leave the WAL small: no thread.
+      for (let i = 0; i < 5; i++) db.prepare('insert into t (body) values (?)').run('small');
       cp.committed();
       expect(cp.running).toBe(false);
       expect(autocheckpoint(db)).toBe(1000);
+      writePages(db, 300);
       cp.committed();
       expect(cp.running).toBe(true);
       expect(autocheckpoint(db)).toBe(SAFETY_NET_PAGES);
 
       // 300 pages: under SQLite's own threshold (1,000), so only the thread moves them.
       const before = statSync(file).size;
-      writePages(db, 300);
       for (let i = 0; i < 100 && statSync(file).size === before; i++) await sleep(20);
       expect(statSync(file).size).toBeGreaterThan(before + 300 * 4096 * 0.9);
       for (let i = 0; i < 50 && cp.stats.frames === 0; i++) await sleep(20);
@@ -68,7 +75,7 @@ describe('WalCheckpointer', () => {
 
       // A reader of its own sees every row (the copy changed nothing but where the pages are).
       const reader = new SQLite(file, { readonly: true });
-      expect(reader.prepare('select count(*) as n from t').get()).toEqual({ n: 300 });
+      expect(reader.prepare('select count(*) as n from t').get()).toEqual({ n: 305 });
       reader.close();
 
       await cp.stop();
@@ -87,8 +94,8 @@ describe('WalCheckpointer', () => {
       const db = new SQLite(file);
       db.pragma('journal_mode = WAL');
       // The thread opens the file with fileMustExist: a path that is not there makes it fail.
-      const cp = new WalCheckpointer(db, path.join(dir, 'missing.sqlite'), { afterCommits: 1 });
-      cp.committed();
+      const cp = new WalCheckpointer(db, path.join(dir, 'missing.sqlite'));
+      cp.start();
       expect(autocheckpoint(db)).toBe(SAFETY_NET_PAGES);
       for (let i = 0; i < 100 && cp.running; i++) await sleep(20);
       expect(cp.running).toBe(false);
@@ -98,21 +105,24 @@ describe('WalCheckpointer', () => {
   );
 
   sqliteOnly(
-    'Database.connect: a SQLite file starts its checkpointer after the threshold of commits; close stops it',
+    "Database.connect: a SQLite file starts its checkpointer once its WAL has grown to SQLite's threshold, not on commits alone; close stops it",
     async () => {
       const file = path.join(tmp(), 'db.sqlite');
       const db = Database.connect(`sqlite:${file}`);
-      const k = db.db as unknown as Kysely<any>;
-      await sql`create table t (id integer primary key, body text)`.execute(k);
-      for (let i = 0; i < CHECKPOINTER_AFTER_COMMITS - 1; i++) {
-        await db.transaction(async (tx) => {
-          await sql`insert into t (body) values (${`row ${i}`})`.execute(tx.db as Kysely<any>);
+      const k = (d: Database) => d.db as unknown as Kysely<any>;
+      await sql`create table t (id integer primary key, body text)`.execute(k(db));
+      const commit = (rows: number, size: number) =>
+        db.transaction(async (tx) => {
+          for (let i = 0; i < rows; i++)
+            await sql`insert into t (body) values (${'x'.repeat(size)})`.execute(k(tx));
         });
-      }
+      // Many small commits (an idle server's job passes write about as little).
+      for (let i = 0; i < 2 * CHECKPOINTER_LOOK_EVERY; i++) await commit(1, 10);
       expect(db.checkpointer?.running).toBe(false);
-      await db.transaction(async (tx) => {
-        await sql`insert into t (body) values ('last')`.execute(tx.db as Kysely<any>);
-      });
+      // Enough for SQLite's own threshold: 64 commits of 20 rows of 4 KB (about 5 MB).
+      const perCommit = 20 * 4_000;
+      const commits = Math.ceil((CHECKPOINTER_AFTER_WAL_BYTES * 1.2) / perCommit);
+      for (let i = 0; i < Math.max(commits, CHECKPOINTER_LOOK_EVERY); i++) await commit(20, 4_000);
       expect(db.checkpointer?.running).toBe(true);
       await db.close();
       expect(db.checkpointer?.running).toBe(false);
@@ -141,16 +151,15 @@ describe('WalCheckpointer', () => {
         });
         child.on('exit', (code) => reject(new Error(`child exited (${code}) before answering`)));
       });
-      expect(out).toContain('checkpointer running');
+      const written = Number(/checkpointer running after (\d+) rows/.exec(out)?.[1]);
+      expect(written).toBeGreaterThan(0);
       child.kill('SIGKILL');
       await new Promise((r) => child.once('exit', r));
       const db = new SQLite(file, { readonly: true });
       expect(db.prepare("select count(*) as n from t where body = 'answered'").get()).toEqual({
         n: 1,
       });
-      expect(db.prepare('select count(*) as n from t').get()).toEqual({
-        n: CHECKPOINTER_AFTER_COMMITS + 1,
-      });
+      expect(db.prepare('select count(*) as n from t').get()).toEqual({ n: written + 1 });
       db.close();
     },
   );
