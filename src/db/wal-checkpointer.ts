@@ -24,9 +24,9 @@ const SQLITE_DEFAULT_PAGES = 1_000;
 
 /**
  * The checkpointer's thread, CommonJS run by `new Worker(code, { eval: true })`: its own
- * connection to the file, a PASSIVE checkpoint every few milliseconds (it never waits for nor
+ * connection to the file, a PASSIVE checkpoint every CHECKPOINT_EVERY_MS (it never waits for nor
  * blocks the writer or the readers; with nothing new in the WAL it writes nothing), and on
- * `stop` the connection closed. It reports each checkpoint that copied frames.
+ * `stop` the connection closed. It reports each checkpoint that found new frames.
  */
 const THREAD = `
 const { parentPort, workerData } = require('node:worker_threads');
@@ -59,9 +59,10 @@ parentPort.on('message', () => {
  * In WAL mode a commit appends pages to the log, and every 1,000 pages the committing connection
  * copies them into the database file and syncs both files (`synchronous = NORMAL` syncs only at
  * checkpoints): a stall of 5 to 15 ms on the one thread that serves every request, about one
- * commit in 40 under a create load (bench/where-time-goes.md). Here, once the connection has
- * committed a few dozen times, a worker thread with its own connection does those checkpoints
- * (PASSIVE: it waits for no one) and the connection's own threshold becomes a safety net.
+ * commit in 40 under a create load (bench/where-time-goes.md). Here, once the WAL file has
+ * reached that threshold (the process writes), a worker thread with its own connection does those
+ * checkpoints (PASSIVE: it waits for no one) and the connection's own threshold becomes a safety
+ * net.
  * Durability is unchanged: a commit is in the log before it is answered, whoever copies it later.
  * Another process on the same file (a `stratus worker`, the admin CLI) checkpoints as it always did
  * unless it runs its own checkpointer; two checkpoints at once are serialised by SQLite.
@@ -70,7 +71,10 @@ export class WalCheckpointer {
   private commits = 0;
   private worker: WorkerType | undefined;
   private stopping: Promise<void> | undefined;
-  /** Checkpoints that copied frames, and the frames they copied, as the thread reported them. */
+  /**
+   * Checkpoints that found new frames, and the sum of the WAL's checkpointed frames at each, as
+   * the thread reported them (tests, the bench).
+   */
   readonly stats = { checkpoints: 0, frames: 0 };
 
   constructor(
