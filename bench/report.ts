@@ -74,7 +74,7 @@ function head(r: ReportInput): string {
 ${
   r.busy
     ? `\n**Other work kept the machine busy during this run** (load average above ${r.cores}): every
-figure is pessimistic and noisy; compare the two raw runs to see how much.\n`
+figure is pessimistic and noisy; compare the raw runs to see how much.\n`
     : ''
 }`;
 }
