@@ -239,7 +239,8 @@ export class InitHooks {
       const keep = (d: Buffer) => {
         output = (output + d.toString()).slice(-OUTPUT_TAIL);
       };
-      // Node's child processes are loaded when a script runs, not at every start.
+      // Node's child processes are loaded when a script runs (a server's listen loads them too,
+      // through Node's cluster module; a worker process or an admin command does not).
       const { spawn } = process.getBuiltinModule('node:child_process');
       const child = spawn(cmd, args, {
         cwd: path.dirname(file),

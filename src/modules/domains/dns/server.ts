@@ -1,4 +1,5 @@
-// Node's UDP sockets are loaded when the DNS server listens (process.getBuiltinModule).
+// Node's UDP sockets are loaded when the DNS server listens (process.getBuiltinModule), not by a
+// process that never does (a server's HTTP listen loads them anyway, through Node's cluster module).
 import net from 'node:net';
 import * as dnsPacket from 'dns-packet';
 import type { Logger } from 'pino';

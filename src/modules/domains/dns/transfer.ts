@@ -1,5 +1,6 @@
 // Node's UDP sockets and DNS lookups are loaded at a transfer's first use
-// (process.getBuiltinModule), not at every start.
+// (process.getBuiltinModule): a process that does not listen never loads them (a server's listen
+// loads the sockets anyway, through Node's cluster module).
 import net from 'node:net';
 import * as dnsPacket from 'dns-packet';
 import ipaddr from 'ipaddr.js';
