@@ -102,6 +102,20 @@ const claimDue = statement(
     where status = 'queued' and run_at <= ${now}
     order by run_at, id limit ${limit}${dialect === 'postgres' ? sql` for update skip locked` : sql``}`,
 );
+/**
+ * Whether a claim would find work: a queued job due now, or (`recover`: 1) a running job whose lease
+ * has ended. A read, where a claim opens a write transaction (on SQLite `begin immediate`, which
+ * takes the database's one write lock; on PostgreSQL three round trips): the loop of an idle
+ * server asks this at each poll instead of claiming.
+ */
+const anyDue = statement(
+  'jobs.anyDue',
+  (_q, now: number, recover: number) => sql<{ due: number }>`
+    select 1 as due from jobs where status = 'queued' and run_at <= ${now}
+    union all
+    select 1 as due from jobs where ${recover} = 1 and status = 'running' and locked_until <= ${now}
+    limit 1`,
+);
 const deleteJob = statement('jobs.delete', ({ db }, id: number) =>
   db.deleteFrom('jobs').where('id', '=', id),
 );
@@ -594,8 +608,16 @@ export class JobRunner {
    * transaction) and runs the leased steps. `more` when the queue may hold jobs due now: the
    * batch was full, or a step left its job due at once.
    */
-  private async pass(recover: boolean): Promise<{ ran: number; more: boolean }> {
+  private async pass(recover: boolean, probe = false): Promise<{ ran: number; more: boolean }> {
     this.dueAgain = false;
+    if (probe) {
+      const now = this.deps.clock.nowMs();
+      const due = await anyDue.rows(this.deps.db, now, recover ? 1 : 0);
+      if (due.length === 0) {
+        this.lastPassMs = Date.now();
+        return { ran: 0, more: false };
+      }
+    }
     const { leased, inline, full } = await this.claimAndRun(recover);
     for (const [i, job] of leased.entries()) {
       // Only the loop gives jobs back when stopped: `runDue` called by a test or the clock runs on.
@@ -643,21 +665,26 @@ export class JobRunner {
    * a poll late before.
    */
   private async run(): Promise<void> {
+    // The pass follows a whole poll's sleep after a pass that found nothing, with no wake-up:
+    // it reads whether anything is due before it claims (an idle server's loop then takes no
+    // write lock, ten times a second by default).
+    let polled = false;
     while (!this.stopping) {
       let pass = { ran: 0, more: false };
       this.woken = false;
       try {
-        pass = await this.pass(this.loopRecovers());
+        pass = await this.pass(this.loopRecovers(), polled);
       } catch (err) {
         this.deps.log.error({ err }, 'job runner loop error');
       }
+      polled = false;
       if (this.stopping || pass.more || this.woken) continue;
       const ms = pass.ran > 0 ? Math.min(COALESCE_MS, this.pollMs) : this.pollMs;
-      await new Promise<void>((resolve) => {
-        const t = setTimeout(resolve, ms);
+      polled = await new Promise<boolean>((resolve) => {
+        const t = setTimeout(() => resolve(pass.ran === 0), ms);
         this.wakeUp = () => {
           clearTimeout(t);
-          resolve();
+          resolve(false);
         };
       });
       this.wakeUp = undefined;

@@ -712,6 +712,19 @@ describe('JobRunner', () => {
     };
     return claims;
   };
+  /** Counts the loop's passes: whether each recovered leases, and whether it read the queue first. */
+  const countPasses = (r: JobRunner) => {
+    const passes: { recover: boolean; probe: boolean }[] = [];
+    const internals = r as unknown as {
+      pass: (recover: boolean, probe?: boolean) => Promise<unknown>;
+    };
+    const pass = internals.pass.bind(r);
+    internals.pass = async (recover: boolean, probe?: boolean) => {
+      passes.push({ recover, probe: probe === true });
+      return pass(recover, probe);
+    };
+    return passes;
+  };
   /** A job whose worker died: running, its lease ended at `lockedUntil`. */
   const deadWorkersJob = async (computeId: number, lockedUntil: number) => {
     const j = await start(flaky, (id) => ({ eventId: id, failTimes: 0 }), {
@@ -760,14 +773,51 @@ describe('JobRunner', () => {
 
   it('start: the loop recovers a lease that ends while it runs within recoverEveryMs', async () => {
     runner = runnerFor(t, t.ctx.db, { pollMs: 5, recoverEveryMs: 20 });
-    const claims = countClaims(runner);
+    const passes = countPasses(runner);
     runner.start();
-    await until(async () => claims.length >= 3);
+    await until(async () => passes.length >= 3);
     const dead = await deadWorkersJob(1, t.clock.nowMs());
     await until(async () => (await job(dead.jobId)) === undefined);
     expect(calls.map((c) => c.jobId)).toEqual([dead.jobId]);
-    // Not every claim recovered: the loop polls every 5 ms, recovers every 20 ms.
-    expect(claims.filter((r) => !r).length).toBeGreaterThan(0);
+    // Not every pass recovered: the loop polls every 5 ms, recovers every 20 ms.
+    expect(passes.filter((p) => !p.recover).length).toBeGreaterThan(0);
+  });
+
+  it('start: an idle loop reads whether a job is due at each poll, and claims only when one is', async () => {
+    runner = runnerFor(t, t.ctx.db, { pollMs: 5, recoverEveryMs: 3_600_000 });
+    const passes = countPasses(runner);
+    const claims = countClaims(runner);
+    runner.start();
+    await until(async () => passes.length >= 6);
+    // The pass at the start claims; the polls after a pass that found nothing only read.
+    expect(claims).toHaveLength(1);
+    expect(passes[0]?.probe).toBe(false);
+    expect(passes.slice(1).every((p) => p.probe)).toBe(true);
+    // A job due later is not claimed for; one due now, enqueued with no wake-up, is at a poll.
+    await start(flaky, (id) => ({ eventId: id, failTimes: 0 }), {
+      computeId: 1,
+      delayMs: 3_600_000,
+    });
+    const seenPasses = passes.length;
+    await until(async () => passes.length >= seenPasses + 4);
+    expect(claims).toHaveLength(1);
+    const due = await start(flaky, (id) => ({ eventId: id, failTimes: 0 }), { computeId: 2 });
+    await until(async () => (await job(due.jobId)) === undefined);
+    expect(claims.length).toBeGreaterThanOrEqual(2);
+    expect(calls.map((c) => c.jobId)).toEqual([due.jobId]);
+  });
+
+  it('start: a poll that does not recover leases does not claim for a lease that ended', async () => {
+    runner = runnerFor(t, t.ctx.db, { pollMs: 5, recoverEveryMs: 3_600_000 });
+    const passes = countPasses(runner);
+    const claims = countClaims(runner);
+    runner.start();
+    await until(async () => passes.length >= 2);
+    const dead = await deadWorkersJob(1, t.clock.nowMs());
+    const seenPasses = passes.length;
+    await until(async () => passes.length >= seenPasses + 4);
+    expect(claims).toHaveLength(1);
+    expect(await job(dead.jobId)).toMatchObject({ status: 'running', locked_by: 'w-dead' });
   });
 
   it('wake: the wake-ups of one turn of the event loop share one claim', async () => {
