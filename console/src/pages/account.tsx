@@ -161,6 +161,8 @@ export function AccountPage() {
           ) : null}
         </Section>
       ) : null}
+      {/* The settings' own failure (the account's, the same for both, is shown above). */}
+      {account.error ? null : <ErrorBox error={settings.error} />}
       {settings.data ? (
         <Section title="Settings">
           <Details value={settings.data} />

@@ -6,6 +6,7 @@ import { createTestUser } from '../../helpers/auth.js';
 import { buildTestApp, type TestApp } from '../../helpers/build-test-app.js';
 import { ensureConsoleBuild } from '../../helpers/console-build.js';
 import { accessible, pasteToken, shot } from '../../helpers/console-browser.js';
+import { operatorToken, op } from '../controls/helpers.js';
 
 /**
  * The newer features in the web console, in a real browser (Chromium through playwright-core,
@@ -176,6 +177,35 @@ describe.skipIf(!installed)(
         await t.put('/v4/account/settings', {
           interfaces_for_new_computes: 'legacy_config_default_but_compute_allowed',
         });
+      },
+      FLOW_MS,
+    );
+
+    it(
+      'account page: a failure to read the settings is shown, beside the contact details',
+      async () => {
+        const o = op(t, await operatorToken(t));
+        const set = await o.put('/_stratus/faults', {
+          rules: [
+            {
+              id: 'settings-down',
+              method: 'GET',
+              path: '/account/settings',
+              response: 'error',
+              status: 503,
+              message: 'The settings are unavailable',
+            },
+          ],
+        });
+        expect(set.status, set.text).toBe(200);
+        try {
+          await page.goto(`${base}/console/account`);
+          await page.getByRole('alert').getByText('The settings are unavailable').waitFor();
+          await page.getByRole('heading', { name: 'Contact and billing details' }).waitFor();
+          expect(await page.getByRole('heading', { name: 'Settings' }).count()).toBe(0);
+        } finally {
+          expect((await o.put('/_stratus/faults', { rules: [] })).status).toBe(200);
+        }
       },
       FLOW_MS,
     );
