@@ -45,6 +45,17 @@ function cacheFileOf(file) {
   return options === '' ? `${file}.cache` : `${file}.cache.${crc32(options).toString(16)}`;
 }
 
+/** Reads a file from its start into `buf`, up to `size` bytes or its end; answers the count. */
+function readInto(fd, buf, size) {
+  let at = 0;
+  while (at < size) {
+    const n = fs.readSync(fd, buf, at, size - at, at);
+    if (n === 0) break;
+    at += n;
+  }
+  return at;
+}
+
 /**
  * Reads and compiles the bundle, without running it: `bin/stratus.js` checks meanwhile that the
  * build is newer than the sources. `cacheUsed`: whether V8 took the cache. `run()` runs it and
@@ -54,24 +65,47 @@ function cacheFileOf(file) {
  */
 function compileBundle(file, { cacheAfterMs = 1000 } = {}) {
   const cacheFile = cacheFileOf(file);
-  const source = sourceOf(fs.readFileSync(file));
+  const fd = fs.openSync(file, 'r');
+  let st;
+  let cacheFd;
+  let bytes;
+  try {
+    st = fs.fstatSync(fd);
+    try {
+      cacheFd = fs.openSync(cacheFile, 'r');
+    } catch {
+      cacheFd = undefined;
+    }
+    const cacheSize = cacheFd === undefined ? 0 : fs.fstatSync(cacheFd).size;
+    // One buffer for the bundle and then its cache: the source is copied out of it (sourceOf)
+    // before the cache is read into the same memory. A second buffer's pages were about 10 ms of
+    // a start on this machine (each new page is a fault, about 12 us; docs/performance.md).
+    bytes = Buffer.allocUnsafeSlow(Math.max(st.size, cacheSize));
+    readInto(fd, bytes, st.size);
+  } finally {
+    fs.closeSync(fd);
+  }
+  const source = sourceOf(bytes.subarray(0, st.size));
   // V8 checks a cache against the source's length, not its text, and (in release builds) does
   // not check the cache's own bytes: the cache's first line names the file it was made for
   // (inode, size, mtime) and the CRC-32 of the bytes after it, so one made for another build, or
   // damaged on disk, is not offered to V8.
-  const st = fs.statSync(file);
   const identity = `${st.ino}:${st.size}:${st.mtimeMs}:`;
   let cachedData;
-  try {
-    const stored = fs.readFileSync(cacheFile);
-    const eol = stored.indexOf(10);
-    const head = eol > 0 ? stored.subarray(0, eol).toString('latin1') : '';
-    const data = stored.subarray(eol + 1);
-    if (head.startsWith(identity) && head.slice(identity.length) === String(crc32(data))) {
-      cachedData = data;
+  if (cacheFd !== undefined) {
+    try {
+      const stored = bytes.subarray(0, readInto(cacheFd, bytes, bytes.length));
+      const eol = stored.indexOf(10);
+      const head = eol > 0 ? stored.subarray(0, eol).toString('latin1') : '';
+      const data = stored.subarray(eol + 1);
+      if (head.startsWith(identity) && head.slice(identity.length) === String(crc32(data))) {
+        cachedData = data;
+      }
+    } catch {
+      cachedData = undefined;
+    } finally {
+      fs.closeSync(cacheFd);
     }
-  } catch {
-    cachedData = undefined;
   }
   const script = new vm.Script(source, { filename: file, cachedData });
   const needsCache = cachedData === undefined || script.cachedDataRejected === true;

@@ -136,6 +136,27 @@ describe('the bundle code cache (bin/run-bundle.js)', () => {
     expect((load(bundle).exports.main as () => string)()).toBe('café — 😀');
   });
 
+  it('runBundle: the cache, read into the memory the source was read into, leaves the source intact', async () => {
+    // Over 1 MB, so that Node keeps the text outside V8's heap (a copy), ASCII and UTF-8 both; a
+    // function not compiled before the cache was made compiles from that text afterwards.
+    for (const mark of ['ascii', 'caf\u00e9']) {
+      const filler = 'x'.repeat(1_200_000);
+      writeFileSync(
+        bundle,
+        `exports.main = () => '${mark}';\nexports.late = function late() { return '${filler}'.length + '${mark}'; };`,
+        'utf8',
+      );
+      rmSync(cacheOf(), { force: true });
+      expect((load(bundle).exports.main as () => string)()).toBe(mark);
+      await load(bundle).started();
+      const next = load(bundle);
+      expect(next.cacheUsed).toBe(true);
+      const late = next.exports.late as () => string;
+      expect(late()).toBe(`1200000${mark}`);
+      expect(String(late)).toBe(`function late() { return '${filler}'.length + '${mark}'; }`);
+    }
+  });
+
   it('compileBundle: compiles without running the bundle until run() is called', () => {
     writeFileSync(
       bundle,
