@@ -57,6 +57,8 @@ export interface ReportInput {
   sections: { title: string; body: string }[];
   /** os.loadavg() at the start and the end, as text. */
   loadavg: string;
+  /** Each CPU's time for one fixed loop, at the start and the end, as text (bench/cpus.ts). */
+  cpuSpeeds: string;
   /** The 1-minute load average exceeded the core count at the start or the end. */
   busy: boolean;
   notes: string[];
@@ -71,6 +73,7 @@ function head(r: ReportInput): string {
 | database | ${r.engine} |
 | load | autocannon, ${r.connections} connections, ${r.seconds} s per scenario after a warm-up, one request in flight per connection |
 | load average (1, 5, 15 min) | ${r.loadavg} |
+| CPU speeds (one fixed loop pinned to each CPU; less is faster) | ${r.cpuSpeeds} |
 ${
   r.busy
     ? `\n**Other work kept the machine busy during this run** (load average above ${r.cores}): every

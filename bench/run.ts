@@ -38,6 +38,7 @@ import {
   statementCounts,
 } from './servers.js';
 import { measureStartup } from './startup.js';
+import { cpuSpeeds, cpuSpeedsText } from './cpus.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const SECONDS = positive('BENCH_SECONDS', 5);
@@ -351,6 +352,8 @@ async function main(): Promise<void> {
   log(`Stratus benchmark: ${ENGINE}, ${CONNECTIONS} connections, ${SECONDS} s per scenario`);
   ensureFreshBuild();
   const loadStart = os.loadavg();
+  const speedsStart = cpuSpeeds();
+  log(`CPU speeds (a fixed loop pinned to each): ${cpuSpeedsText(speedsStart)}`);
   // First, on a quiet machine: spawn to first answer of a fresh server (a new SQLite database).
   const startup = await measureStartup(STARTUP_RUNS, SERVE_NODE_FLAGS);
   log(
@@ -530,6 +533,8 @@ async function main(): Promise<void> {
     const resets = await measureResets(RESET_RUNS, dbs.resets);
     log(`  one account p50 ${ms(median(resets.account))}, full p50 ${ms(median(resets.full))}`);
     const loadEnd = os.loadavg();
+    const speedsEnd = cpuSpeeds();
+    log(`CPU speeds (a fixed loop pinned to each): ${cpuSpeedsText(speedsEnd)}`);
 
     const rawResult: LoadResult = {
       rps: (rawFirst.rps + rawLast.rps) / 2,
@@ -764,6 +769,7 @@ falls on both sizes alike. The small database is measured before the creates wri
       ],
       busy: Math.max(loadStart[0] ?? 0, loadEnd[0] ?? 0) > os.availableParallelism(),
       loadavg: `${loadStart.map((x) => x.toFixed(2)).join(' ')} at the start, ${loadEnd.map((x) => x.toFixed(2)).join(' ')} at the end`,
+      cpuSpeeds: `${cpuSpeedsText(speedsStart)} at the start; ${cpuSpeedsText(speedsEnd)} at the end`,
       notes: [
         'Stratus runs as a child process (`node --max-semi-space-size=32 --no-allocation-site-pretenuring bin/stratus.js serve`, the flags of `npm start`) with `STRATUS_RATE_LIMITS=off`, `LOG_LEVEL=warn` and the default timing profile; the raw server (`bench/raw-server.ts`) is a child process too; autocannon runs in the bench process.',
         `The raw server answers every request with the JSON of type \`${TYPE_ID}\` (${rawBody.length} bytes), the body of the public type scenario. It is measured first and last, and again beside each scenario with a ratio target: the profile's ratio uses the mean of the first run and the one after the profile, the tag creates' the runs before and after them, the volume creates' the runs before and after them (the run between the creates serves both). The other scenarios' ratios use the mean of the first and last runs; the spread of all of them shows how much the machine's speed moved during the run.`,
