@@ -69,6 +69,7 @@ function compileBundle(file, { cacheAfterMs = 1000 } = {}) {
   let st;
   let cacheFd;
   let bytes;
+  let length;
   try {
     st = fs.fstatSync(fd);
     try {
@@ -81,11 +82,13 @@ function compileBundle(file, { cacheAfterMs = 1000 } = {}) {
     // before the cache is read into the same memory. A second buffer's pages were about 10 ms of
     // a start on this machine (each new page is a fault, about 12 us; docs/performance.md).
     bytes = Buffer.allocUnsafeSlow(Math.max(st.size, cacheSize));
-    readInto(fd, bytes, st.size);
+    // What was read (a file cut short meanwhile is shorter): the buffer's other bytes are not
+    // the file's.
+    length = readInto(fd, bytes, st.size);
   } finally {
     fs.closeSync(fd);
   }
-  const source = sourceOf(bytes.subarray(0, st.size));
+  const source = sourceOf(bytes.subarray(0, length));
   // V8 checks a cache against the source's length, not its text, and (in release builds) does
   // not check the cache's own bytes: the cache's first line names the file it was made for
   // (inode, size, mtime) and the CRC-32 of the bytes after it, so one made for another build, or
