@@ -45,6 +45,18 @@ function cacheFileOf(file) {
   return options === '' ? `${file}.cache` : `${file}.cache.${crc32(options).toString(16)}`;
 }
 
+/**
+ * The cache file's first line: the bundle's identity and the CRC-32 of V8's data, padded with
+ * spaces so that the data starts at a multiple of 8 bytes. V8 takes cached data in place only
+ * when it is aligned to a pointer; otherwise it first copies all of it (3.5 MB, a new page of
+ * memory every 4 KB: about 860 page faults of a start). The buffer it is read into is
+ * allocated aligned.
+ */
+function cacheHead(identity, sum) {
+  const line = `${identity}${sum}`;
+  return Buffer.from(`${line.padEnd(Math.ceil((line.length + 1) / 8) * 8 - 1, ' ')}\n`);
+}
+
 /** Reads a file from its start into `buf`, up to `size` bytes or its end; answers the count. */
 function readInto(fd, buf, size) {
   let at = 0;
@@ -101,7 +113,8 @@ function compileBundle(file, { cacheAfterMs = 1000 } = {}) {
       const eol = stored.indexOf(10);
       const head = eol > 0 ? stored.subarray(0, eol).toString('latin1') : '';
       const data = stored.subarray(eol + 1);
-      if (head.startsWith(identity) && head.slice(identity.length) === String(crc32(data))) {
+      const sum = head.slice(identity.length).trimEnd();
+      if (head.startsWith(identity) && sum === String(crc32(data))) {
         cachedData = data;
       }
     } catch {
@@ -139,7 +152,7 @@ function runCompiled(script, file, cacheFile, identity, needsCache, cacheAfterMs
     const tmp = `${cacheFile}.${process.pid}.tmp`;
     try {
       const data = script.createCachedData();
-      fs.writeFileSync(tmp, Buffer.concat([Buffer.from(`${identity}${crc32(data)}\n`), data]));
+      fs.writeFileSync(tmp, Buffer.concat([cacheHead(identity, crc32(data)), data]));
       fs.renameSync(tmp, cacheFile);
     } catch {
       fs.rmSync(tmp, { force: true });

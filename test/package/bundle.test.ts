@@ -83,6 +83,20 @@ describe('the bundle code cache (bin/run-bundle.js)', () => {
     expect(statSync(cacheOf()).mtimeMs).toBe(before);
   });
 
+  it('runBundle: the cache written starts its data at a multiple of 8 bytes (V8 takes it in place), and one written without the padding is still taken', async () => {
+    await load(bundle).started();
+    const made = readFileSync(cacheOf());
+    const eol = made.indexOf(10);
+    expect((eol + 1) % 8).toBe(0);
+    expect(made.subarray(0, eol).toString('latin1')).toMatch(/^\d+:\d+:[\d.]+:\d+ *$/);
+    // The first line as an earlier version wrote it: no spaces before its end.
+    const bare = made.subarray(0, eol).toString('latin1').trimEnd();
+    writeFileSync(cacheOf(), Buffer.concat([Buffer.from(`${bare}\n`), made.subarray(eol + 1)]));
+    const next = load(bundle);
+    expect(next.cacheUsed).toBe(true);
+    expect((next.exports.main as (n: number) => number)(3)).toBe(6);
+  });
+
   it('runBundle: a cache V8 rejects (another bundle or V8) is made again by the next server', async () => {
     writeFileSync(cacheOf(), Buffer.from('not a code cache'));
     const rejected = load(bundle);
