@@ -510,6 +510,28 @@ describe('packages edited by the bundle (bin/bundle-transforms.mjs)', () => {
     expect(run(out, { DEBUG: 'json-schema-resolver' }).tty).toBe(true);
   });
 
+  it('avvio in the bundle: its debug log does nothing unless NODE_DEBUG names avvio, and then logs as published', async () => {
+    const out = await bundled('avvio/lib/debug.js', path.join(dir, 'avvio-debug.cjs'));
+    const probe = (lib: string) =>
+      `const { debug } = require(${JSON.stringify(lib)}); console.log(debug.name); debug('loading %s', 'a plugin');`;
+    const { spawnSync } = await import('node:child_process');
+    const run = (lib: string, env: Record<string, string>) => {
+      const r = spawnSync(process.execPath, ['-e', probe(lib)], {
+        encoding: 'utf8',
+        env: { PATH: process.env.PATH, ...env },
+      });
+      return { name: r.stdout.trim(), logged: r.stderr };
+    };
+    const published = createRequire(import.meta.url).resolve('avvio/lib/debug.js');
+    expect(run(out, {})).toEqual({ name: 'avvioDebugOff', logged: '' });
+    expect(run(published, {}).logged).toBe('');
+    const loud = run(out, { NODE_DEBUG: 'avvio' });
+    expect(loud.logged).toMatch(/^AVVIO \d+: loading a plugin\n$/);
+    expect(loud.logged.replace(/\d+/, '')).toBe(
+      run(published, { NODE_DEBUG: 'avvio' }).logged.replace(/\d+/, ''),
+    );
+  });
+
   it('@fastify/static in the bundle: serves files without a walk (wildcard) and with one (glob, loaded then)', async () => {
     const out = await bundled('@fastify/static', path.join(dir, 'static.cjs'));
     const root = path.join(dir, 'public');
@@ -531,27 +553,40 @@ describe('packages edited by the bundle (bin/bundle-transforms.mjs)', () => {
     }
   });
 
-  it('@fastify/swagger in the bundle: the YAML document is the one of the library as published', async () => {
+  it('@fastify/swagger in the bundle: the documents are the ones of the library as published, shared schemas of every scope included', async () => {
     const out = await bundled('@fastify/swagger', path.join(dir, 'swagger.cjs'));
     const { default: Fastify } = await import('fastify');
-    const docs = [];
+    const docs: string[][] = [];
     for (const swagger of [
       createRequire(import.meta.url)(out),
       (await import('@fastify/swagger')).default,
     ]) {
       const app = Fastify();
       await app.register(swagger, { openapi: { info: { title: 't', version: '1' } } });
+      app.addSchema({ $id: 'Top', type: 'object', properties: { a: { type: 'string' } } });
       app.get(
         '/v4/things/:id',
         { schema: { params: { type: 'object', properties: { id: { type: 'integer' } } } } },
         async () => ({}),
       );
+      // A schema shared in a scope of its own, used by that scope's route.
+      await app.register(async (scope) => {
+        scope.addSchema({ $id: 'Widget', type: 'object', properties: { n: { type: 'integer' } } });
+        scope.get(
+          '/v4/widgets',
+          { schema: { response: { 200: { $ref: 'Widget#' } } } },
+          async () => ({ n: 1 }),
+        );
+      });
       await app.ready();
-      docs.push((app as unknown as { swagger: (o: object) => string }).swagger({ yaml: true }));
+      const doc = app as unknown as { swagger: (o?: object) => unknown };
+      docs.push([String(doc.swagger({ yaml: true })), JSON.stringify(doc.swagger())]);
       await app.close();
     }
-    expect(docs[0]).toContain('/v4/things/{id}');
-    expect(docs[0]).toBe(docs[1]);
+    expect(docs[0]?.[0]).toContain('/v4/things/{id}');
+    expect(docs[0]?.[1]).toContain('Widget');
+    expect(docs[0]?.[1]).toContain('Top');
+    expect(docs[0]).toEqual(docs[1]);
   });
 });
 
