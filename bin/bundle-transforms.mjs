@@ -113,8 +113,8 @@ export const TRANSFORMS = {
   // first document is (no schema can be added after ready, so the same ones).
   '@fastify/swagger/lib/util/add-hook.js': [
     [
-      "    hookRun = true\n    for (const instance of instances) {",
-      "    hookRun = true\n    done()\n  })\n\n  function collectSchemas () {\n    for (const instance of instances) {",
+      '    hookRun = true\n    for (const instance of instances) {',
+      '    hookRun = true\n    done()\n  })\n\n  function collectSchemas () {\n    for (const instance of instances) {',
     ],
     ['    instances.length = 0\n    done()\n  })', '    instances.length = 0\n  }'],
     [
