@@ -665,9 +665,10 @@ export class JobRunner {
    * a poll late before.
    */
   private async run(): Promise<void> {
-    // The pass follows a whole poll's sleep after a pass that found nothing, with no wake-up:
-    // it reads whether anything is due before it claims (an idle server's loop then takes no
-    // write lock, ten times a second by default).
+    // The pass follows a sleep that no wake-up ended (the poll, or the short pause after a pass
+    // that ran steps): it reads whether anything is due before it claims. An idle server's loop
+    // then takes no write lock, ten times a second by default, nor does the pass after each
+    // create's first step in a series of creates made one after another.
     let polled = false;
     while (!this.stopping) {
       let pass = { ran: 0, more: false };
@@ -681,7 +682,7 @@ export class JobRunner {
       if (this.stopping || pass.more || this.woken) continue;
       const ms = pass.ran > 0 ? Math.min(COALESCE_MS, this.pollMs) : this.pollMs;
       polled = await new Promise<boolean>((resolve) => {
-        const t = setTimeout(() => resolve(pass.ran === 0), ms);
+        const t = setTimeout(() => resolve(true), ms);
         this.wakeUp = () => {
           clearTimeout(t);
           resolve(false);

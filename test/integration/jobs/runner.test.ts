@@ -672,15 +672,10 @@ describe('JobRunner', () => {
     await runner.stop();
   });
 
-  it('start: after the jobs it claimed, the loop claims again at most once before it sleeps', async () => {
+  it('start: after the jobs it claimed, the loop looks again at most once before it sleeps, with a read', async () => {
     runner = runnerFor(t, t.ctx.db, { pollMs: 60_000 });
-    let claims = 0;
-    const r = runner as unknown as { claimAndRun: () => Promise<unknown> };
-    const claim = r.claimAndRun.bind(runner);
-    r.claimAndRun = async () => {
-      claims++;
-      return claim();
-    };
+    const passes = countPasses(runner);
+    const claims = countClaims(runner);
     const a = await start(flaky, (id) => ({ eventId: id, failTimes: 0 }), { computeId: 1 });
     t.ctx.queue.onEnqueue = () => runner.wake();
     runner.start();
@@ -688,10 +683,12 @@ describe('JobRunner', () => {
       await new Promise((res) => setTimeout(res, 5));
     }
     expect(await job(a.jobId)).toBeUndefined();
-    // The pass that ran the job, then one short pause and one claim that finds nothing; not a
-    // claim after each job and another after the pass (three here), and no polling meanwhile.
+    // The pass that ran the job, then one short pause and one pass that reads and finds nothing
+    // to claim; not a claim after each job and another after the pass (three here), and no
+    // polling meanwhile.
     await new Promise((res) => setTimeout(res, 100));
-    expect(claims).toBe(2);
+    expect(passes.map((p) => p.probe)).toEqual([false, true]);
+    expect(claims).toHaveLength(1);
     // A job enqueued meanwhile wakes the loop at once, whatever the poll.
     const b = await start(flaky, (id) => ({ eventId: id, failTimes: 0 }), { computeId: 2 });
     for (let i = 0; i < 200 && (await job(b.jobId)) !== undefined; i++) {
