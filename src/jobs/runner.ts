@@ -231,8 +231,6 @@ export class JobRunner {
     recover = false,
   ): Promise<{ leased: ClaimedJob[]; inline: number; full: boolean }> {
     const { db, clock } = this.deps;
-    // Wall time, not the job clock: the heartbeat says whether this process works the queue.
-    this.lastPassMs = Date.now();
     const now = clock.nowMs();
     const out = await db.transaction(async (tx) => {
       const tally: Tally = { steps: 0, succeeded: 0, failed: 0, retried: 0, dueAgain: false };
@@ -610,13 +608,12 @@ export class JobRunner {
    */
   private async pass(recover: boolean, probe = false): Promise<{ ran: number; more: boolean }> {
     this.dueAgain = false;
+    // Wall time, not the job clock: the heartbeat says whether this process works the queue.
+    this.lastPassMs = Date.now();
     if (probe) {
       const now = this.deps.clock.nowMs();
       const due = await anyDue.rows(this.deps.db, now, recover ? 1 : 0);
-      if (due.length === 0) {
-        this.lastPassMs = Date.now();
-        return { ran: 0, more: false };
-      }
+      if (due.length === 0) return { ran: 0, more: false };
     }
     const { leased, inline, full } = await this.claimAndRun(recover);
     for (const [i, job] of leased.entries()) {

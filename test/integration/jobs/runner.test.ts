@@ -780,11 +780,22 @@ describe('JobRunner', () => {
     expect(passes.filter((p) => !p.recover).length).toBeGreaterThan(0);
   });
 
-  it('start: an idle loop reads whether a job is due at each poll, and claims only when one is', async () => {
+  /** A loop that polls every 5 ms and recovers leases only at its start, its passes and claims counted. */
+  const pollingLoop = () => {
     runner = runnerFor(t, t.ctx.db, { pollMs: 5, recoverEveryMs: 3_600_000 });
     const passes = countPasses(runner);
     const claims = countClaims(runner);
     runner.start();
+    return { passes, claims };
+  };
+  /** Waits for `n` more passes than there are now. */
+  const morePasses = (passes: unknown[], n: number) => {
+    const seen = passes.length;
+    return until(async () => passes.length >= seen + n);
+  };
+
+  it('start: an idle loop reads whether a job is due at each poll, and claims only when one is', async () => {
+    const { passes, claims } = pollingLoop();
     await until(async () => passes.length >= 6);
     // The pass at the start claims; the polls after a pass that found nothing only read.
     expect(claims).toHaveLength(1);
@@ -795,8 +806,7 @@ describe('JobRunner', () => {
       computeId: 1,
       delayMs: 3_600_000,
     });
-    const seenPasses = passes.length;
-    await until(async () => passes.length >= seenPasses + 4);
+    await morePasses(passes, 4);
     expect(claims).toHaveLength(1);
     const due = await start(flaky, (id) => ({ eventId: id, failTimes: 0 }), { computeId: 2 });
     await until(async () => (await job(due.jobId)) === undefined);
@@ -805,14 +815,10 @@ describe('JobRunner', () => {
   });
 
   it('start: a poll that does not recover leases does not claim for a lease that ended', async () => {
-    runner = runnerFor(t, t.ctx.db, { pollMs: 5, recoverEveryMs: 3_600_000 });
-    const passes = countPasses(runner);
-    const claims = countClaims(runner);
-    runner.start();
+    const { passes, claims } = pollingLoop();
     await until(async () => passes.length >= 2);
     const dead = await deadWorkersJob(1, t.clock.nowMs());
-    const seenPasses = passes.length;
-    await until(async () => passes.length >= seenPasses + 4);
+    await morePasses(passes, 4);
     expect(claims).toHaveLength(1);
     expect(await job(dead.jobId)).toMatchObject({ status: 'running', locked_by: 'w-dead' });
   });
