@@ -77,25 +77,20 @@ function readInto(fd, buf, size) {
  */
 function compileBundle(file, { cacheAfterMs = 1000 } = {}) {
   const cacheFile = cacheFileOf(file);
-  const fd = fs.openSync(file, 'r');
+  // One buffer for the bundle and then its cache: the source is copied out of it (sourceOf)
+  // before the cache is read into the same memory. A second buffer's pages were about 10 ms of a
+  // start on this machine (each new page is a fault, about 12 us; docs/performance.md). A cache
+  // that grew meanwhile is read cut short, and its CRC-32 then refuses it.
+  const cacheSize = fs.statSync(cacheFile, { throwIfNoEntry: false })?.size ?? 0;
   let st;
-  let cacheFd;
   let bytes;
+  // What was read (a file cut short meanwhile is shorter): the buffer's other bytes are not the
+  // file's.
   let length;
+  const fd = fs.openSync(file, 'r');
   try {
     st = fs.fstatSync(fd);
-    try {
-      cacheFd = fs.openSync(cacheFile, 'r');
-    } catch {
-      cacheFd = undefined;
-    }
-    const cacheSize = cacheFd === undefined ? 0 : fs.fstatSync(cacheFd).size;
-    // One buffer for the bundle and then its cache: the source is copied out of it (sourceOf)
-    // before the cache is read into the same memory. A second buffer's pages were about 10 ms of
-    // a start on this machine (each new page is a fault, about 12 us; docs/performance.md).
     bytes = Buffer.allocUnsafeSlow(Math.max(st.size, cacheSize));
-    // What was read (a file cut short meanwhile is shorter): the buffer's other bytes are not
-    // the file's.
     length = readInto(fd, bytes, st.size);
   } finally {
     fs.closeSync(fd);
@@ -107,20 +102,22 @@ function compileBundle(file, { cacheAfterMs = 1000 } = {}) {
   // damaged on disk, is not offered to V8.
   const identity = `${st.ino}:${st.size}:${st.mtimeMs}:`;
   let cachedData;
-  if (cacheFd !== undefined) {
+  if (cacheSize > 0) {
     try {
-      const stored = bytes.subarray(0, readInto(cacheFd, bytes, bytes.length));
+      const cacheFd = fs.openSync(cacheFile, 'r');
+      let stored;
+      try {
+        stored = bytes.subarray(0, readInto(cacheFd, bytes, bytes.length));
+      } finally {
+        fs.closeSync(cacheFd);
+      }
       const eol = stored.indexOf(10);
       const head = eol > 0 ? stored.subarray(0, eol).toString('latin1') : '';
       const data = stored.subarray(eol + 1);
       const sum = head.slice(identity.length).trimEnd();
-      if (head.startsWith(identity) && sum === String(crc32(data))) {
-        cachedData = data;
-      }
+      if (head.startsWith(identity) && sum === String(crc32(data))) cachedData = data;
     } catch {
       cachedData = undefined;
-    } finally {
-      fs.closeSync(cacheFd);
     }
   }
   const script = new vm.Script(source, { filename: file, cachedData });
