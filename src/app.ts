@@ -29,6 +29,7 @@ import { registerOpenApi, SPEC_VERSION } from './http/openapi.js';
 import { registerProbes } from './platform/probes.js';
 import { registerAreas } from './platform/register-areas.js';
 import { ErrorEnvelope } from './http/schemas/common.js';
+import { fixedHeadersResponse } from './http/fixed-headers.js';
 import type { Logger } from 'pino';
 import { subsystem } from './logger.js';
 
@@ -113,6 +114,8 @@ export async function buildApp(ctx: AppContext): Promise<StratusApp> {
       return url;
     },
     routerOptions,
+    // The headers of every answer, validated once (src/http/fixed-headers.ts).
+    http: { ServerResponse: fixedHeadersResponse(COMMON_HEADERS) },
     exposeHeadRoutes: false,
     ajv: { customOptions: {} },
     schemaController: { compilersFactory: { buildSerializer: lazySerializerFactory() } },
