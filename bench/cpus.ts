@@ -38,3 +38,36 @@ export function cpuSpeedsText(speeds: number[] | undefined): string {
   if (!speeds) return 'not measured (no `taskset`)';
   return speeds.map((ms, cpu) => `cpu${cpu} ${ms.toFixed(0)} ms`).join(', ');
 }
+
+/** Sets the CPUs of every thread of `pid` (`taskset -a -p`); false where that cannot be done. */
+function setCpus(pid: number, cpus: string): boolean {
+  const r = spawnSync('taskset', ['-a', '-p', '-c', cpus, String(pid)], { stdio: 'ignore' });
+  return r.status === 0;
+}
+
+/**
+ * Runs `fn` with the servers `pids` all on one CPU (the last) and this process, the load
+ * generator, on the others; then gives every process all the CPUs again. Two servers whose
+ * answers are compared with each other (the same read at two sizes, a setting off and on) are
+ * then measured on the same CPU: left to the scheduler, one could run on the slow vCPU and the
+ * other on the fast one, a difference of up to a third on this bench's machine that would be
+ * read as the server's. `pinned` is false where there are not two CPUs or no `taskset`.
+ */
+export async function onOneCpu<T>(
+  pids: number[],
+  fn: () => Promise<T>,
+): Promise<{ result: T; pinned: boolean }> {
+  const n = os.availableParallelism();
+  const all = `0-${n - 1}`;
+  const everyone = [process.pid, ...pids];
+  const pinned =
+    process.platform === 'linux' &&
+    n >= 2 &&
+    pids.every((pid) => setCpus(pid, String(n - 1))) &&
+    setCpus(process.pid, n === 2 ? '0' : `0-${n - 2}`);
+  try {
+    return { result: await fn(), pinned };
+  } finally {
+    if (pinned || process.platform === 'linux') for (const pid of everyone) setCpus(pid, all);
+  }
+}
