@@ -82,7 +82,12 @@ describe('fixedHeadersResponse', () => {
   it('writeHead: a fixed header given another value ends the ready-made run there, in order', async () => {
     const [plain, fixed] = await both((res) => {
       res
-        .writeHead(200, { ...FIXED, 'cache-control': 'no-store', 'x-request-id': 'req-2', ...sizes })
+        .writeHead(200, {
+          ...FIXED,
+          'cache-control': 'no-store',
+          'x-request-id': 'req-2',
+          ...sizes,
+        })
         .end(body);
     });
     expect(fixed).toBe(plain);

@@ -1,4 +1,9 @@
-import { OutgoingMessage, ServerResponse, validateHeaderName, validateHeaderValue } from 'node:http';
+import {
+  OutgoingMessage,
+  ServerResponse,
+  validateHeaderName,
+  validateHeaderValue,
+} from 'node:http';
 
 /**
  * The headers every answer carries (CORS, caching, the spec version: ten of them) cost Node about
