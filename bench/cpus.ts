@@ -51,12 +51,15 @@ function setCpus(pid: number, cpus: string): boolean {
  * answers are compared with each other (the same read at two sizes, a setting off and on) are
  * then measured on the same CPU: left to the scheduler, one could run on the slow vCPU and the
  * other on the fast one, a difference of up to a third on this bench's machine that would be
- * read as the server's. `pinned` is false where there are not two CPUs or no `taskset`.
+ * read as the server's. `pinned` is false where there are not two CPUs or no `taskset`, or
+ * when not `enabled`.
  */
 export async function onOneCpu<T>(
   pids: number[],
   fn: () => Promise<T>,
+  enabled = true,
 ): Promise<{ result: T; pinned: boolean }> {
+  if (!enabled) return { result: await fn(), pinned: false };
   const n = os.availableParallelism();
   const all = `0-${n - 1}`;
   const everyone = [process.pid, ...pids];
@@ -68,6 +71,7 @@ export async function onOneCpu<T>(
   try {
     return { result: await fn(), pinned };
   } finally {
-    if (pinned || process.platform === 'linux') for (const pid of everyone) setCpus(pid, all);
+    // Every CPU again, for whichever of them were pinned.
+    if (process.platform === 'linux') for (const pid of everyone) setCpus(pid, all);
   }
 }
