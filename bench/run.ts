@@ -436,9 +436,8 @@ async function main(): Promise<void> {
     }
     // Both servers on one CPU, the load on the other (bench/cpus.ts `onOneCpu`), on SQLite: there
     // a server is one process. On PostgreSQL the database's own processes do part of each
-    // request's work and are not pinned with it; with the servers alone pinned, a read of one
-    // instance ran at 913 and 810 req/s (1,540 and 1,457 in the run before, unpinned) and its
-    // rounds spread from 515 to 1,064, so they are left unpinned there.
+    // request's work and would not be on the servers' CPU, so pinning the servers alone would not
+    // put the two comparisons on one CPU; they are left to the scheduler there.
     const pinTurns = ENGINE === 'sqlite';
     const scale = await onOneCpu(
       [small.pid, big.pid],
