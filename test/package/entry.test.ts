@@ -70,6 +70,12 @@ describe('the stratus command (bin/stratus.js)', () => {
     expect(await stratus()).toBe('source hello');
   }, 30_000);
 
+  it('stratus: runs the bundle when only a test file under src/ changed after the build', async () => {
+    writeFileSync(at('src', 'deep', 'other.test.ts'), 'export const y = 2;\n');
+    stamp(at('src', 'deep', 'other.test.ts'), Math.floor(Date.now() / 1000) + 60);
+    expect(await stratus()).toBe('bundle hello');
+  });
+
   it('stratus: runs the sources when there is no build stamp', async () => {
     rmSync(at('dist', 'BUILD'));
     expect(await stratus()).toBe('source hello');
