@@ -1,6 +1,7 @@
 import { createServer, OutgoingMessage, type ServerResponse } from 'node:http';
-import { connect, type AddressInfo } from 'node:net';
+import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import { responseHead } from '../../test/helpers/wire.js';
 import { fixedHeadersResponse } from './fixed-headers.js';
 
 const FIXED = {
@@ -20,20 +21,8 @@ async function rawHead(handler: Handler, responseClass?: typeof ServerResponse):
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   try {
     const { port } = server.address() as AddressInfo;
-    const text = await new Promise<string>((resolve, reject) => {
-      const socket = connect(port, '127.0.0.1');
-      let got = '';
-      socket.on('data', (c) => {
-        got += c.toString('latin1');
-        if (got.includes('\r\n\r\n')) {
-          socket.destroy();
-          resolve(got);
-        }
-      });
-      socket.on('error', reject);
-      socket.write('GET / HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n');
-    });
-    return (text.split('\r\n\r\n')[0] as string).replace(/\r\nDate: [^\r]*/, '');
+    const head = await responseHead(port, 'GET / HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n');
+    return head.replace(/\r\nDate: [^\r]*/, '');
   } finally {
     server.closeAllConnections();
     await new Promise((r) => server.close(r));

@@ -1,28 +1,16 @@
 import type { AddressInfo } from 'node:net';
-import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildTestApp, type TestApp } from '../../helpers/build-test-app.js';
-
-/** Headers that differ between two answers to the same request. */
-const VARYING = new Set(['date', 'x-request-id', 'x-ratelimit-reset', 'content-length']);
+import { responseHead, VARYING_HEADERS as VARYING } from '../../helpers/wire.js';
 
 /** One answer's header lines from a real socket, in order, as [name, value]. */
 async function wireHeaders(port: number, path: string, token?: string): Promise<string[][]> {
-  const text = await new Promise<string>((resolve, reject) => {
-    const socket = connect(port, '127.0.0.1');
-    let got = '';
-    socket.on('data', (c) => {
-      got += c.toString('latin1');
-      if (got.includes('\r\n\r\n')) {
-        socket.destroy();
-        resolve(got);
-      }
-    });
-    socket.on('error', reject);
-    const auth = token ? `Authorization: Bearer ${token}\r\n` : '';
-    socket.write(`GET ${path} HTTP/1.1\r\nHost: x\r\n${auth}Connection: close\r\n\r\n`);
-  });
-  return (text.split('\r\n\r\n')[0] as string)
+  const auth = token ? `Authorization: Bearer ${token}\r\n` : '';
+  const head = await responseHead(
+    port,
+    `GET ${path} HTTP/1.1\r\nHost: x\r\n${auth}Connection: close\r\n\r\n`,
+  );
+  return head
     .split('\r\n')
     .slice(1)
     .map((l) => [l.slice(0, l.indexOf(':')).toLowerCase(), l.slice(l.indexOf(':') + 2)]);

@@ -2,9 +2,7 @@ import { PassThrough } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLogger } from '../../../src/logger.js';
 import { buildTestApp, type TestApp } from '../../helpers/build-test-app.js';
-
-/** Headers that differ between two answers to the same request. */
-const VARYING = new Set(['date', 'x-request-id', 'x-ratelimit-reset', 'content-length']);
+import { VARYING_HEADERS as VARYING } from '../../helpers/wire.js';
 const stable = (h: Record<string, unknown>) =>
   Object.fromEntries(Object.entries(h).filter(([k]) => !VARYING.has(k)));
 
