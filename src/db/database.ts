@@ -130,7 +130,7 @@ export class Database {
    * the result comes, and the on-commit hooks run, only after the shared COMMIT. What a caller
    * sees is what a transaction of its own gives. PostgreSQL: a transaction of the pool's.
    */
-  async transaction<T>(fn: (tx: Database) => Promise<T>): Promise<T> {
+  async transaction<T>(fn: (tx: Database) => Promise<T>, alone = false): Promise<T> {
     if (this.tx) return fn(this);
     for (let attempt = 1; ; attempt++) {
       const state: TxState = {
@@ -157,7 +157,7 @@ export class Database {
       };
       try {
         const result = this.shared.group
-          ? await this.shared.group.run(work)
+          ? await this.shared.group.run(work, alone)
           : await this.db.transaction().execute((trx: Transaction<DatabaseSchema>) => work(trx));
         for (const hook of state.hooks) await hook();
         return result;
@@ -169,6 +169,16 @@ export class Database {
         throw err;
       }
     }
+  }
+
+  /**
+   * `transaction`, but on SQLite one that shares its COMMIT with no other and so runs in no
+   * savepoint: for work that may change much of the database (a reset, an import, a closed
+   * account's deletes), whose every changed page a savepoint would keep a copy of in memory
+   * until the COMMIT (`GroupCommit.run`). Joins the current transaction if there is one.
+   */
+  transactionAlone<T>(fn: (tx: Database) => Promise<T>): Promise<T> {
+    return this.transaction(fn, true);
   }
 
   /**

@@ -10,6 +10,8 @@ export const DEFAULT_GROUP_LIMITS: GroupLimits = { members: 64, ms: 4 };
 
 interface Member<DB> {
   work: (conn: Kysely<DB>) => Promise<unknown>;
+  /** Runs as the only member of its group (see `run`). */
+  alone: boolean;
   resolve: (value: unknown) => void;
   reject: (err: unknown) => void;
   out?: unknown;
@@ -67,10 +69,18 @@ export class GroupCommit<DB> {
     private readonly limits: GroupLimits = DEFAULT_GROUP_LIMITS,
   ) {}
 
-  /** Runs work in the next group; resolves with its result once the group has committed. */
-  run<T>(work: (conn: Kysely<DB>) => Promise<T>): Promise<T> {
+  /**
+   * Runs work in the next group; resolves with its result once the group has committed.
+   *
+   * `alone`: the work is a group of its own, so it never runs in a savepoint. For work that
+   * rewrites much of the database (a reset, a snapshot's import, a closed account's deletes):
+   * SQLite keeps, for a savepoint, the first copy of every page changed under it (the statement
+   * journal, in memory: `temp_store = MEMORY` in src/db/dialect.ts), so such work in a savepoint
+   * would hold in memory as much of the database as it changes, until the COMMIT.
+   */
+  run<T>(work: (conn: Kysely<DB>) => Promise<T>, alone = false): Promise<T> {
     return new Promise<T>((resolve, reject) => {
-      this.queue.push({ work, resolve: resolve as (value: unknown) => void, reject });
+      this.queue.push({ work, alone, resolve: resolve as (value: unknown) => void, reject });
       this.active ??= new Promise<void>((r) => nextTurn(r)).then(() => this.drain());
     });
   }
@@ -106,6 +116,8 @@ export class GroupCommit<DB> {
           const start = performance.now();
           for (let n = 1; n <= this.limits.members; n++) {
             if (n > 1 && performance.now() - start >= this.limits.ms) break;
+            // Work to run alone is the first of a transaction, and the last.
+            if (done.length > 0 && (done[0]?.alone || this.queue[0]?.alone)) break;
             const member = this.queue.shift();
             if (!member) break;
             // The first of the transaction (none before it, or all before it failed).

@@ -309,6 +309,54 @@ describe('group commit', () => {
     },
   );
 
+  sqliteOnly(
+    'transactionAlone: a group of its own, in no savepoint; the transactions around it share theirs',
+    async () => {
+      const SQLite = createRequire(import.meta.url)('better-sqlite3');
+      const probe = new SQLite(':memory:');
+      const proto = Object.getPrototypeOf(probe.prepare('select 1'));
+      probe.close();
+      const run = proto.run;
+      const sent: string[] = [];
+      proto.run = function logged(this: { source: string }, ...args: unknown[]) {
+        sent.push(this.source.trim().toLowerCase());
+        return run.apply(this, args);
+      };
+      try {
+        const before = commits.count();
+        await Promise.all([
+          db.transaction(async (tx) => insert(tx, 'a')),
+          db.transaction(async (tx) => insert(tx, 'b')),
+          db.transactionAlone(async (tx) => {
+            await sql`insert into gc (who, id) values ('alone', 7)`.execute(k(tx));
+          }),
+          db.transaction(async (tx) => insert(tx, 'd')),
+          db.transaction(async (tx) => insert(tx, 'e')),
+        ]);
+        // a and b; the alone one; d and e.
+        expect(commits.count() - before).toBe(3);
+        expect(await stored()).toEqual(['a', 'alone', 'b', 'd', 'e']);
+        const at = sent.findIndex((text) => text.startsWith('insert into gc (who, id)'));
+        expect(sent.slice(at - 1, at + 2)).toEqual([
+          'begin immediate',
+          "insert into gc (who, id) values ('alone', 7)",
+          'commit',
+        ]);
+      } finally {
+        proto.run = run;
+      }
+    },
+  );
+
+  sqliteOnly(
+    'connection: a savepoint keeps its pages in memory, not in a temporary file',
+    async () => {
+      const mode = await sql<{ temp_store: number }>`pragma temp_store`.execute(k(db));
+      // 2: MEMORY (0 would be the build's default, a file).
+      expect(mode.rows[0]?.temp_store).toBe(2);
+    },
+  );
+
   sqliteOnly('transaction: a group ends at its limit of members or of time', async () => {
     const capped = Database.connect(url, { group: { members: 3, ms: 50 } });
     try {

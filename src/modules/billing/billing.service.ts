@@ -180,7 +180,8 @@ export class BillingService {
     removeAll: (tx: Database, accountId: number) => Promise<void>,
   ): Promise<{ survey_link: string }> {
     authz.requireUnrestricted(p);
-    await this.d.db.transaction(async (tx) => {
+    // The account's rows go: much of the database may change.
+    await this.d.db.transactionAlone(async (tx) => {
       await tx
         .forUpdate(tx.db.selectFrom('accounts').select('id').where('id', '=', p.accountId))
         .executeTakeFirstOrThrow();

@@ -93,7 +93,8 @@ export class StateService {
     const { db, hooks } = this.deps;
     this.baseline ??= migrationBaseline();
     const baseline = await this.baseline;
-    return db.transaction(async (tx) => {
+    // Much of the database may change: a transaction of its own.
+    return db.transactionAlone(async (tx) => {
       await startLock(tx);
       const tables = stateTables(await listTables(tx));
       if (euuid !== undefined) {
@@ -279,7 +280,7 @@ export class StateService {
 
   private async writeSnapshot(input: unknown): Promise<{ tables: number; rows: number }> {
     const { db, hooks } = this.deps;
-    return db.transaction(async (tx) => {
+    return db.transactionAlone(async (tx) => {
       await startLock(tx);
       const all = stateTables(await listTables(tx));
       const snap = checkSnapshot(input, await appliedMigrations(tx), all);

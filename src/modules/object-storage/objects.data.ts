@@ -458,7 +458,8 @@ export class ObjectData {
 
   /** Deletes every bucket of an account with its objects, uploads and blobs. */
   async removeAccountBuckets(accountId: number): Promise<void> {
-    const keys = await this.db.transaction(async (tx) => {
+    // Every object row of the account goes: much of the database may change.
+    const keys = await this.db.transactionAlone(async (tx) => {
       const buckets = await tx.db
         .selectFrom('obj_buckets')
         .select(['id', 'cluster', 'label'])
