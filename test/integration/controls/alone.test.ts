@@ -1,4 +1,4 @@
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, type MockInstance, vi } from 'vitest';
 import { Database } from '../../../src/db/database.js';
 import { buildTestApp, type TestApp } from '../../helpers/build-test-app.js';
 import { createVolume, op, operatorToken } from './helpers.js';
@@ -10,7 +10,7 @@ import { createVolume, op, operatorToken } from './helpers.js';
  */
 describe('transactions of their own', () => {
   let t: TestApp;
-  let alone: ReturnType<typeof vi.spyOn>;
+  let alone: MockInstance<Database['transactionAlone']>;
   beforeEach(async () => {
     t = await buildTestApp();
     alone = vi.spyOn(Database.prototype, 'transactionAlone');
