@@ -307,11 +307,20 @@ describe.skipIf(!installed)(
     it(
       'billing: after the operator advances the clock past the 1st, the invoice is read with its items',
       async () => {
+        // 35 days on, the signed-in page's access token (2 hours) has expired: its next poll of
+        // the events is refused and it refreshes its session. A navigation while that refresh is
+        // under way would lose the rotated token, and the old one is then refused as reused
+        // (the family is revoked): wait for the refresh before leaving the page.
+        const refreshed = page.waitForResponse(
+          (r) => r.url().endsWith('/oauth/token') && r.request().method() === 'POST',
+          { timeout: 60_000 },
+        );
         const op = await operatorPage();
         await op.getByLabel('Advance by (days)').fill('35');
         await op.getByRole('button', { name: 'Advance by days' }).click();
         await op.getByText('Done.').first().waitFor({ timeout: 60_000 });
         await op.close();
+        expect((await refreshed).status()).toBe(200);
         // The job runner writes the month's invoice on its own time: wait for it as a user would.
         for (let i = 0; i < 100 && (await t.get('/v4/account/invoices')).body.results === 0; i++)
           await new Promise((r) => setTimeout(r, 200));
