@@ -22,26 +22,31 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const sqliteOnly = DIALECT === 'sqlite' ? it : it.skip;
 
 /**
- * Counts the COMMITs sent on SQLite: every execution of a prepared statement whose text starts
- * with `commit` (better-sqlite3's Statement, shared by every connection of the process).
+ * Calls `seen` with the text of every execution of a prepared statement on SQLite
+ * (better-sqlite3's Statement, shared by every connection of the process); returns the undo.
  */
-function spyCommits(): { count: () => number; restore: () => void } {
+function onEachRun(seen: (text: string) => void): () => void {
   const SQLite = createRequire(import.meta.url)('better-sqlite3');
   const probe = new SQLite(':memory:');
   const proto = Object.getPrototypeOf(probe.prepare('select 1'));
   probe.close();
-  let n = 0;
   const run = proto.run;
-  proto.run = function counted(this: { source: string }, ...args: unknown[]) {
-    if (/^\s*commit/i.test(this.source)) n++;
+  proto.run = function seenRun(this: { source: string }, ...args: unknown[]) {
+    seen(this.source);
     return run.apply(this, args);
   };
-  return {
-    count: () => n,
-    restore: () => {
-      proto.run = run;
-    },
+  return () => {
+    proto.run = run;
   };
+}
+
+/** Counts the COMMITs sent on SQLite: every statement whose text starts with `commit`. */
+function spyCommits(): { count: () => number; restore: () => void } {
+  let n = 0;
+  const restore = onEachRun((text) => {
+    if (/^\s*commit/i.test(text)) n++;
+  });
+  return { count: () => n, restore };
 }
 
 describe('group commit', () => {
@@ -312,16 +317,8 @@ describe('group commit', () => {
   sqliteOnly(
     'transactionAlone: a group of its own, in no savepoint; the transactions around it share theirs',
     async () => {
-      const SQLite = createRequire(import.meta.url)('better-sqlite3');
-      const probe = new SQLite(':memory:');
-      const proto = Object.getPrototypeOf(probe.prepare('select 1'));
-      probe.close();
-      const run = proto.run;
       const sent: string[] = [];
-      proto.run = function logged(this: { source: string }, ...args: unknown[]) {
-        sent.push(this.source.trim().toLowerCase());
-        return run.apply(this, args);
-      };
+      const restore = onEachRun((text) => sent.push(text.trim().toLowerCase()));
       try {
         const before = commits.count();
         await Promise.all([
@@ -343,7 +340,7 @@ describe('group commit', () => {
           'commit',
         ]);
       } finally {
-        proto.run = run;
+        restore();
       }
     },
   );
